@@ -1,0 +1,54 @@
+# mimic — quick start: `make demo` runs the main job, `make test` runs the tests.
+# Both create .venv and install the package with its extras first.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+SUNFISH_VENV := .venv-sunfish
+
+.PHONY: test lint typecheck pytest stockfish sunfish bench-engine clean help
+
+help:
+	@echo "make test          ruff, mypy and pytest (installs .venv and Debian's stockfish when root)"
+	@echo "make bench-engine  benchmarks/engine.py: nodes/s and WAC against sunfish"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $@
+
+# Debian's stockfish for the tests that need a real mentor; skipped (with a note) when not root.
+stockfish:
+	@if [ -x /usr/games/stockfish ] || command -v stockfish >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's stockfish"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null 2>&1 \
+	  || (apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null 2>&1) \
+	  || echo "warning: could not install stockfish; the tests that need it will skip"; \
+	else echo "note: stockfish is missing and we are not root; the tests that need it will skip"; fi
+
+# sunfish pins an old python-chess for its GUI; its UCI engine needs nothing, so it lives apart.
+sunfish: $(SUNFISH_VENV)/bin/sunfish-uci
+$(SUNFISH_VENV)/bin/sunfish-uci:
+	$(PYTHON) -m venv $(SUNFISH_VENV)
+	$(SUNFISH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps sunfish
+
+lint: $(STAMP)
+	$(BIN)/ruff check search organisms mentor evolve tests benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP) stockfish
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+bench-engine: $(STAMP) sunfish
+	$(BIN)/python benchmarks/engine.py --sunfish $(SUNFISH_VENV)/bin/sunfish-uci
+
+clean:
+	rm -rf $(VENV) $(SUNFISH_VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info

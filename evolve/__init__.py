@@ -1,0 +1,1 @@
+"""The genetic algorithm, its objectives and baselines, player recognition and the ``mimic`` command line."""

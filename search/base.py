@@ -1,0 +1,101 @@
+"""Shared types of the search package: the evaluator contract, search limits and results.
+
+Scores are centipawns from the point of view of the side to move, unless a name says otherwise.
+Mate scores are ``±(MATE - plies)``: ``MATE - 3`` means the side to move mates in 3 plies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Protocol, runtime_checkable
+
+import chess
+
+MATE = 32000
+"""Score of delivering mate right now; a mate in ``n`` plies scores ``MATE - n``."""
+MATE_BOUND = MATE - 1000
+"""Any score with ``abs(score) >= MATE_BOUND`` is a mate score."""
+INFINITE = MATE + 1
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Anything that scores a position statically.
+
+    ``evaluate`` returns centipawns from the side to move's point of view. It is never called on a
+    position that is checkmate or stalemate (the search scores those itself), and it must not change
+    the board.
+    """
+
+    def evaluate(self, board: chess.Board) -> int: ...
+
+
+@dataclass(frozen=True)
+class Limit:
+    """When a search stops. Every field left as ``None`` is no limit.
+
+    ``movetime``, ``wtime``, ``btime``, ``winc`` and ``binc`` are in seconds. A clock (``wtime``/``btime``)
+    is turned into a time budget by :mod:`search.timeman`. With no field set and ``infinite`` false the
+    search is unlimited too: it runs until :meth:`search.Engine.stop`.
+    """
+
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: float | None = None
+    wtime: float | None = None
+    btime: float | None = None
+    winc: float | None = None
+    binc: float | None = None
+    movestogo: int | None = None
+    mate: int | None = None
+    infinite: bool = False
+
+    def capped(self, cap: Limit | None) -> Limit:
+        """This limit, with every field that ``cap`` sets taken as an upper bound."""
+        if cap is None:
+            return self
+
+        def lower(mine: float | None, theirs: float | None) -> float | None:
+            return mine if theirs is None else (theirs if mine is None else min(mine, theirs))
+
+        depth, nodes = lower(self.depth, cap.depth), lower(self.nodes, cap.nodes)
+        return replace(self, depth=None if depth is None else int(depth),
+                       nodes=None if nodes is None else int(nodes),
+                       movetime=lower(self.movetime, cap.movetime))
+
+    @property
+    def has_clock(self) -> bool:
+        return self.wtime is not None or self.btime is not None
+
+
+@dataclass
+class SearchResult:
+    """What a search found.
+
+    ``score`` is centipawns from the root side to move's view; for a forced mate it is
+    ``±(MATE - plies)`` and ``mate`` gives the distance in moves (positive: the side to move mates).
+    ``time`` is wall seconds. ``move`` is ``None`` only when the root has no legal move.
+    """
+
+    move: chess.Move | None
+    score: int
+    depth: int
+    seldepth: int
+    nodes: int
+    time: float
+    pv: list[chess.Move] = field(default_factory=list)
+    bound: str = "exact"  # "exact", "lower" (fail high) or "upper" (fail low); set on aspiration reports
+
+    @property
+    def mate(self) -> int | None:
+        """Moves to mate (positive when the side to move mates, negative when it is mated), or None."""
+        if self.score >= MATE_BOUND:
+            return (MATE - self.score + 1) // 2
+        if self.score <= -MATE_BOUND:
+            return -((MATE + self.score) // 2)
+        return None
+
+    @property
+    def nps(self) -> int:
+        """Nodes per second over the whole search."""
+        return int(self.nodes / self.time) if self.time > 0 else 0

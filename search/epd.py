@@ -1,0 +1,72 @@
+"""Reading EPD files, with errors that name the file and line.
+
+A malformed line (a bad FEN, an illegal ``bm`` move, an impossible position) is reported as an
+:class:`EpdError` through ``on_error`` and skipped; reading goes on. Blank lines and lines starting
+with ``#`` are ignored. Line endings (LF or CRLF) do not matter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+
+
+class EpdError(ValueError):
+    """A malformed EPD line; ``str()`` reads ``FILE:LINE: reason``."""
+
+    def __init__(self, path: str | Path, line_no: int, reason: str) -> None:
+        super().__init__(f"{path}:{line_no}: {reason}")
+        self.path = str(path)
+        self.line_no = line_no
+        self.reason = reason
+
+
+@dataclass
+class EpdRecord:
+    """One position of an EPD file with its operations (python-chess's ``set_epd`` result)."""
+
+    path: str
+    line_no: int
+    board: chess.Board
+    ops: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        value = self.ops.get("id")
+        return str(value) if value is not None else f"{Path(self.path).name}:{self.line_no}"
+
+
+def parse_epd_line(line: str, path: str | Path = "<string>", line_no: int = 0) -> EpdRecord:
+    """Parse one EPD line or raise :class:`EpdError`."""
+    board = chess.Board()
+    try:
+        ops = board.set_epd(line.strip())
+    except ValueError as exc:
+        raise EpdError(path, line_no, f"{exc}") from exc
+    status = board.status()
+    if status & ~(chess.STATUS_BAD_CASTLING_RIGHTS | chess.STATUS_INVALID_EP_SQUARE
+                  | chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK):
+        raise EpdError(path, line_no, f"impossible position ({status!r})")
+    return EpdRecord(str(path), line_no, board, ops)
+
+
+def read_epd(path: str | Path, on_error: Callable[[EpdError], None] | None = None) -> Iterator[EpdRecord]:
+    """Yield every well-formed position of ``path``; report each malformed line to ``on_error``.
+
+    With ``on_error=None`` a malformed line raises.
+    """
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line_no, line in enumerate(fh, 1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            try:
+                yield parse_epd_line(text, path, line_no)
+            except EpdError as err:
+                if on_error is None:
+                    raise
+                on_error(err)

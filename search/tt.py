@@ -1,0 +1,77 @@
+"""Position keys and the bounded transposition table.
+
+The key of a position is the hash of the same fields as python-chess's
+``Board._transposition_key()`` (piece bitboards, colours, side to move, castling rights and a
+*legal* en-passant square). python-chess puts ``None`` there when there is no en-passant square;
+``hash(None)`` changes from process to process in Python 3.11, so we put ``-1`` instead. That keeps
+keys, table slots and hence fixed-depth searches identical in every run.
+"""
+
+from __future__ import annotations
+
+import chess
+
+EXACT, LOWER, UPPER = 0, 1, 2
+"""Bound flags of a stored score: exact, a lower bound (fail high), an upper bound (fail low)."""
+
+ENTRY_BYTES = 200
+"""Approximate memory of one stored entry (a 6-tuple and its objects), used to size the table."""
+
+
+def position_key(board: chess.Board) -> int:
+    """A 64-bit key that is equal for positions python-chess considers transpositions."""
+    ep = board.ep_square
+    return hash((
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+        board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.turn,
+        board.castling_rights, -1 if ep is None or not board.has_legal_en_passant() else ep,
+    ))
+
+
+class TranspositionTable:
+    """A fixed number of slots, indexed by the low bits of the key.
+
+    Each slot holds ``(key, depth, flag, score, move, age)`` or ``None``. Scores are stored as the
+    engine hands them over (mate scores already made relative to the node). A slot is replaced when
+    it is empty, holds the same key, was written by an older search, or holds a shallower result.
+    """
+
+    __slots__ = ("age", "mask", "slots")
+
+    def __init__(self, megabytes: float = 16) -> None:
+        self.slots: list[tuple[int, int, int, int, chess.Move | None, int] | None] = []
+        self.mask = 0
+        self.age = 0
+        self.resize(megabytes)
+
+    def resize(self, megabytes: float) -> None:
+        """Reallocate to about ``megabytes`` MiB (a power-of-two number of slots, at least 1024)."""
+        want = max(1024, int(megabytes * (1 << 20)) // ENTRY_BYTES)
+        size = 1 << (want.bit_length() - 1)
+        self.slots = [None] * size
+        self.mask = size - 1
+
+    def clear(self) -> None:
+        self.slots = [None] * len(self.slots)
+        self.age = 0
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    def usage_permille(self) -> int:
+        """Filled slots per thousand, sampled from the first thousand slots (UCI ``hashfull``)."""
+        sample = self.slots[:1000]
+        return sum(1 for e in sample if e is not None and e[5] == self.age) * 1000 // max(len(sample), 1)
+
+    def probe(self, key: int) -> tuple[int, int, int, int, chess.Move | None, int] | None:
+        e = self.slots[key & self.mask]
+        return e if e is not None and e[0] == key else None
+
+    def store(self, key: int, depth: int, flag: int, score: int, move: chess.Move | None) -> None:
+        slots = self.slots
+        i = key & self.mask
+        e = slots[i]
+        if e is None or e[0] == key or e[5] != self.age or depth >= e[1]:
+            if move is None and e is not None and e[0] == key:
+                move = e[4]
+            slots[i] = (key, depth, flag, score, move, self.age)

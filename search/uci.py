@@ -1,0 +1,333 @@
+"""The UCI front end of our engine (``mimic uci [--eval SPEC]``).
+
+Handles ``uci``, ``isready``, ``ucinewgame``, ``position startpos|fen ... [moves ...]``,
+``go`` (``depth``, ``nodes``, ``movetime``, ``wtime``, ``btime``, ``winc``, ``binc``, ``movestogo``,
+``mate``, ``searchmoves``, ``infinite``, ``ponder``), ``stop``, ``ponderhit``, ``quit``,
+``setoption`` (``Hash``, ``Clear Hash``, ``Eval``, ``Move Overhead``) and ``debug``/``register``
+(accepted, no effect), plus ``d`` (print the position).
+
+The search runs in a thread, so ``stop``, ``isready`` and ``quit`` are answered while it thinks.
+A malformed or unknown line is answered with ``info string`` and the reason, never with a crash.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from typing import TextIO
+
+import chess
+
+from .base import Evaluator, Limit, SearchResult
+from .engine import Engine
+from .spec import parse_spec
+
+NAME = "mimic"
+AUTHOR = "the mimic authors"
+MAX_HASH_MB = 4096
+GO_INT_PARAMS = ("depth", "nodes", "movestogo", "mate")
+GO_MS_PARAMS = ("movetime", "wtime", "btime", "winc", "binc")
+GO_KEYWORDS = set(GO_INT_PARAMS + GO_MS_PARAMS + ("searchmoves", "infinite", "ponder"))
+
+EvaluatorFactory = Callable[[str], Evaluator]
+_UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
+               | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK | chess.STATUS_OPPOSITE_CHECK)
+"""Positions the search cannot play from (a missing king, pawns on the back rank, the side not to move
+in check). Bad castling rights and en-passant squares are repaired instead."""
+
+
+class UciError(ValueError):
+    """A command that cannot be carried out; its message goes out as ``info string``."""
+
+
+class UciFrontEnd:
+    """One UCI session: reads commands, writes replies to ``out``.
+
+    ``make_evaluator(spec)`` builds the evaluator named by a player spec (for ``--eval`` and the
+    ``Eval`` option). A limit suffix in the spec (``expert@depth=3``) caps every ``go``.
+    """
+
+    def __init__(self, make_evaluator: EvaluatorFactory, eval_spec: str = "material",
+                 out: TextIO | None = None, hash_mb: int = 16) -> None:
+        self.make_evaluator = make_evaluator
+        self.out = out if out is not None else sys.stdout
+        self._lock = threading.Lock()
+        self.eval_spec = eval_spec
+        self.cap = parse_spec(eval_spec).limit
+        self.engine = Engine(make_evaluator(eval_spec), hash_mb=hash_mb)
+        self.hash_mb = hash_mb
+        self.board = chess.Board()
+        self._thread: threading.Thread | None = None
+        self._release = threading.Event()  # set when an infinite/ponder search may report bestmove
+        self._reported = threading.Event()  # set just before the search thread writes bestmove
+        self.debug = False
+
+    # ------------------------------------------------------------------ output
+    def send(self, line: str) -> None:
+        with self._lock:
+            self.out.write(line + "\n")
+            self.out.flush()
+
+    def info_string(self, text: str) -> None:
+        self.send("info string " + " ".join(text.split()))
+
+    # ------------------------------------------------------------------ loop
+    def run(self, lines: Iterable[str]) -> None:
+        """Handle lines until ``quit`` or the end of input."""
+        for line in lines:
+            if not self.handle(line):
+                return
+        self.stop_search()
+
+    def handle(self, line: str) -> bool:
+        """Handle one line; return False after ``quit``."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        cmd, args = tokens[0], tokens[1:]
+        handler = self._handlers().get(cmd)
+        if handler is None:
+            self.info_string(f"unknown command: {line.strip()[:200]}")
+            return True
+        try:
+            return handler(args) is not False
+        except UciError as exc:
+            self.info_string(f"error in {cmd}: {exc}")
+        except Exception as exc:  # the protocol says: never die on input
+            self.info_string(f"error in {cmd}: {type(exc).__name__}: {exc}")
+        return True
+
+    def _handlers(self) -> dict[str, Callable[[list[str]], object]]:
+        return {
+            "uci": self._uci, "isready": self._isready, "ucinewgame": self._ucinewgame,
+            "position": self._position, "go": self._go, "stop": self._stop, "ponderhit": self._ponderhit,
+            "quit": self._quit, "setoption": self._setoption, "debug": self._debug,
+            "register": lambda args: None, "d": self._display,
+        }
+
+    @property
+    def searching(self) -> bool:
+        """True from ``go`` until the search has decided on its ``bestmove``."""
+        return self._thread is not None and not self._reported.is_set()
+
+    # ------------------------------------------------------------------ commands
+    def _uci(self, args: list[str]) -> None:
+        self.send(f"id name {NAME} ({self.eval_spec})")
+        self.send(f"id author {AUTHOR}")
+        self.send(f"option name Hash type spin default {self.hash_mb} min 1 max {MAX_HASH_MB}")
+        self.send("option name Clear Hash type button")
+        self.send(f"option name Eval type string default {self.eval_spec}")
+        self.send(f"option name Move Overhead type spin default {round(self.engine.overhead * 1000)} "
+                  "min 0 max 5000")
+        self.send("uciok")
+
+    def _isready(self, args: list[str]) -> None:
+        self.send("readyok")
+
+    def _ucinewgame(self, args: list[str]) -> None:
+        self.stop_search()
+        self.engine.new_game()
+        self.board = chess.Board()
+
+    def _debug(self, args: list[str]) -> None:
+        self.debug = bool(args) and args[0] == "on"
+
+    def _display(self, args: list[str]) -> None:
+        for row in str(self.board).splitlines():
+            self.info_string(row)
+        self.info_string(f"fen {self.board.fen()}")
+
+    def _position(self, args: list[str]) -> None:
+        if not args:
+            raise UciError("expected 'position startpos|fen FEN [moves ...]'")
+        if "moves" in args:
+            i = args.index("moves")
+            head, moves = args[:i], args[i + 1:]
+        else:
+            head, moves = args, []
+        if head[0] == "startpos":
+            if len(head) > 1:
+                raise UciError(f"unexpected {' '.join(head[1:])!r} after startpos")
+            board = chess.Board()
+        elif head[0] == "fen":
+            fen = " ".join(head[1:])
+            if not fen:
+                raise UciError("position fen without a FEN")
+            try:
+                board = chess.Board(fen)
+            except ValueError as exc:
+                raise UciError(f"bad FEN {fen!r}: {exc}") from exc
+            status = board.status()
+            if status & _UNPLAYABLE:
+                raise UciError(f"unplayable position {fen!r} ({status!r})")
+            board.castling_rights = board.clean_castling_rights()
+            if status & chess.STATUS_INVALID_EP_SQUARE:
+                board.ep_square = None
+        else:
+            raise UciError(f"expected startpos or fen, got {head[0]!r}")
+        for n, uci in enumerate(moves, 1):
+            try:
+                move = board.parse_uci(uci)
+            except ValueError as exc:
+                self.board = board
+                raise UciError(f"move {n} {uci!r} is not legal in {board.fen()}; position kept before it")\
+                    from exc
+            board.push(move)
+        self.board = board
+
+    def _setoption(self, args: list[str]) -> None:
+        if not args or args[0] != "name":
+            raise UciError("expected 'setoption name NAME [value VALUE]'")
+        if "value" in args:
+            i = args.index("value")
+            name, value = " ".join(args[1:i]), " ".join(args[i + 1:])
+        else:
+            name, value = " ".join(args[1:]), ""
+        key = name.lower()
+        if key == "hash":
+            try:
+                mb = int(value)
+            except ValueError as exc:
+                raise UciError(f"Hash needs a whole number of MiB, got {value!r}") from exc
+            if not 1 <= mb <= MAX_HASH_MB:
+                raise UciError(f"Hash must be within 1..{MAX_HASH_MB}, got {mb}")
+            self.stop_search()
+            self.hash_mb = mb
+            self.engine.set_hash(mb)
+        elif key == "clear hash":
+            self.stop_search()
+            self.engine.new_game()
+        elif key == "eval":
+            spec = parse_spec(value)
+            if spec.is_external:
+                raise UciError("Eval takes an evaluator spec, not an external engine")
+            evaluator = self.make_evaluator(value)
+            self.stop_search()
+            self.engine.set_evaluator(evaluator)
+            self.eval_spec, self.cap = value, spec.limit
+        elif key == "move overhead":
+            try:
+                ms = int(value)
+            except ValueError as exc:
+                raise UciError(f"Move Overhead needs milliseconds, got {value!r}") from exc
+            self.engine.overhead = min(max(ms, 0), 5000) / 1000
+        else:
+            raise UciError(f"no option named {name!r}")
+
+    def _go(self, args: list[str]) -> None:
+        if self.searching:
+            raise UciError("already searching; send stop first")
+        if self._thread is not None:  # it has written bestmove and is about to end
+            self._thread.join()
+        limit, searchmoves, ponder = self.parse_go(args)
+        board = self.board.copy()
+        self._release.clear()
+        self._reported.clear()
+        wait = limit.infinite or ponder
+        if not wait:
+            self._release.set()
+        self._thread = threading.Thread(target=self._search, args=(board, limit, searchmoves),
+                                        name="search", daemon=True)
+        self._thread.start()
+
+    def parse_go(self, args: list[str]) -> tuple[Limit, list[chess.Move] | None, bool]:
+        """The limit, the ``searchmoves`` and the ponder flag of a ``go`` command.
+
+        A bad value is reported with ``info string`` and skipped; the search still starts.
+        """
+        fields: dict[str, object] = {}
+        searchmoves: list[chess.Move] | None = None
+        ponder = False
+        i = 0
+        while i < len(args):
+            tok = args[i]
+            i += 1
+            if tok == "infinite":
+                fields["infinite"] = True
+            elif tok == "ponder":
+                ponder = True
+            elif tok == "searchmoves":
+                searchmoves = []
+                while i < len(args) and args[i] not in GO_KEYWORDS:
+                    try:
+                        searchmoves.append(self.board.parse_uci(args[i]))
+                    except ValueError:
+                        self.info_string(f"searchmoves: {args[i]!r} is not a legal move; ignored")
+                    i += 1
+            elif tok in GO_INT_PARAMS or tok in GO_MS_PARAMS:
+                if i >= len(args):
+                    self.info_string(f"go {tok} needs a value; ignored")
+                    continue
+                raw = args[i]
+                i += 1
+                try:
+                    value = int(raw)
+                except ValueError:
+                    self.info_string(f"go {tok} {raw!r}: not an integer; ignored")
+                    continue
+                if tok in GO_MS_PARAMS:
+                    fields[tok] = max(value, 0) / 1000
+                else:
+                    fields[tok] = max(value, 1) if tok != "movestogo" else max(value, 0)
+            else:
+                self.info_string(f"go: unknown token {tok!r}; ignored")
+        limit = Limit(**fields).capped(self.cap)  # type: ignore[arg-type]
+        return limit, searchmoves, ponder
+
+    def _search(self, board: chess.Board, limit: Limit, searchmoves: list[chess.Move] | None) -> None:
+        try:
+            result = self.engine.search(board, limit, root_moves=searchmoves, on_iteration=self._info)
+        except Exception as exc:  # report it, and still answer with a legal move
+            self.info_string(f"search failed: {type(exc).__name__}: {exc}")
+            legal = list(board.legal_moves)
+            result = SearchResult(legal[0] if legal else None, 0, 0, 0, 0, 0.0)
+        self._release.wait()
+        self._reported.set()
+        if result.move is None:
+            self.send("bestmove (none)")
+        elif len(result.pv) >= 2 and result.pv[0] == result.move:
+            self.send(f"bestmove {result.move.uci()} ponder {result.pv[1].uci()}")
+        else:
+            self.send(f"bestmove {result.move.uci()}")
+
+    def _info(self, r: SearchResult) -> None:
+        mate = r.mate
+        score = f"mate {mate}" if mate is not None else f"cp {r.score}"
+        if r.bound == "lower":
+            score += " lowerbound"
+        elif r.bound == "upper":
+            score += " upperbound"
+        line = (f"info depth {r.depth} seldepth {max(r.seldepth, r.depth)} multipv 1 score {score} "
+                f"nodes {r.nodes} nps {r.nps} hashfull {self.engine.tt.usage_permille()} "
+                f"time {int(r.time * 1000)}")
+        if r.pv:
+            line += " pv " + " ".join(m.uci() for m in r.pv)
+        self.send(line)
+
+    def stop_search(self) -> None:
+        """Stop a running search and wait for its ``bestmove``."""
+        if self._thread is not None:
+            self.engine.stop()
+            self._release.set()
+            self._thread.join()
+            self._thread = None
+
+    def _stop(self, args: list[str]) -> None:
+        self.stop_search()
+
+    def _ponderhit(self, args: list[str]) -> None:
+        self._release.set()
+
+    def _quit(self, args: list[str]) -> bool:
+        self.stop_search()
+        return False
+
+
+def main(make_evaluator: EvaluatorFactory, eval_spec: str = "material", hash_mb: int = 16) -> int:
+    """Run a UCI session on standard input and output."""
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    front = UciFrontEnd(make_evaluator, eval_spec, hash_mb=hash_mb)
+    front.run(stdin)
+    return 0
