@@ -1,0 +1,149 @@
+"""The bit-string genome: an ordered list of genes ``(name, bits, low, high)``.
+
+A gene's value is its bits read as an unsigned integer, most significant bit first, mapped linearly
+onto ``[low, high]``: ``value = low + (high − low) · int / (2^bits − 1)``. Every gene is the weight of
+the feature with the same name (centipawns per unit of feature), and every feature is oriented so
+that its weight is a non-negative magnitude, so any random bit string is a valid evaluation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .features import FEATURE_NAMES
+
+
+@dataclass(frozen=True)
+class Gene:
+    name: str
+    bits: int
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.bits <= 52:
+            raise ValueError(f"gene {self.name}: bits must be within 1..52, got {self.bits}")
+        if not self.high > self.low:
+            raise ValueError(f"gene {self.name}: high ({self.high}) must exceed low ({self.low})")
+
+    @property
+    def step(self) -> float:
+        """The value between two neighbouring bit patterns."""
+        return (self.high - self.low) / ((1 << self.bits) - 1)
+
+
+class Genome:
+    """An ordered gene layout; decodes whole populations of chromosomes at once."""
+
+    def __init__(self, genes: Iterable[Gene]) -> None:
+        self.genes: tuple[Gene, ...] = tuple(genes)
+        names = [g.name for g in self.genes]
+        if len(set(names)) != len(names):
+            raise ValueError("gene names must be unique")
+        self.names: tuple[str, ...] = tuple(names)
+        self.offsets = np.cumsum([0] + [g.bits for g in self.genes])
+        self.total_bits = int(self.offsets[-1])
+        n = len(self.genes)
+        # (total_bits, n_genes) int64: place values of every bit within its gene.
+        self._place = np.zeros((self.total_bits, n), dtype=np.int64)
+        for j, g in enumerate(self.genes):
+            start = int(self.offsets[j])
+            self._place[start:start + g.bits, j] = 1 << np.arange(g.bits - 1, -1, -1, dtype=np.int64)
+        self.low = np.array([g.low for g in self.genes], dtype=np.float64)
+        self.high = np.array([g.high for g in self.genes], dtype=np.float64)
+        self.scale = np.array([g.step for g in self.genes], dtype=np.float64)
+        self.max_int = np.array([(1 << g.bits) - 1 for g in self.genes], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.genes)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Genome) and self.genes == other.genes
+
+    def __hash__(self) -> int:
+        return hash(self.genes)
+
+    def integers(self, bits: np.ndarray) -> np.ndarray:
+        """(population, total_bits) 0/1 array -> (population, genes) int64, in one matrix product."""
+        bits = np.asarray(bits)
+        if bits.ndim != 2 or bits.shape[1] != self.total_bits:
+            raise ValueError(f"expected (population, {self.total_bits}) bits, got {bits.shape}")
+        return bits.astype(np.int64) @ self._place
+
+    def decode(self, bits: np.ndarray) -> np.ndarray:
+        """(population, total_bits) uint8 bits -> (population, genes) float64 weights, vectorised."""
+        return self.low + self.integers(bits) * self.scale
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        """Weights -> the nearest bit strings (values are clipped to each gene's range).
+
+        Accepts (genes,) or (population, genes); returns uint8 bits of the matching shape.
+        """
+        v = np.atleast_2d(np.asarray(values, dtype=np.float64))
+        ints = np.rint((np.clip(v, self.low, self.high) - self.low) / self.scale).astype(np.int64)
+        ints = np.clip(ints, 0, self.max_int)
+        out = np.zeros((v.shape[0], self.total_bits), dtype=np.uint8)
+        for j, g in enumerate(self.genes):
+            start = int(self.offsets[j])
+            for k in range(g.bits):
+                out[:, start + k] = (ints[:, j] >> (g.bits - 1 - k)) & 1
+        return out if np.ndim(values) == 2 else out[0]
+
+    def random_bits(self, rng: np.random.Generator, population: int = 1) -> np.ndarray:
+        """Uniformly random chromosomes, (population, total_bits) uint8."""
+        return rng.integers(0, 2, size=(population, self.total_bits), dtype=np.uint8)
+
+    def to_list(self) -> list[dict[str, object]]:
+        return [{"name": g.name, "bits": g.bits, "low": g.low, "high": g.high} for g in self.genes]
+
+    @classmethod
+    def from_list(cls, items: Iterable[Mapping[str, object]]) -> Genome:
+        genes = []
+        for item in items:
+            name, bits, low, high = item["name"], item["bits"], item["low"], item["high"]
+            if not isinstance(name, str) or not isinstance(bits, int) or not isinstance(
+                    low, int | float) or not isinstance(high, int | float):
+                raise ValueError(f"malformed gene {item!r}")
+            genes.append(Gene(name, bits, float(low), float(high)))
+        return cls(genes)
+
+
+MATERIAL_BITS = 10
+"""Width of a material gene (the paper's material values are wider than the rest)."""
+OTHER_BITS = 7
+"""Width of every other gene (the paper: 7 bits each)."""
+
+# Gene ranges, centipawns per unit of the feature of the same name.
+_RANGES: dict[str, tuple[float, float]] = {
+    "pawn": (0, 400), "knight": (0, 1200), "bishop": (0, 1200), "rook": (0, 1800), "queen": (0, 3000),
+    "knight_center": (0, 30), "bishop_center": (0, 30),
+    "king_shield_mg": (0, 40), "king_open_file_mg": (0, 60), "king_attack_mg": (0, 30),
+    "king_tropism_mg": (0, 20), "rook_open_file": (0, 60), "rook_half_open_file": (0, 40),
+    "knight_outpost": (0, 60), "tempo": (0, 50),
+}
+_PREFIX_RANGES: list[tuple[str, tuple[float, float]]] = [
+    ("knight_mobility", (0, 20)), ("bishop_mobility", (0, 20)), ("rook_mobility", (0, 20)),
+    ("queen_mobility", (0, 20)), ("king_center", (0, 40)), ("doubled_pawn", (0, 60)),
+    ("isolated_pawn", (0, 60)), ("backward_pawn", (0, 60)), ("passed_pawn", (0, 300)),
+    ("connected_pawn", (0, 40)), ("rook_seventh", (0, 60)), ("bishop_pair", (0, 100)),
+]
+MATERIAL_GENES = ("pawn", "knight", "bishop", "rook", "queen")
+
+
+def gene_range(name: str) -> tuple[float, float]:
+    """The default ``(low, high)`` of the gene weighting feature ``name``."""
+    if name in _RANGES:
+        return _RANGES[name]
+    for prefix, r in _PREFIX_RANGES:
+        if name.startswith(prefix):
+            return r
+    raise KeyError(name)
+
+
+def default_genome() -> Genome:
+    """The paper-faithful layout: one gene per feature, material 10 bits wide, every other gene 7."""
+    return Genome(Gene(n, MATERIAL_BITS if n in MATERIAL_GENES else OTHER_BITS, *map(float, gene_range(n)))
+                  for n in FEATURE_NAMES)
