@@ -91,8 +91,10 @@ class Engine:
 
     # ------------------------------------------------------------------ state
     def set_evaluator(self, evaluator: Evaluator) -> None:
-        """Play with another evaluator from now on (clears the caches that depend on it)."""
+        """Play with another evaluator from now on (clears everything that depends on it)."""
         self.evaluator = evaluator
+        self._ekeys = [0] * EVAL_CACHE_SLOTS
+        self._evals = [0] * EVAL_CACHE_SLOTS
         self.new_game()
 
     def set_hash(self, megabytes: float) -> None:
@@ -100,10 +102,9 @@ class Engine:
         self.tt.resize(megabytes)
 
     def new_game(self) -> None:
-        """Forget everything learnt in earlier searches: TT, eval cache, killers and history."""
+        """Forget everything learnt in earlier searches that could change a result: the TT, killers
+        and history. (The evaluation cache stays: it only remembers the evaluator's own answers.)"""
         self.tt.clear()
-        self._ekeys = [0] * EVAL_CACHE_SLOTS
-        self._evals = [0] * EVAL_CACHE_SLOTS
         self._history = [[0] * 4096, [0] * 4096]
         self._killers = [[None, None] for _ in range(MAX_PLY + 2)]
 
@@ -157,9 +158,7 @@ class Engine:
         self._next_check = min(CHECK_EVERY, self._node_limit)
         self._abortable = False
         self.tt.age = (self.tt.age + 1) & 0xFFFF
-        for h in self._history:
-            for i in range(4096):
-                h[i] >>= 2
+        self._history = [[v >> 2 for v in h] for h in self._history]
 
         self._board = board.copy(stack=False)
         self._keys = _history_keys(board)

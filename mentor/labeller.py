@@ -1,0 +1,343 @@
+"""Label positions with a mentor, in parallel, writing results as they arrive.
+
+A mentor is described by a picklable :class:`MentorConfig`: a UCI engine (Stockfish, any path) or the
+built-in mentor (our engine with the built-in expert). Work goes to ``jobs`` joblib workers in
+batches (threads for UCI engines, whose work happens in their own processes; processes for the
+built-in mentor); each worker keeps one mentor for its lifetime (engines do not pickle), restarting a
+UCI engine that dies or hangs and retrying the position. The main process writes each finished batch
+to the label file and flushes it, so a killed run loses at most the batches in flight, and
+``resume=True`` skips every position already in the file.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+
+from search.tt import position_key
+
+from .labels import DEFAULT_CAP, Label, LabelWriter, labelled_keys, mate_ce
+from .samplers import Sample
+from .uci import Analysis, EngineError, UciEngine
+
+DEBIAN_STOCKFISH = "/usr/games/stockfish"
+
+
+def find_stockfish() -> str | None:
+    """Debian's ``/usr/games/stockfish`` if present, else ``stockfish`` on the PATH."""
+    if Path(DEBIAN_STOCKFISH).exists():
+        return DEBIAN_STOCKFISH
+    return shutil.which("stockfish")
+
+
+@dataclass(frozen=True)
+class MentorConfig:
+    """Who labels, and how deep. ``kind`` is ``"uci"`` (``command`` runs the engine) or ``"builtin"``."""
+
+    kind: str
+    command: tuple[str, ...] = ()
+    depth: int | None = None
+    nodes: int | None = None
+    hash_mb: int = 16
+    timeout: float = 120.0
+    retries: int = 3
+    options: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("uci", "builtin"):
+            raise ValueError(f"unknown mentor kind {self.kind!r}")
+        if self.kind == "uci" and not self.command:
+            raise ValueError("a UCI mentor needs a command")
+        if (self.depth is None) == (self.nodes is None):
+            raise ValueError("give the mentor exactly one of depth and nodes")
+
+    def describe(self) -> str:
+        limit = f"depth {self.depth}" if self.depth is not None else f"nodes {self.nodes}"
+        who = "built-in mentor (expert evaluation)" if self.kind == "builtin" else " ".join(self.command)
+        return f"{who}, {limit}"
+
+
+# ---------------------------------------------------------------------- worker side
+class _BuiltinMentor:
+    def __init__(self, config: MentorConfig) -> None:
+        from organisms import Expert
+        from search import Engine
+
+        self.engine = Engine(Expert(), hash_mb=config.hash_mb)
+        self.config = config
+
+    def analyse(self, fen: str) -> Analysis:
+        from search import Limit
+
+        board = chess.Board(fen)
+        self.engine.new_game()
+        r = self.engine.search(board, Limit(depth=self.config.depth, nodes=self.config.nodes))
+        mate = r.mate
+        return Analysis(None if mate is not None else r.score, mate, r.depth, [m.uci() for m in r.pv])
+
+    def close(self) -> None:
+        pass
+
+
+class _UciMentor:
+    def __init__(self, config: MentorConfig) -> None:
+        self.config = config
+        self.engine = UciEngine(list(config.command), {"Hash": str(config.hash_mb), **dict(config.options)},
+                                timeout=config.timeout)
+        self.restarts = 0
+        self.started = False
+
+    def ensure_running(self) -> None:
+        """Start the engine; a start after the first counts as a restart."""
+        if self.engine.alive():
+            return
+        if self.started:
+            self.restarts += 1
+        self.engine.start()
+        self.started = True
+
+    def analyse(self, fen: str) -> Analysis:
+        """One position, restarting the engine and retrying when it dies or hangs."""
+        last: Exception | None = None
+        for _ in range(self.config.retries + 1):
+            try:
+                self.ensure_running()
+                return self.engine.analyse(fen, depth=self.config.depth, nodes=self.config.nodes)
+            except EngineError as exc:
+                last = exc
+                self.engine.close()
+        raise EngineError(f"gave up after {self.config.retries + 1} attempts: {last}")
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+_LOCAL = threading.local()  # each worker thread (or process) holds its own mentors
+_ALL: list[_BuiltinMentor | _UciMentor] = []
+_ALL_LOCK = threading.Lock()
+
+
+def _mentor(config: MentorConfig) -> _BuiltinMentor | _UciMentor:
+    mentors: dict[MentorConfig, _BuiltinMentor | _UciMentor] | None = getattr(_LOCAL, "mentors", None)
+    if mentors is None:
+        mentors = _LOCAL.mentors = {}
+    m = mentors.get(config)
+    if m is None:
+        m = _BuiltinMentor(config) if config.kind == "builtin" else _UciMentor(config)
+        mentors[config] = m
+        with _ALL_LOCK:
+            _ALL.append(m)
+    return m
+
+
+def close_mentors() -> None:
+    """Close every mentor this process holds, in any thread (engine processes quit)."""
+    with _ALL_LOCK:
+        mentors = list(_ALL)
+        _ALL.clear()
+    for m in mentors:
+        m.close()
+    _LOCAL.__dict__.clear()
+
+
+atexit.register(close_mentors)
+
+
+Item = tuple[int, str, str | None, str | None, str | None, int | None]
+"""What a worker needs of a sample: (index, FEN, result, id, source, plies to the end)."""
+Done = tuple[int, str | None, str | None, str | None]
+"""What it returns: (index, EPD line or None, error or None, flag or None)."""
+
+
+def _finish(item: Item, a: Analysis, cap: int) -> Done:
+    index, fen, result, id_, source, plies = item
+    board = chess.Board(fen)
+    ce = mate_ce(a.mate) if a.mate is not None else int(a.score or 0)
+    pv = []
+    b = board.copy(stack=False)
+    for uci in a.pv:
+        try:
+            m = chess.Move.from_uci(uci)
+        except ValueError:
+            break
+        if not b.is_legal(m):
+            break
+        pv.append(m)
+        b.push(m)
+    label = Label(board, ce, a.depth, pv, result, id_, source, plies)
+    return index, label.to_epd(cap), None, label.flag(cap)
+
+
+def label_batch(config: MentorConfig, items: Sequence[Item], cap: int = DEFAULT_CAP) -> tuple[list[Done], int]:
+    """Label ``items`` in this worker; return finished EPD lines and the engine restarts.
+
+    A UCI engine is kept busy: the next position's search is sent before this one's label is
+    formatted (SAN, EPD), so our Python work overlaps the engine's.
+    """
+    mentor = _mentor(config)
+    out: list[Done] = []
+    if isinstance(mentor, _BuiltinMentor):
+        for item in items:
+            out.append(_finish(item, mentor.analyse(item[1]), cap))
+        return out, 0
+    before = mentor.restarts
+    engine = mentor.engine
+    limit = {"depth": config.depth, "nodes": config.nodes}
+    in_flight = False
+    for k, item in enumerate(items):
+        analysis: Analysis | None = None
+        try:
+            if not in_flight:
+                mentor.ensure_running()
+                engine.send_go(item[1], **limit)
+            analysis = engine.read_result(item[1])
+        except EngineError:
+            engine.close()
+        in_flight = False
+        if k + 1 < len(items) and analysis is not None:
+            try:
+                engine.send_go(items[k + 1][1], **limit)
+                in_flight = True
+            except EngineError:
+                engine.close()
+        if analysis is None:  # died or hung: restart and retry this position on its own
+            try:
+                analysis = mentor.analyse(item[1])
+            except EngineError as exc:
+                out.append((item[0], None, str(exc), None))
+                continue
+        out.append(_finish(item, analysis, cap))
+    return out, mentor.restarts - before
+
+
+# ---------------------------------------------------------------------- main side
+@dataclass
+class LabelSummary:
+    requested: int = 0
+    already_labelled: int = 0
+    labelled: int = 0
+    failed: int = 0
+    restarts: int = 0
+    mates: int = 0
+    over_cap: int = 0
+    seconds: float = 0.0
+    sampling: dict[str, int] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def positions_per_second(self) -> float:
+        return self.labelled / self.seconds if self.seconds > 0 else 0.0
+
+    def lines(self) -> list[str]:
+        s = self.sampling
+        skipped = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in s.items() if k not in ("yielded", "games") and v)
+        return [
+            f"positions: {self.requested} sampled, {self.already_labelled} already labelled, "
+            f"{self.labelled} labelled now, {self.failed} failed",
+            f"skipped while sampling: {skipped or 'none'}" + (f" (from {s['games']} games)" if s.get("games") else ""),
+            f"flagged: {self.mates} mate scores, {self.over_cap} beyond the cap",
+            f"engine restarts: {self.restarts}",
+            f"speed: {self.positions_per_second:.1f} positions/s over {self.seconds:.1f} s",
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["positions_per_second"] = self.positions_per_second
+        return d
+
+
+def _batches(items: list[Item], size: int) -> Iterator[list[Item]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Path, *, jobs: int = 1,
+                  resume: bool = False, batch_size: int | None = None, header: str = "",
+                  cap: int = DEFAULT_CAP, progress: bool = True,
+                  sampling: dict[str, int] | None = None) -> LabelSummary:
+    """Label ``samples`` into ``out`` (EPD). Refuses to overwrite an existing non-empty file unless
+    ``resume`` is set, in which case positions already in the file are skipped."""
+    out = Path(out)
+    summary = LabelSummary(requested=len(samples), sampling=dict(sampling or {}))
+    done: set[int] = set()
+    if out.exists() and out.stat().st_size > 0:
+        if not resume:
+            raise FileExistsError(f"{out} exists; pass --resume to continue it, or choose another --out")
+        done = labelled_keys(out)
+    todo = [(i, s) for i, s in enumerate(samples) if position_key(s.board) not in done]
+    summary.already_labelled = len(samples) - len(todo)
+    items: list[Item] = [(i, s.board.fen(), s.result, s.id, s.source, s.plies_to_end) for i, s in todo]
+    if batch_size is None:  # small batches keep every worker busy to the end; threads cost nothing per batch
+        batch_size = 32 if config.kind == "builtin" else 8
+        batch_size = max(1, min(batch_size, len(items) // max(4 * jobs, 1) or 1))
+
+    t0 = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(samples), initial=summary.already_labelled, unit="pos", desc="labelling",
+                   file=sys.stderr, dynamic_ncols=True)
+    try:
+        with LabelWriter(out, header=header, cap=cap) as writer:
+            if items:
+                for results, restarts in _run(config, items, batch_size, jobs, cap):
+                    summary.restarts += restarts
+                    for i, line, error, flag in results:
+                        if line is None:
+                            summary.failed += 1
+                            summary.failures.append(f"{samples[i].source}: {samples[i].board.fen()}: {error}")
+                            continue
+                        writer.write_line(line)
+                        summary.labelled += 1
+                        summary.mates += flag == "mate"
+                        summary.over_cap += flag == "over-cap"
+                    writer.flush()
+                    if bar is not None:
+                        bar.update(len(results))
+    finally:
+        if bar is not None:
+            bar.close()
+        if jobs == 1 or config.kind == "uci":
+            close_mentors()
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, cap: int
+         ) -> Iterator[tuple[list[Done], int]]:
+    if jobs == 1:
+        for batch in _batches(items, batch_size):
+            yield label_batch(config, batch, cap)
+        return
+    from joblib import Parallel, delayed
+
+    # A UCI mentor's work happens in its engine process: threads that drive the pipes are enough and
+    # start at once. The built-in mentor computes in Python, so it needs processes.
+    prefer = "threads" if config.kind == "uci" else "processes"
+    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1, prefer=prefer)
+    yield from parallel(delayed(label_batch)(config, b, cap) for b in _batches(items, batch_size))
+
+
+def write_settings(path: str | Path, settings: dict[str, Any], summary: LabelSummary) -> None:
+    """The run's settings and summary beside the label file (``FILE.json``), merged over earlier runs."""
+    side = Path(str(path) + ".json")
+    runs: list[dict[str, Any]] = []
+    if side.exists():
+        try:
+            runs = json.loads(side.read_text()).get("runs", [])
+        except (json.JSONDecodeError, AttributeError):
+            runs = []
+    runs.append({"settings": settings, "summary": summary.to_json(),
+                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    side.write_text(json.dumps({"labels": str(path), "runs": runs}, indent=1) + "\n")

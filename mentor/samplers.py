@@ -1,0 +1,313 @@
+"""Position samplers: random playouts, positions from PGN games, every position of an EPD file.
+
+Every sampler is seeded, yields :class:`Sample` objects deduplicated by position key, and counts what
+it skipped in a :class:`SampleStats`. A malformed PGN game or EPD line is reported (a warning naming
+the file and line) through ``on_error``, counted, and skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import chess
+import chess.pgn
+
+from search.epd import EpdError, read_epd
+from search.see import see
+from search.tt import position_key
+
+
+@dataclass
+class Sample:
+    """A position to label. ``result``: the game's result when known; ``plies_to_end``: plies from
+    this position to the end of its game (``None`` when not from a game)."""
+
+    board: chess.Board
+    source: str
+    result: str | None = None
+    plies_to_end: int | None = None
+    id: str | None = None
+
+
+@dataclass
+class SampleStats:
+    yielded: int = 0
+    duplicates: int = 0
+    game_over: int = 0
+    in_check: int = 0
+    not_quiet: int = 0
+    malformed: int = 0
+    games: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, int]:
+        return {k: v for k, v in self.__dict__.items() if isinstance(v, int)}
+
+
+class SourceError(ValueError):
+    """A malformed input record; ``str()`` reads ``FILE:LINE: reason``."""
+
+
+ErrorHook = Callable[[str], None]
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, stacklevel=3)
+
+
+class _Dedup:
+    def __init__(self, stats: SampleStats) -> None:
+        self.seen: set[int] = set()
+        self.stats = stats
+
+    def fresh(self, board: chess.Board) -> bool:
+        key = position_key(board)
+        if key in self.seen:
+            self.stats.duplicates += 1
+            return False
+        self.seen.add(key)
+        return True
+
+
+def is_quiet(board: chess.Board) -> bool:
+    """Not in check, and no capture that wins material by static exchange."""
+    if board.is_check():
+        return False
+    return all(see(board, m) <= 0 for m in board.generate_legal_captures())
+
+
+def random_playouts(n: int, seed: int = 0, min_plies: int = 8, max_plies: int = 100,
+                    skip_check: bool = False, stats: SampleStats | None = None) -> Iterator[Sample]:
+    """``n`` distinct positions, each the end of a random playout of ``min_plies``–``max_plies`` plies
+    from the start position. Positions that are game over (or in check, with ``skip_check``) are
+    dropped and replaced."""
+    stats = stats if stats is not None else SampleStats()
+    rng = random.Random(seed)
+    dedup = _Dedup(stats)
+    while stats.yielded < n:
+        board = chess.Board()
+        for _ in range(rng.randint(min_plies, max_plies)):
+            moves = list(board.generate_legal_moves())
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if board.is_game_over(claim_draw=False) or board.is_repetition(3):
+            stats.game_over += 1
+            continue
+        if skip_check and board.is_check():
+            stats.in_check += 1
+            continue
+        if not dedup.fresh(board):
+            continue
+        stats.yielded += 1
+        yield Sample(board.copy(stack=False), "random")
+
+
+class _LineCounter:
+    """A text handle that counts the lines read through it (python-chess reads PGN line by line)."""
+
+    def __init__(self, fh: TextIO) -> None:
+        self.fh = fh
+        self.lines = 0
+        self.first_text: int | None = None  # line number of the first non-blank line since mark()
+
+    def mark(self) -> None:
+        self.first_text = None
+
+    def readline(self) -> str:
+        line = self.fh.readline()
+        if line:
+            self.lines += 1
+            if self.first_text is None and line.strip():
+                self.first_text = self.lines
+        return line
+
+    def __iter__(self) -> Iterator[str]:
+        while True:
+            line = self.readline()
+            if not line:
+                return
+            yield line
+
+
+def read_games(path: str | Path, on_error: ErrorHook | None = None,
+               stats: SampleStats | None = None) -> Iterator[tuple[int, chess.pgn.Game]]:
+    """``(first line, game)`` for every well-formed standard-chess game of a PGN file.
+
+    A game with a parse error (an illegal or unreadable move, a bad FEN header) or of another variant
+    is reported as ``FILE:LINE: reason`` and skipped.
+    """
+    stats = stats if stats is not None else SampleStats()
+    report = on_error or _warn
+    pgn_logger = logging.getLogger("chess.pgn")  # python-chess logs each error; we report it ourselves
+    level = pgn_logger.level
+    pgn_logger.setLevel(logging.CRITICAL)
+    try:
+        yield from _read_games(path, report, stats)
+    finally:
+        pgn_logger.setLevel(level)
+
+
+def _read_games(path: str | Path, report: ErrorHook, stats: SampleStats
+                ) -> Iterator[tuple[int, chess.pgn.Game]]:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        counter = _LineCounter(fh)
+        while True:
+            counter.mark()
+            try:
+                game = chess.pgn.read_game(counter)  # type: ignore[call-overload]
+            except (ValueError, IndexError) as exc:
+                stats.malformed += 1
+                msg = f"{path}:{counter.first_text or counter.lines}: unreadable game: {exc}"
+                stats.errors.append(msg)
+                report(msg)
+                continue
+            if game is None:
+                return
+            start = counter.first_text or counter.lines
+            reason = None
+            if game.errors:
+                reason = f"{game.errors[0]}"
+            elif game.headers.get("Variant", "Standard").lower() not in ("standard", "chess", "normal"):
+                reason = f"variant {game.headers.get('Variant')!r} is not standard chess"
+            else:
+                try:
+                    game.board()
+                except ValueError as exc:
+                    reason = f"bad FEN header: {exc}"
+            if reason is not None:
+                stats.malformed += 1
+                msg = f"{path}:{start}: game skipped: {reason}"
+                stats.errors.append(msg)
+                report(msg)
+                continue
+            stats.games += 1
+            yield start, game
+
+
+def pgn_positions(path: str | Path, n: int | None = None, seed: int = 0, skip_plies: int = 10,
+                  per_game: int = 3, random_move: bool = False, quiet: bool = False,
+                  on_error: ErrorHook | None = None, stats: SampleStats | None = None) -> Iterator[Sample]:
+    """Up to ``n`` positions (all, with ``None``) from the games of a PGN file.
+
+    Per game: skip the first ``skip_plies`` plies, take ``per_game`` mainline positions at random;
+    with ``random_move``, play one random legal move from each (Giraffe's trick for variety); with
+    ``quiet``, keep only quiet positions (see :func:`is_quiet`). Game-over positions are dropped.
+    """
+    stats = stats if stats is not None else SampleStats()
+    rng = random.Random(seed)
+    dedup = _Dedup(stats)
+    for start, game in read_games(path, on_error, stats):
+        result = game.headers.get("Result")
+        result = result if result in ("1-0", "0-1", "1/2-1/2") else None
+        board = game.board()
+        boards = []
+        for move in game.mainline_moves():
+            board.push(move)
+            boards.append(board.copy(stack=False))
+        total = len(boards)
+        candidates = list(range(skip_plies, total))
+        picks = sorted(rng.sample(candidates, min(per_game, len(candidates))))
+        for i in picks:
+            b = boards[i]
+            if random_move:
+                moves = list(b.legal_moves)
+                if not moves:
+                    stats.game_over += 1
+                    continue
+                b = b.copy(stack=False)
+                b.push(rng.choice(moves))
+                b = b.copy(stack=False)
+            if b.is_game_over(claim_draw=False):
+                stats.game_over += 1
+                continue
+            if quiet and not is_quiet(b):
+                stats.not_quiet += 1
+                continue
+            if not dedup.fresh(b):
+                continue
+            stats.yielded += 1
+            yield Sample(b, f"{Path(path).name}:{start}", result, total - 1 - i)
+            if n is not None and stats.yielded >= n:
+                return
+
+
+def epd_positions(path: str | Path, n: int | None = None, on_error: ErrorHook | None = None,
+                  stats: SampleStats | None = None) -> Iterator[Sample]:
+    """Every position of an EPD file (the first ``n``), keeping its ``id`` and ``c9`` result."""
+    stats = stats if stats is not None else SampleStats()
+    report = on_error or _warn
+    dedup = _Dedup(stats)
+
+    def bad(err: EpdError) -> None:
+        stats.malformed += 1
+        stats.errors.append(str(err))
+        report(str(err))
+
+    for rec in read_epd(path, bad):
+        if rec.board.is_game_over(claim_draw=False):
+            stats.game_over += 1
+            continue
+        if not dedup.fresh(rec.board):
+            continue
+        result = rec.ops.get("c9")
+        stats.yielded += 1
+        yield Sample(rec.board, f"{Path(path).name}:{rec.line_no}",
+                     str(result) if result in ("1-0", "0-1", "1/2-1/2") else None, None,
+                     str(rec.ops["id"]) if "id" in rec.ops else None)
+        if n is not None and stats.yielded >= n:
+            return
+
+
+@dataclass(frozen=True)
+class SamplerOptions:
+    """Options shared by the samplers (see each sampler for their meaning)."""
+
+    min_plies: int = 8
+    max_plies: int = 100
+    skip_check: bool = False
+    skip_plies: int = 10
+    per_game: int = 3
+    random_move: bool = False
+    quiet: bool = False
+
+
+def collect(sources: list[str], n: int, seed: int = 0, options: SamplerOptions | None = None,
+            on_error: ErrorHook | None = None) -> tuple[list[Sample], SampleStats]:
+    """``n`` positions from ``sources`` (``random``, ``*.pgn``, ``*.epd``), split evenly between them
+    (the first takes the remainder), deduplicated across sources."""
+    o = options or SamplerOptions()
+    stats = SampleStats()
+    samples: list[Sample] = []
+    seen: set[int] = set()
+    share = [n // len(sources) + (1 if i < n % len(sources) else 0) for i in range(len(sources))]
+    for k, (source, want) in enumerate(zip(sources, share, strict=True)):
+        sub_seed = seed * 1000 + k
+        if source == "random":
+            it: Iterator[Sample] = random_playouts(10**9, sub_seed, o.min_plies, o.max_plies, o.skip_check, stats)
+        elif source.lower().endswith(".pgn"):
+            it = pgn_positions(source, None, sub_seed, o.skip_plies, o.per_game, o.random_move, o.quiet,
+                               on_error, stats)
+        elif source.lower().endswith(".epd"):
+            it = epd_positions(source, None, on_error, stats)
+        else:
+            raise SourceError(f"unknown source {source!r}: random, FILE.pgn or FILE.epd")
+        taken = 0
+        for s in it:
+            key = position_key(s.board)
+            if key in seen:
+                stats.duplicates += 1
+                continue
+            seen.add(key)
+            samples.append(s)
+            taken += 1
+            if taken >= want:
+                break
+    stats.yielded = len(samples)
+    return samples, stats

@@ -1,0 +1,242 @@
+"""The mentor: samplers, labelling with real Stockfish and the built-in mentor, kill and resume."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+from mentor.labeller import MentorConfig, label_samples
+from mentor.labels import Label, LabelWriter, mate_ce, read_labels, repair_partial_line
+from mentor.samplers import Sample, SamplerOptions, collect, is_quiet, random_playouts
+from mentor.target import target
+from mentor.uci import parse_info
+from organisms import Expert
+from search import Engine, Limit
+from search.see import see
+
+from .conftest import DATA
+
+
+def _mimic(*args: str) -> list[str]:
+    return [sys.executable, "-m", "evolve.cli", *args]
+
+
+def _by_key(path: Path) -> dict[str, tuple[int, int, str]]:
+    """Labels of a file by position (EPD without opcodes): (ce, acd, pv as UCI)."""
+    out: dict[str, tuple[int, int, str]] = {}
+    for label in read_labels(path):
+        key = label.board.epd()
+        assert key not in out, f"{key} labelled twice"
+        out[key] = (label.ce, label.acd, " ".join(m.uci() for m in label.pv))
+    return out
+
+
+def test_labels_agree_with_a_direct_analyse(stockfish: str, tmp_path: Path) -> None:
+    samples = list(random_playouts(12, seed=3))
+    out = tmp_path / "l.epd"
+    config = MentorConfig("uci", (stockfish,), depth=8)
+    summary = label_samples(samples, config, out, jobs=1, progress=False)
+    assert summary.labelled == 12 and summary.failed == 0
+    labels = {lab.board.epd(): lab for lab in read_labels(out)}
+    with chess.engine.SimpleEngine.popen_uci(stockfish) as engine:
+        engine.configure({"Threads": 1, "Hash": 16})
+        for s in samples:
+            info = engine.analyse(s.board, chess.engine.Limit(depth=8), game=object())
+            score = info["score"].relative
+            expected = mate_ce(score.mate()) if score.is_mate() else score.score()
+            lab = labels[s.board.epd()]
+            assert lab.ce == expected, s.board.fen()
+            assert lab.acd == info["depth"]
+            assert lab.pv[:3] == info["pv"][:3]
+
+
+def test_side_to_move_sign_for_both_colours(stockfish: str, tmp_path: Path) -> None:
+    white_up = chess.Board("4k3/8/8/8/8/8/3PPP2/3QK3 w - - 0 1")  # White a queen up
+    black_to_move = white_up.copy()
+    black_to_move.turn = chess.BLACK
+    mirrored = white_up.mirror()  # Black a queen up, Black to move
+    samples = [Sample(b, "test") for b in (white_up, black_to_move, mirrored)]
+    out = tmp_path / "sign.epd"
+    label_samples(samples, MentorConfig("uci", (stockfish,), depth=6), out, progress=False)
+    ce = {lab.board.epd(): lab.ce for lab in read_labels(out)}
+    assert ce[white_up.epd()] > 500
+    assert ce[black_to_move.epd()] < -500
+    assert ce[mirrored.epd()] > 500
+
+
+def test_kill_and_resume_matches_an_uninterrupted_run(stockfish: str, tmp_path: Path) -> None:
+    common = ["label", "--mentor", stockfish, "--depth", "9", "--positions", "300", "--seed", "5",
+              "--jobs", "2", "--no-progress"]
+    full = tmp_path / "full.epd"
+    subprocess.run(_mimic(*common, "--out", str(full)), check=True, capture_output=True, timeout=300)
+
+    part = tmp_path / "part.epd"
+    proc = subprocess.Popen(_mimic(*common, "--out", str(part)), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    # Kill at a random point of the labelling: once the file holds a random number of lines.
+    kill_at = random.randint(3, 250)
+    t0 = time.monotonic()
+    while not part.exists() or part.read_bytes().count(b"\n") < kill_at:
+        assert time.monotonic() - t0 < 120 and proc.poll() is None
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    killed_with = len(_by_key(part))
+    assert 0 < killed_with < 300
+    done = subprocess.run(_mimic(*common, "--out", str(part), "--resume"), capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert f"{killed_with} already labelled" in done.stdout, done.stdout
+    assert _by_key(part) == _by_key(full)  # every position exactly once, each label identical
+
+
+def _children(pid: int) -> list[int]:
+    """All descendants of ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    out, frontier = [], [pid]
+    while frontier:
+        p = frontier.pop()
+        kids = [c for c, pp in parents.items() if pp == p]
+        out += kids
+        frontier += kids
+    return out
+
+
+def test_a_killed_mentor_engine_is_restarted(stockfish: str, tmp_path: Path) -> None:
+    out = tmp_path / "r.epd"
+    proc = subprocess.Popen(_mimic("label", "--mentor", stockfish, "--depth", "9", "--positions", "120",
+                                   "--jobs", "1", "--no-progress", "--out", str(out)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 25):
+        time.sleep(0.05)
+    engines = [p for p in _children(proc.pid) if "stockfish" in Path(f"/proc/{p}/cmdline").read_bytes().decode()]
+    assert len(engines) == 1
+    os.kill(engines[0], signal.SIGKILL)
+    stdout, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0
+    assert "engine restarts: 1" in stdout
+    assert "120 labelled now, 0 failed" in stdout
+    assert len(_by_key(out)) == 120
+
+
+def test_malformed_pgn_and_epd_are_reported_with_file_and_line() -> None:
+    errors: list[str] = []
+    samples, stats = collect([str(DATA / "malformed.pgn")], 100, 0, SamplerOptions(skip_plies=2), errors.append)
+    assert stats.malformed == 2 and stats.games == 2 and len(samples) == 6
+    assert errors[0].startswith(f"{DATA / 'malformed.pgn'}:8: ") and "Ke3" in errors[0]
+    assert errors[1].startswith(f"{DATA / 'malformed.pgn'}:22: ") and "fen" in errors[1]
+    errors.clear()
+    samples, stats = collect([str(DATA / "malformed.epd")], 100, 0, None, errors.append)
+    assert stats.malformed == 2 and len(samples) == 3
+    assert errors[0].startswith(f"{DATA / 'malformed.epd'}:3: ")
+    assert errors[1].startswith(f"{DATA / 'malformed.epd'}:5: ")
+
+
+def test_malformed_inputs_through_the_command_line(tmp_path: Path) -> None:
+    out = tmp_path / "m.epd"
+    run = subprocess.run(_mimic("label", "--mentor", "builtin", "--depth", "1", "--positions", "20", "--source",
+                                str(DATA / "malformed.pgn"), "--source", str(DATA / "malformed.epd"),
+                                "--skip-plies", "2", "--no-progress", "--out", str(out)),
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert "malformed.pgn:8:" in run.stderr and "malformed.epd:3:" in run.stderr
+    assert "malformed 4" in run.stdout
+    # 6 positions from the two good games, 3 from the good EPD lines, less those both sources share
+    labelled = _by_key(out)
+    duplicates = sum(int(w.split()[-1]) for w in run.stdout.split(",") if "duplicates" in w)
+    assert len(labelled) == 9 - duplicates and f"{len(labelled)} labelled now" in run.stdout
+
+
+def test_builtin_mentor_labels_are_our_engine_with_the_expert(tmp_path: Path) -> None:
+    samples = list(random_playouts(10, seed=8, skip_check=True))
+    out = tmp_path / "b.epd"
+    summary = label_samples(samples, MentorConfig("builtin", depth=2), out, jobs=2, progress=False)
+    assert summary.labelled == 10
+    labels = {lab.board.epd(): lab for lab in read_labels(out)}
+    engine = Engine(Expert())
+    for s in samples:
+        engine.new_game()
+        r = engine.search(s.board, Limit(depth=2))
+        lab = labels[s.board.epd()]
+        assert lab.ce == (mate_ce(r.mate) if r.mate is not None else r.score)
+        assert lab.acd == 2 and lab.pv == r.pv
+
+
+def test_existing_file_is_not_overwritten(tmp_path: Path) -> None:
+    out = tmp_path / "x.epd"
+    out.write_text("# previous work\n")
+    with pytest.raises(FileExistsError):
+        label_samples(list(random_playouts(2, 1)), MentorConfig("builtin", depth=1), out, progress=False)
+
+
+def test_partial_last_line_is_repaired(tmp_path: Path) -> None:
+    path = tmp_path / "p.epd"
+    board = chess.Board()
+    with LabelWriter(path) as w:
+        w.write(Label(board, 20, 5, [chess.Move.from_uci("e2e4")], "1-0", None, "random", 40))
+    with open(path, "a") as fh:
+        fh.write("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - ce 1")  # killed mid-line
+    assert repair_partial_line(path)
+    (lab,) = list(read_labels(path))
+    assert (lab.ce, lab.acd, lab.result, lab.plies_to_end, lab.source) == (20, 5, "1-0", 40, "random")
+
+
+def test_mate_scores_are_written_and_flagged(tmp_path: Path) -> None:
+    path = tmp_path / "m.epd"
+    with LabelWriter(path) as w:
+        w.write(Label(chess.Board(), mate_ce(2), 9))
+        w.write(Label(chess.Board("4k3/8/8/8/8/8/8/3QK3 w - - 0 1"), 2000, 9))
+    text = path.read_text()
+    assert "ce 29997;" in text and 'c1 "mate"' in text and 'c1 "over-cap"' in text
+    assert mate_ce(-1) == -29998
+
+
+def test_uci_info_parsing() -> None:
+    a = parse_info("info depth 12 seldepth 17 multipv 1 score mate -3 nodes 100 nps 5 time 1 pv e2e4 e7e5")
+    assert a is not None and (a.mate, a.score, a.depth, a.pv) == (-3, None, 12, ["e2e4", "e7e5"])
+    assert parse_info("info depth 9 score cp 31 lowerbound nodes 5 pv e2e4") is None
+    assert parse_info("info string hello score cp 3") is None
+
+
+def test_target_is_the_quiet_leaf_with_the_sign_of_its_side_to_move() -> None:
+    # White to move. Say the mentor's PV is Qxd5 (one ply): the quiescence search then finds ...Rxd5,
+    # so the target is two plies from the root, White to move again, and the score keeps its sign.
+    board = chess.Board("3r2k1/5ppp/8/3p4/8/8/5PPP/3Q2K1 w - - 0 1")
+    leaf, score = target(Label(board, -700, 4, [chess.Move.from_uci("d1d5")]), "leaf")
+    assert leaf.board_fen() == "6k1/5ppp/8/3r4/8/8/5PPP/6K1" and leaf.turn == chess.WHITE
+    assert score == -700
+    # A quiet one-ply PV (g3) ends with Black to move and nothing to capture: the sign flips.
+    leaf, score = target(Label(board, 120, 4, [chess.Move.from_uci("g2g3")]), "leaf")
+    assert leaf.turn == chess.BLACK and leaf.board_fen() == "3r2k1/5ppp/8/3p4/8/6P1/5P1P/3Q2K1"
+    assert score == -120
+    root, root_score = target(Label(board, -700, 4, [chess.Move.from_uci("d1d5")]), "root")
+    assert root == board and root_score == -700
+
+
+def test_static_exchange_evaluation() -> None:
+    # Pawn takes a knight defended by a pawn: +320 - 100.
+    b = chess.Board("4k3/8/3p4/4n3/3P4/8/8/4K3 w - - 0 1")
+    assert see(b, chess.Move.from_uci("d4e5")) == 220
+    # Queen takes a pawn defended by a rook: loses the queen for a pawn.
+    b = chess.Board("3r2k1/5ppp/8/3p4/8/8/5PPP/3Q2K1 w - - 0 1")
+    assert see(b, chess.Move.from_uci("d1d5")) == 100 - 900
+    # Rook takes a defended pawn with a rook behind it (x-ray): R×P, R×R, R×R = +100.
+    b = chess.Board("3r2k1/8/8/3p4/8/8/3R4/3RK3 w - - 0 1")
+    assert see(b, chess.Move.from_uci("d2d5")) == 100
+    assert is_quiet(chess.Board())
+    assert not is_quiet(chess.Board("4k3/8/3p4/4n3/3P4/8/8/4K3 w - - 0 1"))
