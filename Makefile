@@ -7,9 +7,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUNFISH_VENV := .venv-sunfish
 
-.PHONY: test lint typecheck pytest stockfish sunfish bench-engine clean help
+.PHONY: demo test lint typecheck pytest stockfish sunfish bench-engine clean help
 
 help:
+	@echo "make demo          label 2,000 positions with the built-in mentor, evolve, write results/demo/"
 	@echo "make test          ruff, mypy and pytest (installs .venv and Debian's stockfish when root)"
 	@echo "make bench-engine  benchmarks/engine.py: nodes/s and WAC against sunfish"
 
@@ -35,6 +36,9 @@ sunfish: $(SUNFISH_VENV)/bin/sunfish-uci
 $(SUNFISH_VENV)/bin/sunfish-uci:
 	$(PYTHON) -m venv $(SUNFISH_VENV)
 	$(SUNFISH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps sunfish
+
+demo: $(STAMP)
+	$(BIN)/mimic demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check search organisms mentor evolve tests benchmarks

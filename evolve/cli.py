@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from search.spec import SpecError, parse_spec
+
+if TYPE_CHECKING:
+    from .ga import GASettings
 
 
 def _cmd_uci(args: argparse.Namespace) -> int:
@@ -76,6 +80,74 @@ def _cmd_label(args: argparse.Namespace) -> int:
     return 0 if summary.failed == 0 else 1
 
 
+def _ga_settings(args: argparse.Namespace) -> GASettings:
+    from .ga import GASettings
+
+    return GASettings(population=args.population, generations=args.generations, crossover=args.crossover,
+                      mutation=args.mutation, sample=args.sample, selection=args.selection,
+                      tournament=args.tournament, crossover_kind=args.crossover_kind, elite=args.elite,
+                      hall_of_fame=args.hall_of_fame, seed=args.seed)
+
+
+def _command_line() -> str:
+    import shlex
+
+    return "mimic " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def _cmd_evolve(args: argparse.Namespace) -> int:
+    from .run import RunSettings, evolve, format_outcome
+
+    settings = RunSettings(args.labels, args.out, _ga_settings(args), args.objective, args.target, args.cap,
+                           args.held_out, args.lam, args.checkpoint_every, args.jobs, args.encoding)
+    try:
+        outcome = evolve(settings, _command_line(), resume=args.resume, progress=not args.no_progress)
+    except (FileExistsError, ValueError, OSError) as exc:
+        print(f"mimic evolve: {exc}", file=sys.stderr)
+        return 2
+    for line in format_outcome(outcome):
+        print(line)
+    print(f"results in {args.out}/ (summary.md, organism.json, logbook.csv, curve.png)")
+    return 0
+
+
+def _cmd_fit(args: argparse.Namespace) -> int:
+    from organisms import Organism
+    from organisms.genome import default_genome
+
+    from .dataset import load_dataset
+    from .fit import exact_fit
+
+    try:
+        ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs)
+    except (ValueError, OSError) as exc:
+        print(f"mimic fit: {exc}", file=sys.stderr)
+        return 2
+    genome = default_genome()
+    print(ds.describe())
+    for loss in args.loss:
+        fit = exact_fit(ds.features, ds.y, ds.train, ds.held, genome, loss)
+        nearest = Organism.from_weights(fit.weights, genome)
+        q_train = float(abs(ds.features[ds.train] @ nearest.weights - ds.y[ds.train]).mean())
+        q_held = float(abs(ds.features[ds.held] @ nearest.weights - ds.y[ds.held]).mean())
+        print(f"{loss.upper()} fit ({fit.seconds:.2f} s): mean absolute error {fit.train_mae:.2f} cp training, "
+              f"{fit.held_mae:.2f} cp held out; nearest organism {q_train:.2f} / {q_held:.2f}")
+        if args.out:
+            path = args.out if len(args.loss) == 1 else args.out.replace(".json", f"-{loss}.json")
+            nearest.meta = {"fit": loss, "labels": args.labels, "train_error": fit.train_mae,
+                            "held_out_error": fit.held_mae, "command": _command_line(),
+                            "exact_weights": dict(zip(genome.names, fit.weights.tolist(), strict=True))}
+            nearest.save(path)
+            print(f"  nearest organism written to {path}")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.out, jobs=args.jobs, positions=args.positions, progress=not args.no_progress)
+
+
 def _spec(text: str) -> str:
     try:
         parse_spec(text)
@@ -132,13 +204,75 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--quiet", action="store_true", help="keep only quiet positions (no check, no winning capture)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_label, argv=None)
+
+    p = sub.add_parser("evolve", help="evolve an organism against a label file (DEAP GA)",
+                       description="Evolve an organism that reproduces the mentor's scores of a label file, "
+                                   "and write results (organism.json, logbook.csv, curve.png, summary.md).")
+    p.add_argument("labels", help="EPD label file (from mimic label)")
+    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    _add_ga_arguments(p)
+    p.add_argument("--objective", choices=("mentor", "result"), default="mentor",
+                   help="mentor: mean |eval - mentor score| (default); result: sigma(eval/K) against game results")
+    p.add_argument("--lambda", dest="lam", type=float, default=60.0,
+                   help="result objective: weight exp(-n/lambda), n = plies to the game's end (default 60)")
+    p.add_argument("--checkpoint-every", type=int, default=10, metavar="N", help="generations between checkpoints")
+    p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=_cmd_evolve)
+
+    p = sub.add_parser("fit", help="the exact-fit ceiling: the same linear model solved by LP or least squares",
+                       description="Solve the organism's linear model exactly on a label file (bounded L1 by "
+                                   "linear programming, bounded L2 by least squares) and report its errors.")
+    p.add_argument("labels")
+    p.add_argument("--loss", choices=("l1", "l2"), action="append", default=None, help="l1 (default) or l2; repeatable")
+    _add_data_arguments(p)
+    p.add_argument("--seed", type=int, default=0, help="seed of the held-out split (default 0)")
+    p.add_argument("--out", default=None, help="write the nearest organism to this JSON file")
+    p.set_defaults(func=_cmd_fit)
+
+    p = sub.add_parser("demo", help="the main job on embedded defaults: label, evolve, report",
+                       description="Label random positions with the built-in mentor, evolve an organism with the "
+                                   "paper's settings, and write results/demo/. Needs nothing installed.")
+    p.add_argument("--out", default="results/demo")
+    p.add_argument("--positions", type=int, default=2000)
+    p.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=_cmd_demo)
     return parser
+
+
+def _add_data_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--target", choices=("leaf", "root"), default="leaf",
+                   help="score the quiet leaf of the mentor's PV (default) or the labelled position itself")
+    p.add_argument("--cap", type=int, default=1500, help="leave out labels with |score| above this (cp)")
+    p.add_argument("--held-out", type=float, default=0.2, help="share never sampled for fitness (default 0.2)")
+    p.add_argument("--jobs", type=int, default=1, help="feature extraction workers (default 1)")
+
+
+def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("genetic algorithm (paper defaults)")
+    g.add_argument("--population", type=int, default=100)
+    g.add_argument("--generations", type=int, default=300)
+    g.add_argument("--crossover", type=float, default=0.75, help="crossover probability per pair")
+    g.add_argument("--mutation", type=float, default=0.005, help="flip probability per bit")
+    g.add_argument("--sample", type=int, default=1000, help="training positions drawn afresh each generation")
+    g.add_argument("--selection", choices=("tournament", "roulette"), default="tournament")
+    g.add_argument("--tournament", type=int, default=3, help="tournament size")
+    g.add_argument("--crossover-kind", choices=("one-point", "two-point", "uniform"), default="two-point")
+    g.add_argument("--elite", type=int, default=2, help="best organisms copied unchanged to the next generation")
+    g.add_argument("--hall-of-fame", type=int, default=10)
+    g.add_argument("--encoding", choices=("binary", "gray"), default="binary",
+                   help="how a gene's bits are read: plain binary (default, the paper's) or reflected Gray code")
+    g.add_argument("--seed", type=int, default=0, help="seed of the run and of the held-out split")
+    _add_data_arguments(p)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "source", "unset") is None:
         args.source = ["random"]
+    if getattr(args, "loss", "unset") is None:
+        args.loss = ["l1"]
     try:
         return int(args.func(args))
     except SpecError as exc:

@@ -68,8 +68,14 @@ def quiet_leaf(board: chess.Board, max_captures: int = 8) -> tuple[chess.Board, 
 
 def target(label: Label, mode: str = "leaf") -> tuple[chess.Board, int]:
     """The target position of ``label`` and the label's score from its side to move's view (cp)."""
+    board, score, _ = target_with_plies(label, mode)
+    return board, score
+
+
+def target_with_plies(label: Label, mode: str = "leaf") -> tuple[chess.Board, int, int]:
+    """:func:`target`, plus the number of plies from the labelled position to the target."""
     if mode == "root":
-        return label.board, label.ce
+        return label.board, label.ce, 0
     if mode != "leaf":
         raise ValueError(f"unknown target mode {mode!r} (leaf or root)")
     b = label.board.copy(stack=False)
@@ -85,7 +91,7 @@ def target(label: Label, mode: str = "leaf") -> tuple[chess.Board, int]:
             break
     leaf, extra = quiet_leaf(b)
     plies += extra
-    return leaf, label.ce if plies % 2 == 0 else -label.ce
+    return leaf, (label.ce if plies % 2 == 0 else -label.ce), plies
 
 
 def targets(labels: Iterable[Label], mode: str = "leaf") -> tuple[list[chess.Board], list[int]]:

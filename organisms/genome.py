@@ -4,6 +4,11 @@ A gene's value is its bits read as an unsigned integer, most significant bit fir
 onto ``[low, high]``: ``value = low + (high − low) · int / (2^bits − 1)``. Every gene is the weight of
 the feature with the same name (centipawns per unit of feature), and every feature is oriented so
 that its weight is a non-negative magnitude, so any random bit string is a valid evaluation.
+
+That plain binary reading is the default (``encoding="binary"``, as DESIGN.md fixes it). A genome can
+instead read each gene's bits as a reflected Gray code (``encoding="gray"``): neighbouring values then
+differ in one bit, which removes the "Hamming cliffs" (0111111 → 1000000) that stall a bit-flip GA
+near an optimum.
 """
 
 from __future__ import annotations
@@ -35,10 +40,16 @@ class Gene:
         return (self.high - self.low) / ((1 << self.bits) - 1)
 
 
+ENCODINGS = ("binary", "gray")
+
+
 class Genome:
     """An ordered gene layout; decodes whole populations of chromosomes at once."""
 
-    def __init__(self, genes: Iterable[Gene]) -> None:
+    def __init__(self, genes: Iterable[Gene], encoding: str = "binary") -> None:
+        if encoding not in ENCODINGS:
+            raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+        self.encoding = encoding
         self.genes: tuple[Gene, ...] = tuple(genes)
         names = [g.name for g in self.genes]
         if len(set(names)) != len(names):
@@ -52,26 +63,37 @@ class Genome:
         for j, g in enumerate(self.genes):
             start = int(self.offsets[j])
             self._place[start:start + g.bits, j] = 1 << np.arange(g.bits - 1, -1, -1, dtype=np.int64)
+        self._place_f = self._place.astype(np.float64)
         self.low = np.array([g.low for g in self.genes], dtype=np.float64)
         self.high = np.array([g.high for g in self.genes], dtype=np.float64)
         self.scale = np.array([g.step for g in self.genes], dtype=np.float64)
         self.max_int = np.array([(1 << g.bits) - 1 for g in self.genes], dtype=np.int64)
+        # For Gray decoding: the column just before each bit's gene (-1 for the genome's first gene).
+        starts = np.repeat(self.offsets[:-1], [g.bits for g in self.genes])
+        self._prev_col = np.maximum(starts - 1, 0)
+        self._has_prev = starts > 0
 
     def __len__(self) -> int:
         return len(self.genes)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Genome) and self.genes == other.genes
+        return isinstance(other, Genome) and self.genes == other.genes and self.encoding == other.encoding
 
     def __hash__(self) -> int:
-        return hash(self.genes)
+        return hash((self.genes, self.encoding))
 
     def integers(self, bits: np.ndarray) -> np.ndarray:
         """(population, total_bits) 0/1 array -> (population, genes) int64, in one matrix product."""
         bits = np.asarray(bits)
         if bits.ndim != 2 or bits.shape[1] != self.total_bits:
             raise ValueError(f"expected (population, {self.total_bits}) bits, got {bits.shape}")
-        return bits.astype(np.int64) @ self._place
+        if self.encoding == "gray":
+            # Binary bit k of a gene is the XOR of its Gray bits 0..k: a running XOR along the whole
+            # row, with the running value just before the gene taken out again.
+            run = np.bitwise_xor.accumulate(bits.astype(np.uint8), axis=1)
+            bits = run ^ np.where(self._has_prev, run[:, self._prev_col], 0).astype(np.uint8)
+        # A float matrix product (BLAS) is exact here: every partial sum is an integer below 2**53.
+        return np.rint(bits.astype(np.float64) @ self._place_f).astype(np.int64)
 
     def decode(self, bits: np.ndarray) -> np.ndarray:
         """(population, total_bits) uint8 bits -> (population, genes) float64 weights, vectorised."""
@@ -85,6 +107,8 @@ class Genome:
         v = np.atleast_2d(np.asarray(values, dtype=np.float64))
         ints = np.rint((np.clip(v, self.low, self.high) - self.low) / self.scale).astype(np.int64)
         ints = np.clip(ints, 0, self.max_int)
+        if self.encoding == "gray":
+            ints = ints ^ (ints >> 1)
         out = np.zeros((v.shape[0], self.total_bits), dtype=np.uint8)
         for j, g in enumerate(self.genes):
             start = int(self.offsets[j])
@@ -99,8 +123,12 @@ class Genome:
     def to_list(self) -> list[dict[str, object]]:
         return [{"name": g.name, "bits": g.bits, "low": g.low, "high": g.high} for g in self.genes]
 
+    def with_encoding(self, encoding: str) -> Genome:
+        """The same genes read with another encoding."""
+        return Genome(self.genes, encoding)
+
     @classmethod
-    def from_list(cls, items: Iterable[Mapping[str, object]]) -> Genome:
+    def from_list(cls, items: Iterable[Mapping[str, object]], encoding: str = "binary") -> Genome:
         genes = []
         for item in items:
             name, bits, low, high = item["name"], item["bits"], item["low"], item["high"]
@@ -108,7 +136,7 @@ class Genome:
                     low, int | float) or not isinstance(high, int | float):
                 raise ValueError(f"malformed gene {item!r}")
             genes.append(Gene(name, bits, float(low), float(high)))
-        return cls(genes)
+        return cls(genes, encoding)
 
 
 MATERIAL_BITS = 10
@@ -143,7 +171,7 @@ def gene_range(name: str) -> tuple[float, float]:
     raise KeyError(name)
 
 
-def default_genome() -> Genome:
+def default_genome(encoding: str = "binary") -> Genome:
     """The paper-faithful layout: one gene per feature, material 10 bits wide, every other gene 7."""
-    return Genome(Gene(n, MATERIAL_BITS if n in MATERIAL_GENES else OTHER_BITS, *map(float, gene_range(n)))
-                  for n in FEATURE_NAMES)
+    return Genome((Gene(n, MATERIAL_BITS if n in MATERIAL_GENES else OTHER_BITS, *map(float, gene_range(n)))
+                   for n in FEATURE_NAMES), encoding)

@@ -99,7 +99,7 @@ class Organism:
             })
         return {"format": FORMAT, "version": FORMAT_VERSION, "feature_version": FEATURE_VERSION,
                 "units": "centipawns per unit of feature; features are side-to-move, oriented non-negative",
-                "meta": self.meta, "genes": genes}
+                "encoding": self.genome.encoding, "meta": self.meta, "genes": genes}
 
     def to_json(self) -> str:
         """Readable JSON: per gene (one a line) its layout, its bits (``chromosome``) and its ``value``."""
@@ -122,7 +122,7 @@ class Organism:
         if not isinstance(items, list):
             raise ValueError(f"{source}: 'genes' must be a list")
         try:
-            genome = Genome.from_list(items)
+            genome = Genome.from_list(items, str(data.get("encoding", "binary")))
         except (KeyError, ValueError) as exc:
             raise ValueError(f"{source}: {exc}") from exc
         bits = np.zeros(genome.total_bits, dtype=np.uint8)
@@ -134,14 +134,15 @@ class Organism:
                 if not isinstance(chrom, str) or len(chrom) != g.bits or set(chrom) - {"0", "1"}:
                     raise ValueError(f"{source}: gene {g.name}: chromosome must be {g.bits} 0/1 characters")
                 gene_bits = np.array([int(c) for c in chrom], dtype=np.uint8)
-                decoded = genome.low[j] + int(chrom, 2) * genome.scale[j]
+                probe = np.zeros((1, genome.total_bits), dtype=np.uint8)
+                probe[0, start:start + g.bits] = gene_bits
+                decoded = genome.decode(probe)[0, j]
                 if value is None or abs(float(value) - decoded) <= genome.scale[j] / 2:
                     bits[start:start + g.bits] = gene_bits
                     continue
             if not isinstance(value, int | float):
                 raise ValueError(f"{source}: gene {g.name} has neither chromosome nor numeric value")
-            one = np.zeros(len(genome), dtype=np.float64)
-            one[:] = genome.low
+            one = genome.low.copy()
             one[j] = float(value)
             bits[start:start + g.bits] = genome.encode(one)[start:start + g.bits]
         meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}

@@ -1,0 +1,96 @@
+"""From a label file to the arrays the GA and the exact fits work on.
+
+Each label becomes its target position (:mod:`mentor.target`: the quiet leaf of the mentor's PV by
+default) with the mentor's score from that position's side to move (centipawns), the game result from
+the same side's view when the label carries ``c9`` (1 win, 0.5 draw, 0 loss), and the number of plies
+to the game's end. Features are extracted once (in parallel, cached on disk). Labels whose ``|ce|``
+exceeds the cap (mates included) are left out and counted. A fixed share is held out: it is never
+sampled for fitness, and its error is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess
+import numpy as np
+
+from mentor.labels import DEFAULT_CAP, MATE_THRESHOLD, read_labels
+from mentor.target import target_with_plies
+from organisms.features import bitboard_row, feature_matrix
+
+
+@dataclass
+class Dataset:
+    """Rows are labelled positions that passed the cap. ``y`` is centipawns, target side to move."""
+
+    features: np.ndarray  # (N, P) float64
+    y: np.ndarray  # (N,) mentor score at the target
+    result: np.ndarray  # (N,) 1 / 0.5 / 0 for the target's side to move; NaN when unknown
+    plies_to_end: np.ndarray  # (N,) NaN when unknown
+    train: np.ndarray  # row indices used for fitness
+    held: np.ndarray  # row indices never sampled
+    source: str = ""
+    target: str = "leaf"
+    total: int = 0
+    over_cap: int = 0
+    mates: int = 0
+    malformed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.y)
+
+    def describe(self) -> str:
+        return (f"{self.total} labels in {self.source}: {self.n} used ({len(self.train)} training, "
+                f"{len(self.held)} held out), {self.over_cap} beyond the cap left out ({self.mates} of them "
+                f"mates), {self.malformed} malformed lines skipped; target: {self.target}")
+
+
+def _result_for(result: str | None, turn: chess.Color) -> float:
+    if result == "1-0":
+        white = 1.0
+    elif result == "0-1":
+        white = 0.0
+    elif result == "1/2-1/2":
+        white = 0.5
+    else:
+        return float("nan")
+    return white if turn == chess.WHITE else 1.0 - white
+
+
+def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded random split of ``range(n)`` into (training, held-out) index arrays, each sorted."""
+    if not 0.0 <= held_out < 1.0:
+        raise ValueError("the held-out share must be within [0, 1)")
+    perm = np.random.default_rng([seed, 0x5EED]).permutation(n)
+    k = round(n * held_out)
+    return np.sort(perm[k:]), np.sort(perm[:k])
+
+
+def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
+                 seed: int = 0, n_jobs: int = 1, cache_dir: str | Path | None = None) -> Dataset:
+    """Read ``path``, resolve targets, extract features, and split; see the module docstring."""
+    errors: list[str] = []
+    rows, ys, results, plies = [], [], [], []
+    total = over = mates = 0
+    for label in read_labels(path, on_error=lambda e: errors.append(str(e))):
+        total += 1
+        if abs(label.ce) > cap:
+            over += 1
+            mates += abs(label.ce) >= MATE_THRESHOLD
+            continue
+        board, score, k = target_with_plies(label, target)
+        rows.append(bitboard_row(board))
+        ys.append(score)
+        results.append(_result_for(label.result, board.turn))
+        plies.append(float("nan") if label.plies_to_end is None else max(label.plies_to_end - k, 0))
+    if not rows:
+        raise ValueError(f"{path}: no usable labels (of {total}, {over} beyond the cap of {cap} cp)")
+    matrix = feature_matrix(np.array(rows, dtype=np.uint64), n_jobs=n_jobs, cache_dir=cache_dir)
+    train, held = split(len(rows), held_out, seed)
+    return Dataset(matrix.astype(np.float64), np.array(ys, dtype=np.float64), np.array(results),
+                   np.array(plies, dtype=np.float64), train, held, str(path), target, total, over, mates,
+                   len(errors), errors)

@@ -1,0 +1,354 @@
+"""The genetic algorithm, on DEAP.
+
+Organisms are DEAP individuals: ``creator.MimicOrganism``, a numpy uint8 bit-string (0/1 per bit)
+with a minimising ``creator.MimicFitness``. The toolbox holds the operators:
+
+* ``select``: tournament (default, size 3) or roulette on the losses (fitness-proportional to
+  ``max loss − loss``), returning parent indices;
+* ``mate``: one-point, two-point or uniform crossover, *copy-safe*: DEAP's ``cxTwoPoint`` swaps
+  slices with ``a[i:j], b[i:j] = b[i:j], a[i:j]``, which on numpy arrays copies a view that has just
+  been overwritten and leaves both children with the same slice. Ours swaps through ``np.where``;
+* ``mutate``: independent bit flips;
+* ``evaluate``: the objective's loss of every organism at once (decode to a weight matrix, one
+  matrix product).
+
+``mate_population``/``mutate_population`` apply the same operators to the whole population matrix
+at once (pairs (0, 1), (2, 3), …): that is what makes 300 generations of 100 organisms take well
+under a second. A ``HallOfFame(similar=numpy.array_equal)`` keeps the best organisms seen.
+
+One generation: the ``elite`` best organisms pass unchanged; the rest are chosen by ``select``,
+paired and crossed with probability ``crossover``, and flipped bit by bit with probability
+``mutation``. A fresh sample of ``sample`` training rows is drawn every generation and the whole
+new population (elites included) is scored on it. The held-out rows are never sampled; the error of
+each generation's best organism on them is logged.
+
+Everything random comes from two numpy generators (operators, samples) seeded from ``seed``; a
+checkpoint stores the population, the hall of fame, the logbook, the generation and both generator
+states, so a resumed run ends bit-identical to an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from deap import base, creator, tools
+
+from organisms.genome import Genome
+
+from .objectives import Objective
+
+SELECTIONS = ("tournament", "roulette")
+CROSSOVERS = ("one-point", "two-point", "uniform")
+CHECKPOINT_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class GASettings:
+    """Paper defaults: population 100, crossover 0.75, mutation 0.005 per bit, 300 generations,
+    1,000 positions per generation."""
+
+    population: int = 100
+    generations: int = 300
+    crossover: float = 0.75
+    mutation: float = 0.005
+    sample: int = 1000
+    selection: str = "tournament"
+    tournament: int = 3
+    crossover_kind: str = "two-point"
+    elite: int = 2
+    hall_of_fame: int = 10
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}")
+        if self.crossover_kind not in CROSSOVERS:
+            raise ValueError(f"crossover kind must be one of {CROSSOVERS}")
+        if self.population < 2 or not 0 <= self.elite < self.population:
+            raise ValueError("need a population of at least 2 and 0 <= elite < population")
+        if not (0 <= self.crossover <= 1 and 0 <= self.mutation <= 1):
+            raise ValueError("crossover and mutation are probabilities")
+
+
+def _creator() -> tuple[type, type]:
+    if not hasattr(creator, "MimicFitness"):
+        creator.create("MimicFitness", base.Fitness, weights=(-1.0,))
+    if not hasattr(creator, "MimicOrganism"):
+        creator.create("MimicOrganism", np.ndarray, fitness=creator.MimicFitness)
+    return creator.MimicFitness, creator.MimicOrganism
+
+
+def as_individual(bits: np.ndarray, loss: float | None = None) -> Any:
+    """A DEAP individual viewing ``bits`` (no copy), with its fitness set when ``loss`` is given."""
+    fitness_cls, organism_cls = _creator()
+    ind: Any = np.asarray(bits, dtype=np.uint8).view(organism_cls)
+    ind.fitness = fitness_cls()
+    if loss is not None:
+        ind.fitness.values = (float(loss),)
+    return ind
+
+
+# ---------------------------------------------------------------------- operators on matrices
+def crossover_masks(n_pairs: int, n_bits: int, kind: str, rng: np.random.Generator) -> np.ndarray:
+    """(pairs, bits) booleans: which bits each pair swaps."""
+    idx = np.arange(n_bits)
+    if kind == "one-point":
+        cut = rng.integers(1, n_bits, size=(n_pairs, 1))
+        return idx >= cut
+    if kind == "two-point":
+        a = rng.integers(1, n_bits, size=n_pairs)
+        b = rng.integers(1, n_bits - 1, size=n_pairs)
+        b = np.where(b >= a, b + 1, b)  # two distinct cut points, as DEAP draws them
+        lo, hi = np.minimum(a, b)[:, None], np.maximum(a, b)[:, None]
+        return (idx >= lo) & (idx < hi)
+    if kind == "uniform":
+        return rng.random((n_pairs, n_bits)) < 0.5
+    raise ValueError(kind)
+
+
+def mate_population(children: np.ndarray, cxpb: float, kind: str, rng: np.random.Generator) -> None:
+    """Cross pairs (0, 1), (2, 3), … of ``children`` in place, each with probability ``cxpb``."""
+    n_pairs = len(children) // 2
+    if n_pairs == 0:
+        return
+    a, b = children[0:2 * n_pairs:2], children[1:2 * n_pairs:2]
+    masks = crossover_masks(n_pairs, children.shape[1], kind, rng)
+    masks &= (rng.random(n_pairs) < cxpb)[:, None]
+    new_a = np.where(masks, b, a)
+    new_b = np.where(masks, a, b)
+    children[0:2 * n_pairs:2] = new_a
+    children[1:2 * n_pairs:2] = new_b
+
+
+def mutate_population(children: np.ndarray, indpb: float, rng: np.random.Generator) -> None:
+    """Flip every bit of ``children`` independently with probability ``indpb`` (in place)."""
+    children ^= (rng.random(children.shape) < indpb).astype(np.uint8)
+
+
+def select_tournament(losses: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of ``k`` tournament winners (lowest loss of ``size`` drawn with replacement)."""
+    contenders = rng.integers(0, len(losses), size=(k, size))
+    return contenders[np.arange(k), np.argmin(losses[contenders], axis=1)]
+
+
+def select_roulette(losses: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices drawn with probability proportional to ``max(loss) − loss`` (uniform if all equal)."""
+    w = losses.max() - losses
+    total = w.sum()
+    p = w / total if total > 0 else np.full(len(losses), 1 / len(losses))
+    return rng.choice(len(losses), size=k, p=p)
+
+
+def mutate_one(ind: Any, indpb: float, rng: np.random.Generator) -> tuple[Any]:
+    """DEAP-style mutation of one individual in place (returns a 1-tuple, as DEAP's operators do)."""
+    view = np.asarray(ind)[None, :]
+    mutate_population(view, indpb, rng)
+    return (ind,)
+
+
+def mate_copy_safe(ind1: Any, ind2: Any, kind: str, rng: np.random.Generator) -> tuple[Any, Any]:
+    """Cross two individuals in place (always) with the given kind; copy-safe for numpy arrays."""
+    pair = np.stack([ind1, ind2])
+    mate_population(pair, 1.0, kind, rng)
+    ind1[:] = pair[0]
+    ind2[:] = pair[1]
+    return ind1, ind2
+
+
+def make_toolbox(genome: Genome, settings: GASettings, objective: Objective,
+                 rng: np.random.Generator) -> base.Toolbox:
+    """The DEAP toolbox of a run (see the module docstring)."""
+    tb = base.Toolbox()
+    tb.register("individual", lambda: as_individual(genome.random_bits(rng)[0]))
+    tb.register("population_bits", lambda n: genome.random_bits(rng, n))
+    if settings.selection == "tournament":
+        tb.register("select", select_tournament, size=settings.tournament, rng=rng)
+    else:
+        tb.register("select", select_roulette, rng=rng)
+    tb.register("mate", mate_copy_safe, kind=settings.crossover_kind, rng=rng)
+    tb.register("mate_population", mate_population, cxpb=settings.crossover, kind=settings.crossover_kind,
+                rng=rng)
+    tb.register("mutate", mutate_one, indpb=settings.mutation, rng=rng)
+    tb.register("mutate_population", mutate_population, indpb=settings.mutation, rng=rng)
+    tb.register("evaluate", lambda bits, rows: objective.losses(genome.decode(bits), rows))
+    tb.register("clone", lambda ind: as_individual(np.array(ind, dtype=np.uint8), *ind.fitness.values))
+    return tb
+
+
+# ---------------------------------------------------------------------- the run
+@dataclass
+class GenerationRecord:
+    gen: int
+    best: float
+    mean: float
+    std: float
+    held_out: float
+    seconds: float
+
+
+class Evolution:
+    """One GA run: ``train_rows`` may be sampled, ``held_rows`` only measured."""
+
+    def __init__(self, genome: Genome, objective: Objective, train_rows: np.ndarray, held_rows: np.ndarray,
+                 settings: GASettings) -> None:
+        self.genome = genome
+        self.objective = objective
+        self.settings = settings
+        self.train_rows = np.intersect1d(train_rows, objective.rows)
+        self.held_rows = np.intersect1d(held_rows, objective.rows)
+        if len(self.train_rows) == 0:
+            raise ValueError("no training rows for this objective")
+        seeds = np.random.SeedSequence(settings.seed).spawn(2)
+        self.rng_ops = np.random.default_rng(seeds[0])
+        self.rng_sample = np.random.default_rng(seeds[1])
+        self.toolbox = make_toolbox(genome, settings, objective, self.rng_ops)
+        self.hof = tools.HallOfFame(settings.hall_of_fame, similar=np.array_equal)
+        self.logbook = tools.Logbook()
+        self.logbook.header = ["gen", "best", "mean", "std", "held_out", "seconds"]
+        self.generation = -1
+        self.population = np.zeros((0, genome.total_bits), dtype=np.uint8)
+        self.losses = np.zeros(0)
+        self.elapsed = 0.0  # seconds spent in generations, over all sessions of this run
+
+    # .................................................................. one generation
+    def _sample(self) -> np.ndarray:
+        k = min(self.settings.sample, len(self.train_rows))
+        return np.sort(self.rng_sample.choice(self.train_rows, size=k, replace=False))
+
+    def _score(self, rows: np.ndarray) -> None:
+        self.losses = self.toolbox.evaluate(self.population, rows)
+        # Offer the hall of fame only organisms that can enter it (DEAP would turn the rest away).
+        keep = np.arange(len(self.losses))
+        if len(self.hof) >= self.settings.hall_of_fame > 0:
+            keep = np.flatnonzero(self.losses < self.hof[-1].fitness.values[0])
+        self.hof.update([as_individual(self.population[i], self.losses[i]) for i in keep])
+
+    def _log(self, t0: float) -> GenerationRecord:
+        best = int(np.argmin(self.losses))
+        held = float("nan")
+        if len(self.held_rows):
+            held = float(self.objective.losses(self.genome.decode(self.population[best:best + 1]),
+                                               self.held_rows)[0])
+        self.elapsed += time.perf_counter() - t0
+        rec = GenerationRecord(self.generation, float(self.losses[best]), float(self.losses.mean()),
+                               float(self.losses.std()), held, self.elapsed)
+        self.logbook.record(**asdict(rec))
+        return rec
+
+    def step(self) -> GenerationRecord:
+        """Run one generation (the first call makes and scores generation 0)."""
+        t0 = time.perf_counter()
+        s = self.settings
+        if self.generation < 0:
+            self.population = self.toolbox.population_bits(s.population)
+        else:
+            order = np.argsort(self.losses, kind="stable")
+            elites = self.population[order[: s.elite]]
+            chosen = self.toolbox.select(self.losses, s.population - s.elite)
+            children = self.population[chosen].copy()
+            self.toolbox.mate_population(children)
+            self.toolbox.mutate_population(children)
+            self.population = np.concatenate([elites, children])
+        self.generation += 1
+        self._score(self._sample())
+        return self._log(t0)
+
+    def run(self, until: int | None = None, checkpoint: Path | None = None, every: int = 10,
+            on_generation: Callable[[GenerationRecord], None] | None = None) -> None:
+        """Run up to generation ``until`` (default ``settings.generations``), checkpointing every
+        ``every`` generations and at the end."""
+        last = self.settings.generations if until is None else until
+        while self.generation < last:
+            rec = self.step()
+            if on_generation is not None:
+                on_generation(rec)
+            if checkpoint is not None and (self.generation % every == 0 or self.generation == last):
+                self.save(checkpoint)
+
+    # .................................................................. the winner
+    def candidates(self) -> np.ndarray:
+        """Bit strings of the hall of fame and the current population, without duplicates."""
+        rows = [np.asarray(ind, dtype=np.uint8) for ind in self.hof] + list(self.population)
+        return np.unique(np.array(rows), axis=0)
+
+    def winner(self) -> tuple[np.ndarray, float, float]:
+        """The candidate with the lowest loss on the whole training split: (bits, training loss,
+        held-out loss)."""
+        cands = self.candidates()
+        w = self.genome.decode(cands)
+        train = self.objective.losses(w, self.train_rows)
+        i = int(np.argmin(train))
+        held = float(self.objective.losses(w[i:i + 1], self.held_rows)[0]) if len(self.held_rows) else float("nan")
+        return cands[i], float(train[i]), held
+
+    # .................................................................. checkpoints (npz + JSON, no pickle)
+    def save(self, path: Path) -> None:
+        """Write ``path.npz`` (arrays) and ``path.json`` (the rest), each atomically."""
+        path = Path(path)
+        hof_bits = np.array([np.asarray(i, dtype=np.uint8) for i in self.hof]).reshape(-1, self.genome.total_bits)
+        hof_losses = np.array([i.fitness.values[0] for i in self.hof], dtype=np.float64)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, population=self.population, losses=self.losses, hof_bits=hof_bits, hof_losses=hof_losses)
+        tmp.replace(path.with_suffix(".npz"))
+        meta = {
+            "format": CHECKPOINT_FORMAT, "generation": self.generation, "elapsed": self.elapsed,
+            "settings": asdict(self.settings), "genome": self.genome.to_list(), "encoding": self.genome.encoding,
+            "rng_ops": _jsonable(self.rng_ops.bit_generator.state),
+            "rng_sample": _jsonable(self.rng_sample.bit_generator.state),
+            "logbook": [dict(r) for r in self.logbook],
+        }
+        tmpj = path.with_name(path.name + ".tmp.json")
+        tmpj.write_text(json.dumps(meta))
+        tmpj.replace(path.with_suffix(".json"))
+
+    def load(self, path: Path, allow_more_generations: bool = True) -> None:
+        """Restore a checkpoint written by :meth:`save` with the same settings (``generations`` may grow)."""
+        path = Path(path)
+        meta = json.loads(path.with_suffix(".json").read_text())
+        if meta.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"{path}: unknown checkpoint format")
+        saved = dict(meta["settings"])
+        mine = asdict(self.settings)
+        if allow_more_generations:
+            saved.pop("generations")
+            mine.pop("generations")
+        if saved != mine:
+            diff = {k: (saved.get(k), v) for k, v in mine.items() if saved.get(k) != v}
+            raise ValueError(f"{path}: settings differ from the checkpoint's (checkpoint, now): {diff}")
+        if Genome.from_list(meta["genome"], meta.get("encoding", "binary")) != self.genome:
+            raise ValueError(f"{path}: the checkpoint has another genome layout")
+        with np.load(path.with_suffix(".npz"), allow_pickle=False) as data:
+            self.population = data["population"].astype(np.uint8)
+            self.losses = data["losses"].astype(np.float64)
+            hof_bits, hof_losses = data["hof_bits"], data["hof_losses"]
+        self.hof.clear()
+        self.hof.update([as_individual(b.copy(), loss) for b, loss in zip(hof_bits, hof_losses, strict=True)])
+        self.rng_ops.bit_generator.state = meta["rng_ops"]
+        self.rng_sample.bit_generator.state = meta["rng_sample"]
+        self.generation = int(meta["generation"])
+        self.elapsed = float(meta["elapsed"])
+        self.logbook = tools.Logbook()
+        self.logbook.header = ["gen", "best", "mean", "std", "held_out", "seconds"]
+        for rec in meta["logbook"]:
+            self.logbook.record(**rec)
+
+
+def _jsonable(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A bit-generator state with numpy scalars turned into Python numbers."""
+    out: dict[str, Any] = {}
+    for k, v in state.items():
+        if isinstance(v, dict):
+            out[k] = _jsonable(v)
+        elif isinstance(v, np.integer):
+            out[k] = int(v)
+        elif isinstance(v, np.ndarray):
+            out[k] = v.tolist()
+        else:
+            out[k] = v
+    return out

@@ -1,0 +1,190 @@
+"""``mimic evolve``: from a label file to results/NAME/ (organism, logbook, curve, summary)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from organisms import Organism
+from organisms.genome import default_genome
+
+from .baselines import coordinate_descent
+from .dataset import Dataset, load_dataset
+from .fit import Fit, exact_fit
+from .ga import Evolution, GASettings
+from .objectives import MentorError, Objective, ResultError
+from .report import plot_curve, values_table, write_logbook
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    labels: str
+    out: str
+    ga: GASettings
+    objective: str = "mentor"  # or "result"
+    target: str = "leaf"
+    cap: int = 1500
+    held_out: float = 0.2
+    lam: float = 60.0
+    checkpoint_every: int = 10
+    jobs: int = 1
+    encoding: str = "binary"
+
+
+@dataclass
+class RunOutcome:
+    organism: Organism
+    train_loss: float
+    held_loss: float
+    fit_l1: Fit | None
+    fit_l2: Fit | None
+    ratio: float | None
+    seconds: dict[str, float]
+    dataset: Dataset
+    objective: Objective
+    records: list[dict[str, Any]]
+
+
+def build_objective(ds: Dataset, kind: str, lam: float) -> Objective:
+    if kind == "mentor":
+        return MentorError(ds.features, ds.y)
+    if kind == "result":
+        return ResultError(ds.features, ds.y, ds.result, ds.plies_to_end, ds.train, lam=lam)
+    raise ValueError(f"unknown objective {kind!r} (mentor or result)")
+
+
+def evolve(settings: RunSettings, command: str, resume: bool = False, progress: bool = True,
+           dataset: Dataset | None = None) -> RunOutcome:
+    """Run (or resume) one evolution and write its results; see the package README."""
+    out = Path(settings.out)
+    out.mkdir(parents=True, exist_ok=True)
+    checkpoint = out / "checkpoint"
+    if not resume and checkpoint.with_suffix(".json").exists():
+        raise FileExistsError(f"{out} holds a checkpoint; pass --resume to continue it, or choose another --out")
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    ds = dataset or load_dataset(settings.labels, settings.target, settings.cap, settings.held_out,
+                                 settings.ga.seed, n_jobs=settings.jobs)
+    seconds["labels and features"] = time.perf_counter() - t0
+    genome = default_genome(settings.encoding)
+    objective = build_objective(ds, settings.objective, settings.lam)
+
+    t0 = time.perf_counter()
+    fit_l1 = fit_l2 = None
+    if settings.objective == "mentor":
+        fit_l1 = exact_fit(ds.features, ds.y, ds.train, ds.held, genome, "l1")
+        fit_l2 = exact_fit(ds.features, ds.y, ds.train, ds.held, genome, "l2")
+    seconds["exact fits"] = time.perf_counter() - t0
+
+    ev = Evolution(genome, objective, ds.train, ds.held, settings.ga)
+    if resume and checkpoint.with_suffix(".json").exists():
+        ev.load(checkpoint)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=settings.ga.generations + 1, initial=ev.generation + 1, unit="gen", desc="evolving",
+                   file=sys.stderr, dynamic_ncols=True)
+
+    def tick(rec: Any) -> None:
+        if bar is not None:
+            bar.set_postfix(best=f"{rec.best:.4g}", held=f"{rec.held_out:.4g}", refresh=False)
+            bar.update(1)
+
+    try:
+        ev.run(checkpoint=checkpoint, every=settings.checkpoint_every, on_generation=tick)
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds["evolution"] = ev.elapsed
+
+    bits, train_loss, held_loss = ev.winner()
+    records = [dict(r) for r in ev.logbook]
+    meta = {"labels": settings.labels, "objective": settings.objective, "target": settings.target,
+            "train_error": train_loss, "held_out_error": held_loss, "seed": settings.ga.seed,
+            "generations": ev.generation, "command": command}
+    organism = Organism(genome, bits, meta=meta)
+    organism.save(out / "organism.json")
+    ratio = held_loss / fit_l1.held_mae if fit_l1 is not None and fit_l1.held_mae > 0 else None
+    outcome = RunOutcome(organism, train_loss, held_loss, fit_l1, fit_l2, ratio, seconds, ds, objective, records)
+    write_results(out, settings, outcome, command)
+    return outcome
+
+
+def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str) -> None:
+    write_logbook(out / "logbook.csv", o.records)
+    unit = o.objective.unit
+    ceiling = o.fit_l1.held_mae if o.fit_l1 is not None else None
+    plot_curve(out / "curve.png", o.records, unit, f"{Path(settings.out).name}: {o.objective.name} error",
+               ceiling)
+    if o.fit_l1 is not None:
+        (out / "fit-l1.json").write_text(json.dumps(
+            {"loss": "l1", "train_mae": o.fit_l1.train_mae, "held_out_mae": o.fit_l1.held_mae,
+             "weights": dict(zip(o.organism.genome.names, o.fit_l1.weights.tolist(), strict=True))}, indent=1) + "\n")
+    settings_json = {**asdict(settings), "command": command}
+    (out / "settings.json").write_text(json.dumps(settings_json, indent=1) + "\n")
+
+    ds = o.dataset
+    lines = [f"# Evolution: {Path(settings.out).name}", "",
+             "Made by:", "", "```", command, "```", "",
+             f"Labels: {ds.describe()}.", "",
+             "## Settings", "", "| setting | value |", "|---|---|"]
+    for k, v in asdict(settings.ga).items():
+        lines.append(f"| {k} | {v} |")
+    for k in ("encoding", "objective", "target", "cap", "held_out"):
+        lines.append(f"| {k} | {getattr(settings, k)} |")
+    if settings.objective == "result":
+        assert isinstance(o.objective, ResultError)
+        lines.append(f"| lambda (plies) | {settings.lam:g} |")
+        lines.append(f"| K (fitted, cp) | {o.objective.k:.1f} |")
+    lines += ["", "## Errors", ""]
+    if settings.objective == "mentor":
+        lines += ["Mean absolute difference from the mentor's score, centipawns (side to move at the target).", "",
+                  "| | training | held out |", "|---|---|---|",
+                  f"| GA winner | {o.train_loss:.2f} | {o.held_loss:.2f} |"]
+        for fit in (o.fit_l1, o.fit_l2):
+            if fit is not None:
+                lines.append(f"| exact {fit.loss.upper()} fit, bounded | {fit.train_mae:.2f} | {fit.held_mae:.2f} |")
+        if o.ratio is not None:
+            lines += ["", f"**GA held-out error ÷ exact L1 fit held-out error: {o.ratio:.3f}**"]
+    else:
+        genome = o.organism.genome
+        cd = coordinate_descent(genome, o.objective, ds.train, ds.held)
+        lines += ["Weighted squared error of σ(eval/K) against the game result.", "",
+                  "| | training | held out | time |", "|---|---|---|---|",
+                  f"| GA winner | {o.train_loss:.5f} | {o.held_loss:.5f} | {o.seconds['evolution']:.1f} s |",
+                  f"| GreKo coordinate descent ({cd.passes} passes, {cd.evaluations} evaluations) | "
+                  f"{cd.train_loss:.5f} | {cd.held_loss:.5f} | {cd.seconds:.1f} s |"]
+    picks = [g for g in (0, 50, 100, 200, 300) if g < len(o.records)]
+    if o.records and o.records[-1]["gen"] not in picks:
+        picks.append(o.records[-1]["gen"])
+    lines += ["", "Best organism's error on its generation's sample, and on the held-out rows:", "",
+              "| generation | " + " | ".join(str(g) for g in picks) + " |",
+              "|---|" + "---|" * len(picks),
+              "| sample | " + " | ".join(f"{o.records[g]['best']:.4g}" for g in picks) + " |",
+              "| held out | " + " | ".join(f"{o.records[g]['held_out']:.4g}" for g in picks) + " |", ""]
+    lines += ["## Evolved values beside the expert's", "",
+              "Centipawns per unit of feature (features are White − Black, side to move's view, tapered where "
+              "named _mg/_eg, oriented so that every value is a magnitude).", ""]
+    lines += values_table(o.organism.genome, o.organism.weights,
+                          o.fit_l1.weights if o.fit_l1 is not None else None)
+    total = sum(o.seconds.values())
+    lines += ["", "## Wall time", "", *(f"- {k}: {v:.2f} s" for k, v in o.seconds.items()),
+              f"- total: {total:.2f} s", "",
+              "Files: `organism.json` (the winner), `logbook.csv`, `curve.png`, `settings.json`, "
+              "`checkpoint.npz`/`.json` (resume with `--resume`)" + (", `fit-l1.json`" if o.fit_l1 else "") + "."]
+    (out / "summary.md").write_text("\n".join(lines) + "\n")
+
+
+def format_outcome(o: RunOutcome) -> list[str]:
+    unit = o.objective.unit
+    lines = [f"winner: training {o.train_loss:.4g} {unit}, held out {o.held_loss:.4g} {unit}"]
+    if o.fit_l1 is not None and o.ratio is not None:
+        lines.append(f"exact L1 fit: training {o.fit_l1.train_mae:.4g}, held out {o.fit_l1.held_mae:.4g}; "
+                     f"GA held-out / exact held-out = {o.ratio:.3f}")
+    lines.append("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in o.seconds.items()))
+    return lines

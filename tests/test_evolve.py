@@ -1,0 +1,251 @@
+"""The genetic algorithm: DEAP operators, fitness, recovery of a known organism, resume, the exact fit."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+from deap import tools
+
+from evolve.dataset import load_dataset, split
+from evolve.fit import exact_fit
+from evolve.ga import (
+    Evolution,
+    GASettings,
+    GenerationRecord,
+    as_individual,
+    mate_copy_safe,
+    mate_population,
+    select_tournament,
+)
+from evolve.objectives import MentorError, ResultError, fit_k, sigmoid
+from mentor.labels import Label, LabelWriter
+from organisms import Organism, feature_matrix
+from organisms.expert import EXPERT_WEIGHTS
+from organisms.genome import default_genome
+
+
+def _positions(n: int, seed: int) -> list[chess.Board]:
+    rng = random.Random(seed)
+    out: list[chess.Board] = []
+    while len(out) < n:
+        board = chess.Board()
+        for _ in range(rng.randrange(4, 120)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if not board.is_game_over():
+            out.append(board)
+    return out
+
+
+def _known_organism() -> Organism:
+    """A sensible organism: textbook material, the expert's positional weights."""
+    w = dict(EXPERT_WEIGHTS)
+    w.update(pawn=100, knight=320, bishop=330, rook=500, queen=900, knight_center=5, bishop_center=3,
+             king_center_mg=10, king_center_eg=15)
+    return Organism.from_weights(w)
+
+
+@pytest.fixture(scope="module")
+def synthetic() -> tuple[list[chess.Board], np.ndarray, np.ndarray, Organism]:
+    boards = _positions(3000, seed=1)
+    truth = _known_organism()
+    y = np.array([truth.evaluate(b) for b in boards], dtype=np.float64)
+    return boards, feature_matrix(boards, use_cache=False).astype(np.float64), y, truth
+
+
+def test_deap_two_point_corrupts_arrays_and_ours_does_not() -> None:
+    a0 = np.zeros(64, dtype=np.uint8)
+    b0 = np.ones(64, dtype=np.uint8)
+    # DEAP's own cxTwoPoint, on numpy individuals: both children end up with the same segment.
+    a, b = as_individual(a0.copy()), as_individual(b0.copy())
+    random.seed(3)
+    tools.cxTwoPoint(a, b)
+    assert np.any((a + b) != 1)  # bits were lost: some position no longer holds one 0 and one 1
+    # Ours keeps every position's pair of bits, and really swaps a segment.
+    a, b = as_individual(a0.copy()), as_individual(b0.copy())
+    mate_copy_safe(a, b, "two-point", np.random.default_rng(3))
+    assert np.all((a + b) == 1) and 0 < a.sum() < 64
+    for kind in ("one-point", "uniform"):
+        pop = np.random.default_rng(1).integers(0, 2, (10, 64), dtype=np.uint8)
+        before = pop.copy()
+        mate_population(pop, 1.0, kind, np.random.default_rng(2))
+        assert np.array_equal(pop[0::2] + pop[1::2], before[0::2] + before[1::2])
+        assert not np.array_equal(pop, before)
+
+
+def test_tournament_prefers_low_loss() -> None:
+    losses = np.arange(100, dtype=np.float64)
+    picks = select_tournament(losses, 10_000, 3, np.random.default_rng(0))
+    assert picks.mean() < 30  # with size 3 the expected winner is the 25th percentile
+
+
+def test_matrix_fitness_equals_per_position_evaluate(synthetic: tuple) -> None:
+    boards, features, y, _ = synthetic
+    genome = default_genome()
+    objective = MentorError(features, y)
+    rows = np.arange(0, 3000, 7)
+    for seed in (1, 2, 3):
+        organism = Organism.random(seed)
+        per_position = np.array([organism.evaluate(boards[i]) for i in rows], dtype=np.float64)
+        loss = objective.losses(genome.decode(organism.bits[None, :]), rows)[0]
+        assert abs(loss - np.abs(per_position - y[rows]).mean()) <= 0.5  # evaluate() rounds to whole cp
+        assert np.all(np.abs(features[rows] @ organism.weights - per_position) <= 0.5 + 1e-9)
+
+
+@pytest.mark.parametrize("encoding", ["binary", "gray"])
+def test_ga_recovers_a_known_organism(synthetic: tuple, encoding: str) -> None:
+    _, features, y, truth = synthetic
+    genome = default_genome(encoding)
+    train, held = split(len(y), 0.2, 0)
+    objective = MentorError(features, y)
+    start = np.median(objective.losses(genome.decode(genome.random_bits(np.random.default_rng(9), 100)), held))
+    ev = Evolution(genome, objective, train, held, GASettings(seed=2))
+    ev.run()
+    bits, _, held_error = ev.winner()
+    weights = genome.decode(bits[None, :])[0]
+    # From ~700 cp for random organisms to a few percent of it (binary reading), under 2% with Gray.
+    assert held_error < (0.06 if encoding == "binary" else 0.02) * start
+    material = weights[:5] / truth.weights[:5]
+    assert np.all(np.abs(material - 1) < 0.15), material
+
+
+def test_resume_is_bit_identical(synthetic: tuple, tmp_path: Path) -> None:
+    _, features, y, _ = synthetic
+    genome = default_genome()
+    train, held = split(len(y), 0.2, 0)
+    objective = MentorError(features, y)
+    settings = GASettings(generations=60, seed=4)
+    full = Evolution(genome, objective, train, held, settings)
+    full.run()
+
+    class Killed(Exception):
+        pass
+
+    stop_at = random.randint(12, 55)
+
+    def kill(rec: GenerationRecord) -> None:
+        if rec.gen == stop_at:
+            raise Killed
+
+    first = Evolution(genome, objective, train, held, settings)
+    with pytest.raises(Killed):
+        first.run(checkpoint=tmp_path / "ck", every=10, on_generation=kill)
+    resumed = Evolution(genome, objective, train, held, settings)
+    resumed.load(tmp_path / "ck")
+    assert resumed.generation == stop_at // 10 * 10
+    resumed.run(checkpoint=tmp_path / "ck", every=10)
+    assert np.array_equal(resumed.population, full.population)
+    assert np.array_equal(resumed.losses, full.losses)
+    assert np.array_equal(resumed.winner()[0], full.winner()[0])
+    assert [r["best"] for r in resumed.logbook] == [r["best"] for r in full.logbook]
+
+
+def test_exact_fit_is_never_beaten(synthetic: tuple) -> None:
+    _, features, y, _ = synthetic
+    noisy = y + np.random.default_rng(0).normal(0, 40, len(y))  # a mentor the model cannot match exactly
+    genome = default_genome()
+    train, held = split(len(y), 0.2, 0)
+    fit = exact_fit(features, noisy, train, held, genome, "l1")
+    objective = MentorError(features, noisy)
+    for seed in range(3):
+        ev = Evolution(genome, objective, train, held, GASettings(generations=150, seed=seed))
+        ev.run()
+        assert fit.train_mae <= ev.winner()[1] + 1e-9
+    l2 = exact_fit(features, noisy, train, held, genome, "l2")
+    assert fit.train_mae <= l2.train_mae + 1e-9
+    assert np.all(fit.weights >= genome.low - 1e-9) and np.all(fit.weights <= genome.high + 1e-9)
+
+
+def test_fitted_k_recovers_the_logistic_scale() -> None:
+    rng = np.random.default_rng(0)
+    scores = rng.normal(0, 300, 20_000)
+    results = (rng.random(20_000) < sigmoid(scores / 180.0)).astype(float)
+    k = fit_k(scores, results, np.ones_like(scores))
+    assert 165 < k < 195
+
+
+def _write_labels(path: Path, boards: list[chess.Board], scores: np.ndarray, with_results: bool) -> None:
+    rng = random.Random(0)
+    with LabelWriter(path) as w:
+        for b, s in zip(boards, scores, strict=True):
+            result = None
+            if with_results:  # a game result that agrees with the score more often than not
+                p_white = 1 / (1 + np.exp(-(s if b.turn else -s) / 200))
+                result = "1-0" if rng.random() < p_white else "0-1"
+            w.write(Label(b, int(s), 6, [], result, None, "synthetic", rng.randrange(0, 80) if with_results else None))
+
+
+def test_evolve_command_writes_results_and_resumes(synthetic: tuple, tmp_path: Path) -> None:
+    boards, _, y, _ = synthetic
+    labels = tmp_path / "labels.epd"
+    _write_labels(labels, boards[:1500], y[:1500], with_results=False)
+    common = [sys.executable, "-m", "evolve.cli", "evolve", str(labels), "--target", "root", "--no-progress",
+              "--checkpoint-every", "5"]
+    subprocess.run([*common, "--out", str(tmp_path / "a"), "--generations", "40"], check=True, capture_output=True)
+    subprocess.run([*common, "--out", str(tmp_path / "b"), "--generations", "20"], check=True, capture_output=True)
+    again = subprocess.run([*common, "--out", str(tmp_path / "b"), "--generations", "40"], capture_output=True,
+                           text=True)
+    assert again.returncode == 2 and "--resume" in again.stderr  # a checkpoint is never overwritten silently
+    subprocess.run([*common, "--out", str(tmp_path / "b"), "--generations", "40", "--resume"], check=True,
+                   capture_output=True)
+    a = json.loads((tmp_path / "a" / "organism.json").read_text())
+    b = json.loads((tmp_path / "b" / "organism.json").read_text())
+    assert [g["chromosome"] for g in a["genes"]] == [g["chromosome"] for g in b["genes"]]
+    for name in ("organism.json", "logbook.csv", "curve.png", "summary.md", "settings.json"):
+        assert (tmp_path / "a" / name).stat().st_size > 0
+    summary = (tmp_path / "a" / "summary.md").read_text()
+    assert "GA held-out error ÷ exact L1 fit held-out error" in summary and "| queen |" in summary
+    assert len((tmp_path / "a" / "logbook.csv").read_text().splitlines()) == 42  # header + generations 0..40
+    Organism.load(tmp_path / "a" / "organism.json")  # the winner is a loadable organism
+
+
+def test_result_objective_with_greko_baseline(synthetic: tuple, tmp_path: Path) -> None:
+    boards, _, y, _ = synthetic
+    labels = tmp_path / "games.epd"
+    _write_labels(labels, boards[:1500], y[:1500], with_results=True)
+    ds = load_dataset(labels, target="root", cache_dir=tmp_path / "cache")
+    objective = ResultError(ds.features, ds.y, ds.result, ds.plies_to_end, ds.train)
+    assert 120 < objective.k < 300  # the results were drawn with K = 200 cp
+    run = subprocess.run([sys.executable, "-m", "evolve.cli", "evolve", str(labels), "--target", "root",
+                          "--objective", "result", "--generations", "30", "--no-progress", "--out",
+                          str(tmp_path / "r")], check=True, capture_output=True, text=True)
+    assert "winner" in run.stdout
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert "GreKo coordinate descent" in summary and "K (fitted, cp)" in summary
+
+
+def test_fit_command(synthetic: tuple, tmp_path: Path) -> None:
+    boards, _, y, _ = synthetic
+    labels = tmp_path / "labels.epd"
+    _write_labels(labels, boards[:800], y[:800], with_results=False)
+    run = subprocess.run([sys.executable, "-m", "evolve.cli", "fit", str(labels), "--target", "root", "--loss", "l1",
+                          "--loss", "l2", "--out", str(tmp_path / "fit.json")], check=True, capture_output=True,
+                         text=True)
+    assert "L1 fit" in run.stdout and "L2 fit" in run.stdout
+    # Labels made by an organism are fitted to within rounding.
+    l1_train = float(run.stdout.split("L1 fit")[1].split("error ")[1].split(" cp")[0])
+    assert l1_train < 1.0
+    assert (tmp_path / "fit-l1.json").exists() and (tmp_path / "fit-l2.json").exists()
+
+
+def test_demo_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    cmd = [sys.executable, "-m", "evolve.cli", "demo", "--out", str(out), "--positions", "60", "--jobs", "2",
+           "--no-progress"]
+    first = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=300)
+    assert "60 labelled now" in first.stdout and "exact L1 fit" in first.stdout
+    for name in ("labels.epd", "summary.md", "organism.json", "logbook.csv", "curve.png"):
+        assert (out / name).exists(), name
+    winner = json.loads((out / "organism.json").read_text())["genes"]
+    second = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=300)
+    assert "60 already labelled, 0 labelled now" in second.stdout
+    assert json.loads((out / "organism.json").read_text())["genes"] == winner  # read back, not redone
