@@ -29,6 +29,6 @@ def make_evaluator(spec: str | PlayerSpec) -> Evaluator:
             raise SpecError(f"{s.text!r}: cannot read {s.arg}: {exc.strerror}") from exc
         except ValueError as exc:
             raise SpecError(f"{s.text!r}: {exc}") from exc
-    if s.kind == "uci":
+    if s.is_external:
         raise SpecError(f"{s.text!r} is an external engine, not an evaluator")
     raise SpecError(f"{s.text!r}: the {s.kind} evaluator is not available in this version")

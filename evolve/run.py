@@ -129,9 +129,13 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
     (out / "settings.json").write_text(json.dumps(settings_json, indent=1) + "\n")
 
     ds = o.dataset
+    label_header = _comment_lines(Path(settings.labels))
     lines = [f"# Evolution: {Path(settings.out).name}", "",
              "Made by:", "", "```", command, "```", "",
-             f"Labels: {ds.describe()}.", "",
+             f"Labels: {ds.describe()}."]
+    if label_header:
+        lines += ["", "The label file says it was made by:", "", "```", *label_header, "```"]
+    lines += ["",
              "## Settings", "", "| setting | value |", "|---|---|"]
     for k, v in asdict(settings.ga).items():
         lines.append(f"| {k} | {v} |")
@@ -167,6 +171,14 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
               "|---|" + "---|" * len(picks),
               "| sample | " + " | ".join(f"{o.records[g]['best']:.4g}" for g in picks) + " |",
               "| held out | " + " | ".join(f"{o.records[g]['held_out']:.4g}" for g in picks) + " |", ""]
+    if len(o.records) > 100:
+        h = [r["held_out"] for r in o.records]
+        first, last = h[0], h[-1]
+        at50 = h[50]
+        share = 100 * (first - at50) / max(first - last, 1e-12)
+        lines += [f"The paper's shape: a large initial error ({first:.4g}), a steep drop ({share:.0f}% of the "
+                  f"whole improvement is made by generation 50), then fine tuning ({h[100]:.4g} at generation "
+                  f"100, {last:.4g} at the end).", ""]
     lines += ["## Evolved values beside the expert's", "",
               "Centipawns per unit of feature (features are White − Black, side to move's view, tapered where "
               "named _mg/_eg, oriented so that every value is a magnitude).", ""]
@@ -178,6 +190,20 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
               "Files: `organism.json` (the winner), `logbook.csv`, `curve.png`, `settings.json`, "
               "`checkpoint.npz`/`.json` (resume with `--resume`)" + (", `fit-l1.json`" if o.fit_l1 else "") + "."]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
+
+
+def _comment_lines(path: Path) -> list[str]:
+    """The ``#`` lines at the top of a label file (the command that made it)."""
+    out = []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if not line.startswith("#"):
+                    break
+                out.append(line[1:].strip())
+    except OSError:
+        pass
+    return out
 
 
 def format_outcome(o: RunOutcome) -> list[str]:

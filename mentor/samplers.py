@@ -7,18 +7,17 @@ the file and line) through ``on_error``, counted, and skipped.
 
 from __future__ import annotations
 
-import logging
 import random
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 import chess
 import chess.pgn
 
 from search.epd import EpdError, read_epd
+from search.pgn import read_games as _read_games
 from search.see import see
 from search.tt import position_key
 
@@ -109,86 +108,20 @@ def random_playouts(n: int, seed: int = 0, min_plies: int = 8, max_plies: int = 
         yield Sample(board.copy(stack=False), "random")
 
 
-class _LineCounter:
-    """A text handle that counts the lines read through it (python-chess reads PGN line by line)."""
-
-    def __init__(self, fh: TextIO) -> None:
-        self.fh = fh
-        self.lines = 0
-        self.first_text: int | None = None  # line number of the first non-blank line since mark()
-
-    def mark(self) -> None:
-        self.first_text = None
-
-    def readline(self) -> str:
-        line = self.fh.readline()
-        if line:
-            self.lines += 1
-            if self.first_text is None and line.strip():
-                self.first_text = self.lines
-        return line
-
-    def __iter__(self) -> Iterator[str]:
-        while True:
-            line = self.readline()
-            if not line:
-                return
-            yield line
-
-
 def read_games(path: str | Path, on_error: ErrorHook | None = None,
                stats: SampleStats | None = None) -> Iterator[tuple[int, chess.pgn.Game]]:
-    """``(first line, game)`` for every well-formed standard-chess game of a PGN file.
-
-    A game with a parse error (an illegal or unreadable move, a bad FEN header) or of another variant
-    is reported as ``FILE:LINE: reason`` and skipped.
-    """
+    """:func:`search.pgn.read_games`, counting games and malformed ones in ``stats``."""
     stats = stats if stats is not None else SampleStats()
     report = on_error or _warn
-    pgn_logger = logging.getLogger("chess.pgn")  # python-chess logs each error; we report it ourselves
-    level = pgn_logger.level
-    pgn_logger.setLevel(logging.CRITICAL)
-    try:
-        yield from _read_games(path, report, stats)
-    finally:
-        pgn_logger.setLevel(level)
 
+    def bad(msg: str) -> None:
+        stats.malformed += 1
+        stats.errors.append(msg)
+        report(msg)
 
-def _read_games(path: str | Path, report: ErrorHook, stats: SampleStats
-                ) -> Iterator[tuple[int, chess.pgn.Game]]:
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        counter = _LineCounter(fh)
-        while True:
-            counter.mark()
-            try:
-                game = chess.pgn.read_game(counter)  # type: ignore[call-overload]
-            except (ValueError, IndexError) as exc:
-                stats.malformed += 1
-                msg = f"{path}:{counter.first_text or counter.lines}: unreadable game: {exc}"
-                stats.errors.append(msg)
-                report(msg)
-                continue
-            if game is None:
-                return
-            start = counter.first_text or counter.lines
-            reason = None
-            if game.errors:
-                reason = f"{game.errors[0]}"
-            elif game.headers.get("Variant", "Standard").lower() not in ("standard", "chess", "normal"):
-                reason = f"variant {game.headers.get('Variant')!r} is not standard chess"
-            else:
-                try:
-                    game.board()
-                except ValueError as exc:
-                    reason = f"bad FEN header: {exc}"
-            if reason is not None:
-                stats.malformed += 1
-                msg = f"{path}:{start}: game skipped: {reason}"
-                stats.errors.append(msg)
-                report(msg)
-                continue
-            stats.games += 1
-            yield start, game
+    for start, game in _read_games(path, bad):
+        stats.games += 1
+        yield start, game
 
 
 def pgn_positions(path: str | Path, n: int | None = None, seed: int = 0, skip_plies: int = 10,

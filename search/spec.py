@@ -4,6 +4,8 @@ A spec is one string::
 
     organism:PATH.json | expert | material | random[:SEED] | uci:PATH[?Option=Value&...] | net:PATH.npz
 
+and, beyond DESIGN.md's list, ``xboard:PATH[?Option=Value&...]`` for an XBoard engine.
+
 optionally followed by one or more limits: ``@depth=N``, ``@nodes=N``, ``@movetime=S`` (seconds).
 Examples: ``material@depth=3``, ``uci:/usr/games/stockfish?Skill%20Level=3@movetime=0.1``.
 
@@ -19,8 +21,8 @@ from urllib.parse import parse_qsl
 
 from .base import Limit
 
-KINDS = ("organism", "expert", "material", "random", "uci", "net")
-_NEEDS_ARG = {"organism", "uci", "net"}
+KINDS = ("organism", "expert", "material", "random", "uci", "xboard", "net")
+_NEEDS_ARG = {"organism", "uci", "xboard", "net"}
 _NO_ARG = {"expert", "material"}
 _LIMIT_RE = re.compile(r"@(depth|nodes|movetime)=([0-9]*\.?[0-9]+)$")
 
@@ -45,8 +47,8 @@ class PlayerSpec:
 
     @property
     def is_external(self) -> bool:
-        """True for a ``uci:`` engine (an external process, not an evaluator in our engine)."""
-        return self.kind == "uci"
+        """True for a ``uci:``/``xboard:`` engine (an external process, not an evaluator in our engine)."""
+        return self.kind in ("uci", "xboard")
 
     @property
     def seed(self) -> int:
@@ -98,7 +100,7 @@ def parse_spec(text: str) -> PlayerSpec:
     if kind in _NEEDS_ARG and not arg:
         raise SpecError(f"{original!r}: {kind} needs a path, as in {kind}:PATH")
     options: tuple[tuple[str, str], ...] = ()
-    if kind == "uci" and "?" in arg:
+    if kind in ("uci", "xboard") and "?" in arg:
         arg, _, query = arg.partition("?")
         try:
             options = tuple(parse_qsl(query, keep_blank_values=True, strict_parsing=True))

@@ -1,0 +1,459 @@
+"""The match runner: two players, paired openings, clocks, adjudication, parallel games, PGN, statistics.
+
+Every opening is played twice with colours swapped (round ``k.1``: player A has White; ``k.2``: B has).
+Games run in joblib worker processes, one game a task: the worker starts both players for the game and
+closes them after it. Each finished game is appended to the PGN at once, and ``resume`` skips the rounds
+the PGN already holds (their results count). A player that crashes, overruns its clock or hangs, or
+plays an illegal move loses that game; the reason goes into the PGN (``Termination`` plus a comment)
+and into the summary, and the match goes on. Adjudication follows cutechess-cli's rules.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+from .base import MATE, MATE_BOUND, Limit
+from .epd import read_epd
+from .pgn import read_games
+from .players import EvaluatorFactory, MoveReport, PlayerError, make_player
+from .stats import EloResult, SprtResult, elo, pentanomial, sprt
+
+
+# ---------------------------------------------------------------------- openings
+@dataclass(frozen=True)
+class Opening:
+    """A start: the root ``fen`` plus the opening ``moves`` (UCI) played before the engines take over."""
+
+    name: str
+    fen: str = chess.STARTING_FEN
+    moves: tuple[str, ...] = ()
+
+    def board(self) -> chess.Board:
+        b = chess.Board(self.fen)
+        for m in self.moves:
+            b.push_uci(m)
+        return b
+
+
+def load_openings(path: str | Path, on_error: Callable[[str], None] | None = None) -> list[Opening]:
+    """Openings from an EPD file (each position) or a PGN file (each game's moves from its start)."""
+    path = Path(path)
+    if path.suffix.lower() == ".pgn":
+        out = []
+        for line, game in read_games(path, on_error):
+            moves = tuple(m.uci() for m in game.mainline_moves())
+            name = game.headers.get("Opening") or game.headers.get("ECO") or f"{path.name}:{line}"
+            out.append(Opening(name, game.board().fen(), moves))
+        return out
+    report = (lambda e: on_error(str(e))) if on_error else None
+    return [Opening(r.id, r.board.fen()) for r in read_epd(path, report)]
+
+
+def default_openings_path() -> Path:
+    return Path(__file__).parent / "data" / "openings.epd"
+
+
+# ---------------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class TimeControl:
+    """Per move: a fixed ``depth``, ``nodes`` or ``movetime`` (seconds), or a clock ``base`` + ``increment``
+    (seconds, optionally ``moves`` per period). Players' own ``@`` limits apply on top."""
+
+    base: float | None = None
+    increment: float = 0.0
+    moves: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: float | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> TimeControl:
+        """cutechess syntax: ``[moves/]base[+increment]`` in seconds, e.g. ``10+0.1`` or ``40/60``."""
+        moves = None
+        if "/" in text:
+            m, text = text.split("/", 1)
+            moves = int(m)
+        base, _, inc = text.partition("+")
+        tc = cls(float(base), float(inc) if inc else 0.0, moves)
+        if tc.base is None or tc.base <= 0 or tc.increment < 0:
+            raise ValueError(f"bad time control {text!r}")
+        return tc
+
+    @property
+    def has_clock(self) -> bool:
+        return self.base is not None
+
+    def pgn(self) -> str:
+        if self.base is not None:
+            s = f"{self.base:g}" + (f"+{self.increment:g}" if self.increment else "")
+            return f"{self.moves}/{s}" if self.moves else s
+        if self.movetime is not None:
+            return f"movetime={self.movetime:g}"
+        if self.nodes is not None:
+            return f"nodes={self.nodes}"
+        if self.depth is not None:
+            return f"depth={self.depth}"
+        return "-"
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """cutechess-style adjudication; a count of 0 disables a rule.
+
+    * resign: for ``resign_moves`` consecutive moves of each side, both players' scores say the same side
+      is ahead by at least ``resign_score`` centipawns: that side wins;
+    * draw: from move ``draw_movenumber`` on, for ``draw_moves`` consecutive moves of each side, both
+      scores stay within ``draw_score`` centipawns of 0: a draw;
+    * ``max_plies``: a game still running after that many plies is a draw.
+    """
+
+    resign_moves: int = 4
+    resign_score: int = 800
+    draw_movenumber: int = 40
+    draw_moves: int = 8
+    draw_score: int = 10
+    max_plies: int = 400
+
+
+@dataclass
+class GameResult:
+    round: str  # "k.1" or "k.2"
+    white: str
+    black: str
+    result: str  # "1-0", "0-1", "1/2-1/2"
+    termination: str  # "normal", "adjudication", "time forfeit", "rules infraction", "abandoned"
+    reason: str  # human-readable detail
+    plies: int
+    pgn: str
+    seconds: float
+
+
+# ---------------------------------------------------------------------- one game
+def _limit_for(tc: TimeControl, clocks: list[float], move_number: int) -> Limit:
+    if tc.has_clock:
+        togo = None
+        if tc.moves:
+            togo = tc.moves - ((move_number - 1) % tc.moves)
+        return Limit(wtime=max(clocks[chess.WHITE], 0.0), btime=max(clocks[chess.BLACK], 0.0),
+                     winc=tc.increment, binc=tc.increment, movestogo=togo)
+    return Limit(depth=tc.depth, nodes=tc.nodes, movetime=tc.movetime)
+
+
+def _fmt_score(score: int | None) -> str:
+    if score is None:
+        return "?"
+    if abs(score) >= MATE_BOUND:
+        plies = MATE - abs(score)
+        return f"{'+' if score > 0 else '-'}M{plies}"
+    return f"{score / 100:+.2f}"
+
+
+def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeControl, adjudication: Adjudication,
+              make_evaluator: EvaluatorFactory, round_id: str, event: str = "mimic match",
+              move_timeout: float = 120.0, time_margin: float = 0.05, hash_mb: int = 16) -> GameResult:
+    """Play one game; never raises for a player's failure (the player loses instead)."""
+    t_start = time.perf_counter()
+    board = opening.board()
+    opening_plies = len(opening.moves)
+    comments: list[str] = []
+    players: list = [None, None]  # indexed by colour
+    result = termination = reason = None
+    adj = adjudication
+    draw_streak = 0
+    winning_side: list[chess.Color | None] = []
+    clocks = [tc.base or 0.0, tc.base or 0.0]
+    specs = {chess.WHITE: spec_white, chess.BLACK: spec_black}
+
+    def lose(side: chess.Color, term: str, why: str) -> None:
+        nonlocal result, termination, reason
+        result = "0-1" if side == chess.WHITE else "1-0"
+        termination, reason = term, f"{'White' if side == chess.WHITE else 'Black'} {why}"
+
+    try:
+        for colour in (chess.WHITE, chess.BLACK):
+            try:
+                players[colour] = make_player(specs[colour], make_evaluator, hash_mb)
+                players[colour].new_game()
+            except PlayerError as exc:
+                lose(colour, "abandoned", f"could not start: {exc}")
+                break
+        while result is None:
+            outcome = board.outcome(claim_draw=True)
+            if outcome is not None:
+                result = outcome.result()
+                termination = "normal"
+                reason = outcome.termination.name.lower().replace("_", " ")
+                break
+            if adj.max_plies and board.ply() - opening_plies >= adj.max_plies:
+                result, termination = "1/2-1/2", "adjudication"
+                reason = f"draw by maximum length ({adj.max_plies} plies)"
+                break
+            side = board.turn
+            player = players[side]
+            limit = _limit_for(tc, clocks, board.fullmove_number)
+            if tc.has_clock:
+                allowed = clocks[side] + 1.0 + 0.1 * clocks[side]
+            elif tc.movetime is not None:
+                allowed = tc.movetime * 1.5 + 1.0
+            else:
+                allowed = move_timeout
+            t0 = time.perf_counter()
+            try:
+                report: MoveReport = player.play(board, limit, timeout=allowed)
+            except PlayerError as exc:
+                if exc.reason == "time forfeit":
+                    lose(side, "time forfeit", f"hung: {exc.detail}")
+                elif exc.reason == "crash":
+                    lose(side, "abandoned", f"crashed: {exc.detail}")
+                else:
+                    lose(side, "rules infraction", f"failed: {exc}")
+                break
+            spent = time.perf_counter() - t0
+            if tc.has_clock:
+                clocks[side] -= spent
+                if clocks[side] < -time_margin:
+                    lose(side, "time forfeit", f"lost on time ({-clocks[side]:.3f} s over)")
+                    break
+                clocks[side] += tc.increment
+                if tc.moves and board.fullmove_number % tc.moves == 0 and side == chess.BLACK:
+                    clocks[chess.WHITE] += tc.base or 0.0
+                    clocks[chess.BLACK] += tc.base or 0.0
+            move = report.move
+            if move is None or move not in board.legal_moves:
+                lose(side, "rules infraction", f"played an illegal move {move.uci() if move else '(none)'}")
+                break
+            comments.append(f"{_fmt_score(report.score)}/{report.depth} {spent:.2f}s")
+            board.push(move)
+            # Adjudication, on the mover's score turned to White's view.
+            white_score = None if report.score is None else (report.score if side == chess.WHITE else -report.score)
+            if adj.resign_moves:
+                if white_score is not None and abs(white_score) >= adj.resign_score:
+                    winning_side.append(chess.WHITE if white_score > 0 else chess.BLACK)
+                else:
+                    winning_side.append(None)
+                recent = winning_side[-2 * adj.resign_moves:]
+                agreed = len(recent) == 2 * adj.resign_moves and recent[0] is not None
+                if agreed and all(w == recent[0] for w in recent):
+                    result = "1-0" if recent[0] == chess.WHITE else "0-1"
+                    termination = "adjudication"
+                    reason = f"{'White' if recent[0] == chess.WHITE else 'Black'} wins by adjudication (resign)"
+                    break
+            if adj.draw_moves and board.fullmove_number >= adj.draw_movenumber:
+                draw_streak = draw_streak + 1 if white_score is not None and abs(white_score) <= adj.draw_score else 0
+                if draw_streak >= 2 * adj.draw_moves:
+                    result, termination, reason = "1/2-1/2", "adjudication", "draw by adjudication"
+                    break
+    finally:
+        for p in players:
+            if p is not None:
+                p.close()
+    assert result is not None and termination is not None and reason is not None
+    pgn = _pgn(board, opening, comments, spec_white, spec_black, result, termination, reason, round_id, tc, event)
+    return GameResult(round_id, spec_white, spec_black, result, termination, reason,
+                      board.ply() - opening_plies, pgn, time.perf_counter() - t_start)
+
+
+def _pgn(board: chess.Board, opening: Opening, comments: list[str], white: str, black: str, result: str,
+         termination: str, reason: str, round_id: str, tc: TimeControl, event: str) -> str:
+    game = chess.pgn.Game.from_board(board)
+    game.headers["Event"] = event
+    game.headers["Site"] = "mimic"
+    game.headers["Date"] = _dt.date.today().strftime("%Y.%m.%d")
+    game.headers["Round"] = round_id
+    game.headers["White"] = white
+    game.headers["Black"] = black
+    game.headers["Result"] = result
+    game.headers["TimeControl"] = tc.pgn()
+    game.headers["Termination"] = termination
+    game.headers["Opening"] = opening.name
+    game.headers["PlyCount"] = str(board.ply())
+    node: chess.pgn.GameNode = game
+    i = 0
+    for ply, nxt in enumerate(game.mainline()):
+        node = nxt
+        if ply >= len(opening.moves) and i < len(comments):
+            node.comment = comments[i]
+            i += 1
+    node.comment = (node.comment + " " if node.comment else "") + reason
+    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
+    return game.accept(exporter) + "\n\n"
+
+
+# ---------------------------------------------------------------------- the match
+@dataclass
+class MatchSettings:
+    player_a: str
+    player_b: str
+    games: int = 20
+    jobs: int = 1
+    openings: list[Opening] = field(default_factory=list)
+    tc: TimeControl = field(default_factory=lambda: TimeControl(movetime=0.1))
+    adjudication: Adjudication = field(default_factory=Adjudication)
+    sprt: tuple[float, float, float, float] | None = None  # elo0, elo1, alpha, beta
+    event: str = "mimic match"
+    hash_mb: int = 16
+
+
+@dataclass
+class MatchSummary:
+    """Counts from player A's point of view."""
+
+    player_a: str
+    player_b: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    pairs: dict[str, list[float]] = field(default_factory=dict)  # opening index -> A's scores
+    terminations: Counter[str] = field(default_factory=Counter)
+    failures: list[str] = field(default_factory=list)
+    games: list[GameResult] = field(default_factory=list)
+    sprt_result: SprtResult | None = None
+    seconds: float = 0.0
+    stopped_early: bool = False
+
+    def add(self, g: GameResult) -> None:
+        a_white = g.white == self.player_a and g.round.endswith(".1")
+        score_white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[g.result]
+        a = score_white if a_white else 1.0 - score_white
+        self.wins += a == 1.0
+        self.draws += a == 0.5
+        self.losses += a == 0.0
+        self.pairs.setdefault(g.round.split(".")[0], []).append(a)
+        self.terminations[f"{g.termination}: {_generic(g.reason)}"] += 1
+        if g.termination in ("abandoned", "time forfeit", "rules infraction"):
+            self.failures.append(f"round {g.round}: {g.reason}")
+        self.games.append(g)
+
+    @property
+    def n(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def elo(self) -> EloResult:
+        return elo(self.wins, self.draws, self.losses)
+
+    @property
+    def pentanomial(self) -> list[int]:
+        return pentanomial([sum(v) for v in self.pairs.values() if len(v) == 2])
+
+    def lines(self) -> list[str]:
+        e = self.elo
+        out = [f"Score of {self.player_a} vs {self.player_b}: {self.wins} - {self.losses} - {self.draws}  "
+               f"[{e.score:.3f}] {self.n}",
+               f"Elo difference: {e.elo:+.1f} +/- {e.error:.1f} (95%: {e.low:+.1f} to {e.high:+.1f}), "
+               f"LOS: {100 * e.los:.1f} %, DrawRatio: {self.draws / max(self.n, 1):.3f}",
+               f"Pentanomial [0, 0.5, 1, 1.5, 2]: {self.pentanomial}"]
+        if self.sprt_result is not None:
+            s = self.sprt_result
+            out.append(f"SPRT: llr {s.llr:.3f} ({s.lower:.3f}, {s.upper:.3f})"
+                       + (f" - {s.decision} accepted" if s.decision else " - no decision"))
+        for k, v in sorted(self.terminations.items()):
+            out.append(f"  {v:4d} x {k}")
+        return out
+
+
+def _generic(reason: str) -> str:
+    for key in ("crashed", "hung", "lost on time", "illegal move", "could not start"):
+        if key in reason:
+            return key
+    return reason.replace("White ", "").replace("Black ", "")
+
+
+def schedule(settings: MatchSettings) -> list[tuple[str, str, str, Opening]]:
+    """(round, white, black, opening) for every game: openings in order, each played twice."""
+    if not settings.openings:
+        raise ValueError("no openings")
+    games = []
+    for i in range((settings.games + 1) // 2):
+        op = settings.openings[i % len(settings.openings)]
+        games.append((f"{i + 1}.1", settings.player_a, settings.player_b, op))
+        games.append((f"{i + 1}.2", settings.player_b, settings.player_a, op))
+    return games[: settings.games]
+
+
+def rounds_in_pgn(path: Path) -> list[GameResult]:
+    """Finished games already in a PGN (for resuming)."""
+    out: list[GameResult] = []
+    if not path.exists():
+        return out
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        while True:
+            headers = chess.pgn.read_headers(fh)
+            if headers is None:
+                break
+            res = headers.get("Result", "*")
+            if res not in ("1-0", "0-1", "1/2-1/2"):
+                continue
+            out.append(GameResult(headers.get("Round", "?"), headers.get("White", "?"), headers.get("Black", "?"),
+                                  res, headers.get("Termination", "normal"), "from earlier run", 0, "", 0.0))
+    return out
+
+
+def run_match(settings: MatchSettings, make_evaluator: EvaluatorFactory, pgn_path: str | Path | None = None,
+              resume: bool = False, on_game: Callable[[GameResult, MatchSummary], None] | None = None) -> MatchSummary:
+    """Play the match; append each game to ``pgn_path`` as it finishes."""
+    t0 = time.perf_counter()
+    summary = MatchSummary(settings.player_a, settings.player_b)
+    todo = schedule(settings)
+    pgn = Path(pgn_path) if pgn_path else None
+    if pgn is not None and pgn.exists() and pgn.stat().st_size > 0:
+        if not resume:
+            raise FileExistsError(f"{pgn} exists; pass --resume to continue the match, or choose another --pgn")
+        done = {g.round: g for g in rounds_in_pgn(pgn)}
+        for rnd, white, black, _ in todo:
+            g = done.get(rnd)
+            if g is not None and g.white == white and g.black == black:
+                summary.add(g)
+        todo = [t for t in todo if t[0] not in {g.round for g in summary.games}]
+    fh = open(pgn, "a", encoding="utf-8") if pgn is not None else None  # noqa: SIM115 - closed below
+    try:
+        for g in _play_all(todo, settings, make_evaluator):
+            summary.add(g)
+            if fh is not None:
+                fh.write(g.pgn)
+                fh.flush()
+            if settings.sprt is not None:
+                elo0, elo1, alpha, beta = settings.sprt
+                summary.sprt_result = sprt(summary.wins, summary.draws, summary.losses, elo0, elo1, alpha, beta,
+                                           pairs=summary.pentanomial if sum(summary.pentanomial) else None)
+            if on_game is not None:
+                on_game(g, summary)
+            if summary.sprt_result is not None and summary.sprt_result.decision is not None:
+                summary.stopped_early = summary.n < settings.games
+                break
+    finally:
+        if fh is not None:
+            fh.close()
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _play_all(todo: Sequence[tuple[str, str, str, Opening]], s: MatchSettings,
+              make_evaluator: EvaluatorFactory) -> Iterator[GameResult]:
+    if s.jobs == 1:
+        for rnd, w, b, op in todo:
+            yield play_game(w, b, op, s.tc, s.adjudication, make_evaluator, rnd, s.event, hash_mb=s.hash_mb)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=s.jobs, return_as="generator_unordered", batch_size=1)
+    yield from parallel(delayed(play_game)(w, b, op, s.tc, s.adjudication, make_evaluator, rnd, s.event,
+                                           hash_mb=s.hash_mb) for rnd, w, b, op in todo)
+
+
+def read_pgn_text(text: str) -> list[chess.pgn.Game]:
+    """Every game of a PGN text (used by tests and reports)."""
+    games = []
+    fh = io.StringIO(text)
+    while (g := chess.pgn.read_game(fh)) is not None:
+        games.append(g)
+    return games
