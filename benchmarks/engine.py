@@ -24,7 +24,7 @@ import chess
 import chess.engine
 
 from search.epd import read_epd
-from search.suite import solve
+from search.suite import solve_engine
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"
@@ -66,7 +66,7 @@ def run_suite(cmd: list[str], path: Path, movetime: float, limit: int | None) ->
     solved_ids = []
     with chess.engine.SimpleEngine.popen_uci(cmd, timeout=60) as engine:
         for rec in records:
-            row = solve(engine, rec, movetime)
+            row = solve_engine(engine, rec, movetime)
             if row.solved:
                 solved_ids.append(row.id)
     return len(solved_ids), len(records), solved_ids

@@ -148,6 +148,98 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args.out, jobs=args.jobs, positions=args.positions, progress=not args.no_progress)
 
 
+def _cmd_match(args: argparse.Namespace) -> int:
+    from search.match import Adjudication, MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+
+    from .players import make_evaluator
+
+    for spec in (args.a, args.b):
+        s = parse_spec(spec)
+        if not s.is_external:
+            make_evaluator(s)  # fail now, not in a worker, on a bad organism file
+    errors: list[str] = []
+    openings = load_openings(args.openings or default_openings_path(), errors.append)
+    for msg in errors:
+        print(f"warning: {msg}", file=sys.stderr)
+    if not openings:
+        print("mimic match: no usable openings", file=sys.stderr)
+        return 2
+    try:
+        if args.tc:
+            tc = TimeControl.parse(args.tc)
+        elif args.depth or args.nodes or args.movetime:
+            tc = TimeControl(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
+        else:
+            tc = TimeControl(movetime=0.1)
+    except ValueError as exc:
+        print(f"mimic match: {exc}", file=sys.stderr)
+        return 2
+    sprt = None
+    if args.sprt:
+        try:
+            elo0, elo1, alpha, beta = (float(x) for x in args.sprt.split(","))
+        except ValueError:
+            print("mimic match: --sprt takes elo0,elo1,alpha,beta", file=sys.stderr)
+            return 2
+        sprt = (elo0, elo1, alpha, beta)
+    adjudication = Adjudication(args.resign_moves, args.resign_score, args.draw_movenumber, args.draw_moves,
+                                args.draw_score, args.max_plies)
+    settings = MatchSettings(args.a, args.b, args.games, args.jobs, openings, tc, adjudication, sprt, args.event,
+                             args.hash)
+
+    def show(g: object, summary: object) -> None:
+        from search.match import GameResult, MatchSummary
+
+        assert isinstance(g, GameResult) and isinstance(summary, MatchSummary)
+        e = summary.elo
+        print(f"game {summary.n:4d}/{args.games} round {g.round:>6s}: {g.white} - {g.black} {g.result} "
+              f"({g.reason}, {g.plies} plies)   {summary.wins}-{summary.losses}-{summary.draws} "
+              f"[{e.score:.3f}]", flush=True)
+
+    print(f"{args.a} vs {args.b}: {args.games} games, time control {tc.pgn()}, {len(openings)} openings, "
+          f"{args.jobs} workers")
+    try:
+        summary = run_match(settings, make_evaluator, args.pgn, args.resume, on_game=show)
+    except FileExistsError as exc:
+        print(f"mimic match: {exc}", file=sys.stderr)
+        return 2
+    for line in summary.lines():
+        print(line)
+    if summary.stopped_early:
+        print(f"stopped early by the SPRT after {summary.n} games")
+    rate = 3600 * summary.n / max(summary.seconds, 1e-9)
+    print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour)")
+    return 0
+
+
+def _cmd_suite(args: argparse.Namespace) -> int:
+    from search.suite import run_suite, summarize, write_csv
+
+    from .players import make_evaluator
+
+    spec = parse_spec(args.engine)
+    if not spec.is_external:
+        make_evaluator(spec)
+    errors: list[str] = []
+    done = [0]
+
+    def row(r: object) -> None:
+        done[0] += 1
+        if args.verbose:
+            print(r, flush=True)
+
+    rows = run_suite(args.epd, args.engine, args.movetime, make_evaluator, jobs=args.jobs, limit=args.limit,
+                     on_error=errors.append, on_row=row)
+    for msg in errors:
+        print(f"warning: {msg}", file=sys.stderr)
+    if args.csv:
+        write_csv(rows, args.csv)
+    s = summarize(rows)
+    print(f"{args.epd}: {args.engine} at {args.movetime:g} s/position: {s.line()}"
+          + (f" ({len(errors)} malformed lines skipped)" if errors else ""))
+    return 0
+
+
 def _spec(text: str) -> str:
     try:
         parse_spec(text)
@@ -229,6 +321,46 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the held-out split (default 0)")
     p.add_argument("--out", default=None, help="write the nearest organism to this JSON file")
     p.set_defaults(func=_cmd_fit)
+
+    p = sub.add_parser("match", help="a match between two players, with Elo statistics",
+                       description="Play a match between two player specs: paired openings (each played twice, "
+                                   "colours swapped), parallel games, adjudication, PGN, Elo with a 95% interval, "
+                                   "LOS, pentanomial pairs and an optional SPRT.")
+    p.add_argument("a", type=_spec, metavar="A", help="player spec, e.g. organism:results/x/organism.json")
+    p.add_argument("b", type=_spec, metavar="B", help="player spec, e.g. uci:/usr/games/stockfish?Skill%%20Level=0")
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--jobs", type=int, default=1, help="games played at once (worker processes)")
+    p.add_argument("--openings", default=None, help="EPD or PGN file of openings (default: the shipped balanced set)")
+    tc = p.add_mutually_exclusive_group()
+    tc.add_argument("--tc", default=None, help="clock: [moves/]seconds[+increment], e.g. 10+0.1")
+    tc.add_argument("--movetime", type=float, default=None, help="seconds per move")
+    tc.add_argument("--nodes", type=int, default=None, help="nodes per move")
+    tc.add_argument("--depth", type=int, default=None, help="plies per move")
+    p.add_argument("--pgn", default=None, help="write every game here (appended as games finish)")
+    p.add_argument("--resume", action="store_true", help="continue a match whose games are in --pgn")
+    p.add_argument("--sprt", default=None, metavar="ELO0,ELO1,ALPHA,BETA", help="stop early on a decision")
+    g = p.add_argument_group("adjudication (cutechess-style; 0 disables)")
+    g.add_argument("--resign-moves", type=int, default=4)
+    g.add_argument("--resign-score", type=int, default=800, help="centipawns")
+    g.add_argument("--draw-movenumber", type=int, default=40)
+    g.add_argument("--draw-moves", type=int, default=8)
+    g.add_argument("--draw-score", type=int, default=10, help="centipawns")
+    g.add_argument("--max-plies", type=int, default=400)
+    p.add_argument("--hash", type=int, default=16, help="our engines' hash, MiB")
+    p.add_argument("--event", default="mimic match")
+    p.set_defaults(func=_cmd_match)
+
+    p = sub.add_parser("suite", help="solve a test suite (bm/am; STS points)",
+                       description="Solve the positions of an EPD test suite: counts bm/am successes, scores STS "
+                                   "c0 points, and writes a per-position CSV.")
+    p.add_argument("epd")
+    p.add_argument("--engine", required=True, type=_spec, metavar="SPEC")
+    p.add_argument("--movetime", type=float, default=1.0, help="seconds per position (default 1)")
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--limit", type=int, default=None, help="only the first N positions")
+    p.add_argument("--csv", default=None, help="per-position results")
+    p.add_argument("--verbose", action="store_true")
+    p.set_defaults(func=_cmd_suite)
 
     p = sub.add_parser("demo", help="the main job on embedded defaults: label, evolve, report",
                        description="Label random positions with the built-in mentor, evolve an organism with the "

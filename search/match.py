@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import io
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -321,7 +322,7 @@ class MatchSummary:
     stopped_early: bool = False
 
     def add(self, g: GameResult) -> None:
-        a_white = g.white == self.player_a and g.round.endswith(".1")
+        a_white = g.round.endswith(".1")  # round k.1: A has White (also when A and B are the same spec)
         score_white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[g.result]
         a = score_white if a_white else 1.0 - score_white
         self.wins += a == 1.0
@@ -347,10 +348,13 @@ class MatchSummary:
 
     def lines(self) -> list[str]:
         e = self.elo
+        if math.isfinite(e.elo) and math.isfinite(e.error):
+            elo_text = f"{e.elo:+.1f} +/- {e.error:.1f} (95%: {e.low:+.1f} to {e.high:+.1f})"
+        else:
+            elo_text = f"{e.elo:+} (no finite interval: {'every' if e.score == 1 else 'no'} game won)"
         out = [f"Score of {self.player_a} vs {self.player_b}: {self.wins} - {self.losses} - {self.draws}  "
                f"[{e.score:.3f}] {self.n}",
-               f"Elo difference: {e.elo:+.1f} +/- {e.error:.1f} (95%: {e.low:+.1f} to {e.high:+.1f}), "
-               f"LOS: {100 * e.los:.1f} %, DrawRatio: {self.draws / max(self.n, 1):.3f}",
+               f"Elo difference: {elo_text}, LOS: {100 * e.los:.1f} %, DrawRatio: {self.draws / max(self.n, 1):.3f}",
                f"Pentanomial [0, 0.5, 1, 1.5, 2]: {self.pentanomial}"]
         if self.sprt_result is not None:
             s = self.sprt_result

@@ -9,7 +9,8 @@ Conventions follow cutechess-cli (``tools/elo.cpp``, ``sprt.cpp``) and fishtest:
 * SPRT: the generalised SPRT on the logistic Elo scale with the normal approximation used by fishtest
   (Michel Van den Bergh): ``LLR ≈ N (s₁ − s₀)(2μ − s₀ − s₁) / (2 σ²)`` with ``sᵢ`` the expected scores
   of ``elo0`` and ``elo1`` and ``σ²`` the per-game (or, from pairs, per-pair) score variance. Bounds
-  ``log(β / (1 − α))`` and ``log((1 − β) / α)``.
+  ``log(β / (1 − α))`` and ``log((1 − β) / α)``. Empty outcome classes count as 0.001 (as fishtest
+  regularises), so that a one-sided record still has a variance.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ def elo(wins: int, draws: int, losses: int) -> EloResult:
     mu = w + d / 2
     sd = math.sqrt(w * (1 - mu) ** 2 + d * (0.5 - mu) ** 2 + lo * (0 - mu) ** 2) / math.sqrt(n)
     low, high = elo_from_score(mu - Z_95 * sd), elo_from_score(mu + Z_95 * sd)
-    return EloResult(elo_from_score(mu), (high - low) / 2, low, high, los(wins, losses), mu, n)
+    error = (high - low) / 2 if math.isfinite(low) and math.isfinite(high) else math.inf
+    return EloResult(elo_from_score(mu), error, low, high, los(wins, losses), mu, n)
 
 
 def los(wins: int, losses: int) -> float:
@@ -96,11 +98,12 @@ def llr_from_outcomes(outcomes: Sequence[float], counts: Sequence[int], elo0: fl
     """Normal-approximation GSPRT LLR from a distribution of outcomes (scores ``outcomes`` seen
     ``counts`` times). For games, outcomes are 0, ½, 1; for pairs, 0, ½, 1, 1½, 2 halved to per-game
     scores 0, ¼, ½, ¾, 1."""
-    n = sum(counts)
-    if n == 0:
+    if sum(counts) == 0:
         return 0.0
-    mu = sum(o * c for o, c in zip(outcomes, counts, strict=True)) / n
-    var = sum(c * (o - mu) ** 2 for o, c in zip(outcomes, counts, strict=True)) / n
+    weights = [max(float(c), 1e-3) for c in counts]  # as fishtest: no outcome has probability 0 (var > 0)
+    n = sum(weights)
+    mu = sum(o * c for o, c in zip(outcomes, weights, strict=True)) / n
+    var = sum(c * (o - mu) ** 2 for o, c in zip(outcomes, weights, strict=True)) / n
     if var <= 0:
         return 0.0
     s0, s1 = expected_score(elo0), expected_score(elo1)

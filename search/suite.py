@@ -1,23 +1,31 @@
-"""Test-suite runner: does an engine find a position's best move (``bm``) and avoid its ``am``?
+"""Test-suite runner: does a player find a position's best move (``bm``) and avoid its ``am``?
 
 STS files give points per move in ``c0`` (``"Nf3=10, e4=5"``); a row then scores the points of the
-move played (0 when it is not listed).
+move played (0 when it is not listed), and a suite's score is their sum (STS: at most 10 a position).
+Positions are spread over ``jobs`` joblib workers; every position starts from a fresh game (cleared
+hash), so results do not depend on how they were spread.
 """
 
 from __future__ import annotations
 
+import csv
 import re
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 
 import chess
 import chess.engine
 
-from .epd import EpdRecord
+from .base import MATE, MATE_BOUND, Limit
+from .epd import EpdRecord, read_epd
+from .players import EvaluatorFactory, MoveReport, PlayerError, make_player
 
 
 @dataclass
 class SuiteRow:
-    """The outcome of one position. ``score`` is centipawns (side to move) or ``None`` for a mate."""
+    """The outcome of one position. ``score`` is centipawns (side to move) or ``None``; ``mate`` in moves."""
 
     id: str
     fen: str
@@ -29,9 +37,10 @@ class SuiteRow:
     max_points: int
     depth: int
     nodes: int
-    time: float  # seconds the engine took
+    time: float  # seconds the player took
     score: int | None
     mate: int | None
+    error: str = ""
 
 
 _C0_ITEM = re.compile(r"\s*([^=,\s]+)\s*=\s*(\d+)\s*")
@@ -65,28 +74,122 @@ def is_solved(record: EpdRecord, move: chess.Move | None) -> bool:
     return (not best or move in best) and move not in avoid
 
 
-def solve(engine: chess.engine.SimpleEngine, record: EpdRecord, movetime: float) -> SuiteRow:
-    """Let ``engine`` think ``movetime`` seconds on the record's position (a new game each time)."""
+def make_row(record: EpdRecord, move: chess.Move | None, score: int | None, mate: int | None, depth: int,
+             nodes: int, seconds: float, error: str = "") -> SuiteRow:
     board = record.board
-    result = engine.play(board, chess.engine.Limit(time=movetime), info=chess.engine.INFO_ALL,
-                         game=object())
-    move = result.move
-    info = result.info
-    pov = info.get("score")
-    score = mate = None
-    if pov is not None:
-        rel = pov.relative
-        mate = rel.mate()
-        score = rel.score()
     points = sts_points(record)
 
     def san_list(key: str) -> str:
         return " ".join(board.san(m) for m in record.ops.get(key) or [])
 
+    legal = move is not None and move in board.legal_moves
     return SuiteRow(
         id=record.id, fen=board.fen(), best=san_list("bm"), avoid=san_list("am"),
-        played=board.san(move) if move is not None else "", solved=is_solved(record, move),
-        points=points.get(move, 0) if move is not None else 0, max_points=max(points.values(), default=0),
-        depth=int(info.get("depth", 0)), nodes=int(info.get("nodes", 0)), time=float(info.get("time", 0.0)),
-        score=score, mate=mate,
+        played=board.san(move) if legal and move is not None else "", solved=legal and is_solved(record, move),
+        points=points.get(move, 0) if legal and move is not None else 0, max_points=max(points.values(), default=0),
+        depth=depth, nodes=nodes, time=seconds, score=score, mate=mate, error=error,
     )
+
+
+def solve_engine(engine: chess.engine.SimpleEngine, record: EpdRecord, movetime: float) -> SuiteRow:
+    """Let a python-chess engine think ``movetime`` seconds on the record's position (a new game)."""
+    result = engine.play(record.board, chess.engine.Limit(time=movetime), info=chess.engine.INFO_ALL,
+                         game=object())
+    info = result.info
+    pov = info.get("score")
+    score = mate = None
+    if pov is not None:
+        mate, score = pov.relative.mate(), pov.relative.score()
+    return make_row(record, result.move, score, mate, int(info.get("depth", 0)), int(info.get("nodes", 0)),
+                    float(info.get("time", 0.0)))
+
+
+def _report_row(record: EpdRecord, report: MoveReport, seconds: float) -> SuiteRow:
+    score = report.score
+    mate = None
+    if score is not None and abs(score) >= MATE_BOUND:
+        plies = MATE - abs(score)
+        mate = (plies + 1) // 2 if score > 0 else -(plies // 2)
+        score = None
+    return make_row(record, report.move, score, mate, report.depth, report.nodes, seconds)
+
+
+def solve_chunk(spec: str, records: Sequence[EpdRecord], movetime: float,
+                make_evaluator: EvaluatorFactory) -> list[SuiteRow]:
+    """Worker task: the records solved by one player made from ``spec`` (a new game per position)."""
+    rows = []
+    player = None
+    try:
+        for record in records:
+            if player is None:
+                player = make_player(spec, make_evaluator)
+            player.new_game()
+            t0 = time.perf_counter()
+            try:
+                report = player.play(record.board, Limit(movetime=movetime), timeout=movetime * 3 + 5)
+            except PlayerError as exc:
+                rows.append(make_row(record, None, None, None, 0, 0, time.perf_counter() - t0, str(exc)))
+                player.close()
+                player = None
+                continue
+            rows.append(_report_row(record, report, time.perf_counter() - t0))
+    finally:
+        if player is not None:
+            player.close()
+    return rows
+
+
+def run_suite(path: str | Path, spec: str, movetime: float, make_evaluator: EvaluatorFactory, jobs: int = 1,
+              limit: int | None = None, on_error: Callable[[str], None] | None = None,
+              on_row: Callable[[SuiteRow], None] | None = None) -> list[SuiteRow]:
+    """Solve every position of an EPD file (the first ``limit``); rows in file order."""
+    records = list(read_epd(path, (lambda e: on_error(str(e))) if on_error else None))[:limit]
+    chunk = max(1, min(16, len(records) // max(jobs * 4, 1) or 1))
+    batches = [records[i:i + chunk] for i in range(0, len(records), chunk)]
+    rows: list[SuiteRow] = []
+    if jobs == 1:
+        for b in batches:
+            for row in solve_chunk(spec, b, movetime, make_evaluator):
+                rows.append(row)
+                if on_row is not None:
+                    on_row(row)
+    else:
+        from joblib import Parallel, delayed
+
+        parallel = Parallel(n_jobs=jobs, return_as="generator", batch_size=1)
+        for part in parallel(delayed(solve_chunk)(spec, b, movetime, make_evaluator) for b in batches):
+            for row in part:
+                rows.append(row)
+                if on_row is not None:
+                    on_row(row)
+    return rows
+
+
+def write_csv(rows: Sequence[SuiteRow], path: str | Path) -> None:
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=[f.name for f in fields(SuiteRow)])
+        w.writeheader()
+        for r in rows:
+            w.writerow(asdict(r))
+
+
+@dataclass
+class SuiteSummary:
+    solved: int
+    total: int
+    points: int
+    max_points: int
+    errors: int
+
+    def line(self) -> str:
+        s = f"solved {self.solved} / {self.total}"
+        if self.max_points:
+            s += f"; points {self.points} / {self.max_points}"
+        if self.errors:
+            s += f"; {self.errors} positions without a move"
+        return s
+
+
+def summarize(rows: Sequence[SuiteRow]) -> SuiteSummary:
+    return SuiteSummary(sum(r.solved for r in rows), len(rows), sum(r.points for r in rows),
+                        sum(r.max_points for r in rows), sum(1 for r in rows if r.error))

@@ -1,0 +1,265 @@
+"""Match runner, statistics and the suite runner, with real engines."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from evolve.players import make_evaluator
+from search.match import (
+    Adjudication,
+    MatchSettings,
+    Opening,
+    TimeControl,
+    default_openings_path,
+    load_openings,
+    play_game,
+    read_pgn_text,
+    run_match,
+    schedule,
+)
+from search.stats import elo, expected_score, los, pentanomial, sprt, sprt_bounds
+from search.suite import run_suite, summarize, write_csv
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
+
+
+# ---------------------------------------------------------------------- statistics, against known values
+def test_elo_and_interval_against_hand_computed_figures() -> None:
+    # W/D/L 60/20/20: score 0.7, per-game sd sqrt(.6*.3^2 + .2*.2^2 + .2*.7^2) = 0.4, /sqrt(100) = 0.04;
+    # Elo -400*log10(1/0.7 - 1) = 147.19; 0.7 -/+ 1.95996*0.04 = 0.62160 / 0.77840 -> 86.23 / 218.25 Elo.
+    e = elo(60, 20, 20)
+    assert e.score == pytest.approx(0.7)
+    assert e.elo == pytest.approx(147.1907, abs=1e-3)
+    assert e.low == pytest.approx(86.2250, abs=1e-3) and e.high == pytest.approx(218.2518, abs=1e-3)
+    assert e.error == pytest.approx(66.0134, abs=1e-3)
+    # An even match is 0 Elo, symmetric interval.
+    even = elo(30, 40, 30)
+    assert even.elo == 0 and even.low == pytest.approx(-even.high)
+
+
+def test_los_against_known_values() -> None:
+    assert los(10, 10) == 0.5
+    assert los(30, 20) == pytest.approx(0.9213504, abs=1e-6)  # (1 + erf(10 / sqrt(100))) / 2
+    assert los(60, 20) == pytest.approx(0.9999961279, abs=1e-9)
+
+
+def test_sprt_against_a_worked_example() -> None:
+    # W/D/L 3500/3000/3300, H0 elo 0, H1 elo 5, alpha = beta = 0.05.
+    # mu = 5000/9800 = 0.5102041, var = 0.1733653, s0 = 0.5, s1 = 1/(1+10^(-5/400)) = 0.5071951,
+    # LLR = N (s1-s0)(2mu-s0-s1) / (2 var) = 2.68704; bounds log(0.05/0.95) = -2.94444, +2.94444.
+    r = sprt(3500, 3000, 3300, 0, 5, 0.05, 0.05)
+    assert r.llr == pytest.approx(2.687038, abs=1e-5)
+    assert (r.lower, r.upper) == pytest.approx((-2.944439, 2.944439), abs=1e-6)
+    assert r.decision is None
+    assert sprt(3600, 3000, 3200, 0, 5).decision == "H1"
+    assert sprt(3300, 3000, 3500, 0, 5).decision == "H0"
+
+
+def _exact_llr(counts: list[int], outcomes: list[float], s0: float, s1: float) -> float:
+    """The exact GSPRT LLR: the multinomial likelihood maximised under mean s1 against under mean s0."""
+    n = sum(counts)
+    p_hat = [c / n for c in counts]
+
+    def mle(s: float) -> list[float]:
+        # Lagrange: p_i = p_hat_i / (1 + lam (x_i - s)) with sum p_hat_i (x_i - s) / (1 + lam (x_i - s)) = 0;
+        # that sum falls as lam grows, so bisect on its sign.
+        lo = -1 / (max(outcomes) - s) + 1e-12
+        hi = 1 / (s - min(outcomes)) - 1e-12
+        for _ in range(200):
+            lam = (lo + hi) / 2
+            f = sum(p * (x - s) / (1 + lam * (x - s)) for p, x in zip(p_hat, outcomes, strict=True))
+            if f > 0:
+                lo = lam
+            else:
+                hi = lam
+        return [p / (1 + lam * (x - s)) for p, x in zip(p_hat, outcomes, strict=True)]
+
+    p0, p1 = mle(s0), mle(s1)
+    return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0, strict=True) if c)
+
+
+def test_sprt_normal_approximation_is_close_to_the_exact_llr() -> None:
+    s0, s1 = expected_score(0), expected_score(5)
+    exact = _exact_llr([3500, 3000, 3300], [1.0, 0.5, 0.0], s0, s1)
+    assert sprt(3500, 3000, 3300, 0, 5).llr == pytest.approx(exact, rel=0.01)
+    pairs = [300, 900, 1800, 1000, 400]
+    exact_pairs = _exact_llr(pairs, [0, 0.25, 0.5, 0.75, 1.0], s0, s1)
+    assert sprt(0, 0, 0, 0, 5, pairs=pairs).llr == pytest.approx(exact_pairs, rel=0.01)
+    assert sprt_bounds(0.05, 0.1) == pytest.approx((math.log(0.1 / 0.95), math.log(0.9 / 0.05)))
+
+
+def test_pentanomial_counts() -> None:
+    assert pentanomial([0, 0.5, 1, 1, 1.5, 2, 2, 2]) == [1, 1, 2, 1, 3]
+
+
+# ---------------------------------------------------------------------- the runner
+def test_colour_swapped_pairing() -> None:
+    ops = [Opening("a"), Opening("b", moves=("e2e4", "e7e5"))]
+    s = schedule(MatchSettings("A", "B", games=6, openings=ops))
+    assert [(r, w, b, o.name) for r, w, b, o in s] == [
+        ("1.1", "A", "B", "a"), ("1.2", "B", "A", "a"), ("2.1", "A", "B", "b"), ("2.2", "B", "A", "b"),
+        ("3.1", "A", "B", "a"), ("3.2", "B", "A", "a")]
+
+
+def test_shipped_openings_are_balanced_positions() -> None:
+    ops = load_openings(default_openings_path())
+    assert len(ops) == 50
+    for op in ops:
+        board = op.board()
+        assert board.is_valid() and not board.is_game_over() and board.ply() == 0  # EPD: a root position
+
+
+def _check_pgn(path: Path, summary_n: int) -> list[chess.pgn.Game]:
+    games = read_pgn_text(path.read_text())
+    assert len(games) == summary_n
+    for g in games:
+        assert not g.errors
+        for key in ("Event", "Site", "Date", "Round", "White", "Black", "Result", "TimeControl", "Termination"):
+            assert key in g.headers
+        end = g.end().board()
+        if g.headers["Termination"] == "normal":
+            assert end.is_game_over(claim_draw=True)
+            assert end.outcome(claim_draw=True).result() == g.headers["Result"]
+    return games
+
+
+def test_a_match_between_two_of_our_engines(tmp_path: Path) -> None:
+    pgn = tmp_path / "m.pgn"
+    settings = MatchSettings("expert@depth=2", "material@depth=2", games=4, jobs=2,
+                             openings=load_openings(default_openings_path())[:2], tc=TimeControl(depth=2))
+    summary = run_match(settings, make_evaluator, pgn)
+    assert summary.n == 4 and summary.wins + summary.draws + summary.losses == 4
+    games = _check_pgn(pgn, 4)
+    by_round = {g.headers["Round"]: g for g in games}
+    for k in ("1", "2"):  # each opening twice, colours swapped, from the same position
+        first, second = by_round[f"{k}.1"], by_round[f"{k}.2"]
+        assert first.headers["White"] == second.headers["Black"] == "expert@depth=2"
+        assert first.board().fen() == second.board().fen()
+    score_a = sum({"1-0": 1, "0-1": 0, "1/2-1/2": 0.5}[g.headers["Result"]] if g.headers["Round"].endswith(".1")
+                  else {"1-0": 0, "0-1": 1, "1/2-1/2": 0.5}[g.headers["Result"]] for g in games)
+    assert score_a == summary.wins + summary.draws / 2
+    assert summary.wins >= 3  # the expert beats material
+
+
+def test_a_match_against_stockfish_at_low_skill(stockfish: str, tmp_path: Path) -> None:
+    pgn = tmp_path / "sf.pgn"
+    settings = MatchSettings(f"uci:{stockfish}?Skill%20Level=0", "material@depth=1", games=2, jobs=1,
+                             openings=load_openings(default_openings_path())[:1], tc=TimeControl.parse("2+0.05"))
+    summary = run_match(settings, make_evaluator, pgn)
+    assert summary.n == 2
+    games = _check_pgn(pgn, 2)
+    assert {g.headers["TimeControl"] for g in games} == {"2+0.05"}
+    assert all(g.headers["Termination"] in ("normal", "adjudication") for g in games), [g.headers for g in games]
+
+
+def _stockfish_children() -> list[int]:
+    me = os.getpid()
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == me and b"stockfish" in cmd:
+            out.append(int(entry))
+    return out
+
+
+@pytest.mark.parametrize(("sig", "termination", "why"), [(signal.SIGKILL, "abandoned", "crashed"),
+                                                         (signal.SIGSTOP, "time forfeit", "hung")])
+def test_a_failing_engine_forfeits_and_the_match_goes_on(stockfish: str, tmp_path: Path, sig: int,
+                                                         termination: str, why: str) -> None:
+    pgn = tmp_path / "crash.pgn"
+    settings = MatchSettings(f"uci:{stockfish}", "material@depth=1", games=2, jobs=1,
+                             openings=[Opening("start")], tc=TimeControl(movetime=0.1),
+                             adjudication=Adjudication(0, 0, 0, 0, 0, 60))
+
+    def strike() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            pids = _stockfish_children()
+            if pids:
+                time.sleep(0.8)  # a few moves into game 1
+                for pid in _stockfish_children():
+                    os.kill(pid, sig)
+                return
+            time.sleep(0.01)
+
+    killer = threading.Thread(target=strike)
+    killer.start()
+    summary = run_match(settings, make_evaluator, pgn)
+    killer.join()
+    assert summary.n == 2  # the match went on
+    games = _check_pgn(pgn, 2)
+    first = next(g for g in games if g.headers["Round"] == "1.1")
+    assert first.headers["Termination"] == termination and first.headers["Result"] == "0-1"
+    assert why in first.end().comment
+    assert any(why in f for f in summary.failures)
+    second = next(g for g in games if g.headers["Round"] == "1.2")
+    assert second.headers["Termination"] != termination  # a fresh engine played game 2
+
+
+def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
+    settings = MatchSettings("expert@depth=1", "random:3@depth=1", games=40, jobs=1,
+                             openings=load_openings(default_openings_path())[:20], tc=TimeControl(depth=1),
+                             sprt=(0, 200, 0.1, 0.1))
+    summary = run_match(settings, make_evaluator, tmp_path / "s.pgn")
+    assert summary.sprt_result is not None and summary.sprt_result.decision == "H1"
+    assert summary.stopped_early and summary.n < 40
+
+
+def test_a_match_resumes_from_its_pgn(tmp_path: Path) -> None:
+    pgn = tmp_path / "r.pgn"
+    ops = load_openings(default_openings_path())[:3]
+    first = run_match(MatchSettings("material@depth=1", "random:1@depth=1", games=4, openings=ops,
+                                    tc=TimeControl(depth=1)), make_evaluator, pgn)
+    with pytest.raises(FileExistsError):
+        run_match(MatchSettings("material@depth=1", "random:1@depth=1", games=6, openings=ops,
+                                tc=TimeControl(depth=1)), make_evaluator, pgn)
+    played: list[str] = []
+    second = run_match(MatchSettings("material@depth=1", "random:1@depth=1", games=6, openings=ops,
+                                     tc=TimeControl(depth=1)), make_evaluator, pgn, resume=True,
+                       on_game=lambda g, s: played.append(g.round))
+    assert sorted(played) == ["3.1", "3.2"] and second.n == 6
+    assert second.wins + second.draws / 2 >= first.wins + first.draws / 2
+    assert len(read_pgn_text(pgn.read_text())) == 6
+
+
+def test_play_game_records_the_opening_moves_and_adjudicates_length() -> None:
+    op = Opening("e4 e5", moves=("e2e4", "e7e5"))
+    g = play_game("material@depth=1", "material@depth=1", op, TimeControl(depth=1),
+                  Adjudication(0, 0, 0, 0, 0, 10), make_evaluator, "1.1")
+    game = read_pgn_text(g.pgn)[0]
+    moves = [m.uci() for m in game.mainline_moves()]
+    assert moves[:2] == ["e2e4", "e7e5"] and len(moves) == 12  # the opening plus 10 engine plies
+    assert g.termination == "adjudication" and g.result == "1/2-1/2"
+
+
+# ---------------------------------------------------------------------- suites
+def test_suite_counts_solved_positions_and_sts_points(tmp_path: Path) -> None:
+    rows = run_suite(BENCH / "wac.epd", "expert", 0.3, make_evaluator, jobs=2, limit=8)
+    assert [r.id for r in rows] == [f"WAC.{i:03d}" for i in range(1, 9)]
+    s = summarize(rows)
+    assert s.total == 8 and s.solved == sum(r.solved for r in rows) and s.solved >= 4
+    for r in rows:
+        board = chess.Board(r.fen)
+        assert board.parse_san(r.played) in board.legal_moves
+        assert r.solved == (r.played in r.best.split())
+    write_csv(rows, tmp_path / "wac.csv")
+    assert len((tmp_path / "wac.csv").read_text().splitlines()) == 9
+    sts = run_suite(BENCH / "sts-v3.epd", "expert", 0.2, make_evaluator, limit=5)
+    assert all(r.max_points == 10 for r in sts)
+    assert all(0 <= r.points <= 10 for r in sts)
+    assert all((r.points == 10) == r.solved for r in sts)  # the bm move is the 10-point move
