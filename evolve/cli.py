@@ -145,7 +145,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(args.out, jobs=args.jobs, positions=args.positions, progress=not args.no_progress)
+    return run_demo(args.out, jobs=args.jobs, positions=args.positions, progress=not args.no_progress,
+                    match_games=args.match_games)
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
@@ -367,6 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "paper's settings, and write results/demo/. Needs nothing installed.")
     p.add_argument("--out", default="results/demo")
     p.add_argument("--positions", type=int, default=2000)
+    p.add_argument("--match-games", type=int, default=10, help="games of the closing match (default 10)")
     p.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=_cmd_demo)

@@ -5,6 +5,8 @@
 2. Evolve an organism against them with the paper's settings (population 100, crossover 0.75,
    mutation 0.005 per bit, 300 generations, 1,000 positions per generation).
 3. Write ``OUT/`` (summary.md, organism.json, logbook.csv, curve.png) and print the figures.
+4. A short match, the evolved organism against a random one (10 games, 0.1 s a move, paired
+   openings), written to ``OUT/match.pgn`` and printed as a table.
 
 Everything is seeded; a second run resumes (labels already in the file are kept, a finished evolution
 is read back from its checkpoint), so nothing is recomputed.
@@ -12,26 +14,32 @@ is read back from its checkpoint), so nothing is recomputed.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
 from mentor.labeller import MentorConfig, label_samples, write_settings
 from mentor.samplers import collect
+from search.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
 
 from .ga import GASettings
+from .players import make_evaluator
 from .run import RunSettings, evolve, format_outcome
 
 DEMO_SEED = 0
 DEMO_DEPTH = 2
+MATCH_GAMES = 10
+MATCH_MOVETIME = 0.1
 
 
-def run_demo(out: str | Path = "results/demo", jobs: int = -1, positions: int = 2000, progress: bool = True) -> int:
+def run_demo(out: str | Path = "results/demo", jobs: int = -1, positions: int = 2000, progress: bool = True,
+             match_games: int = MATCH_GAMES) -> int:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     jobs = os.cpu_count() or 1 if jobs < 1 else jobs
     labels = out / "labels.epd"
     command = f"mimic demo --out {out} --positions {positions} --jobs {jobs}"
-    print(f"[1/2] labelling {positions} random positions with the built-in mentor (depth {DEMO_DEPTH}, "
+    print(f"[1/3] labelling {positions} random positions with the built-in mentor (depth {DEMO_DEPTH}, "
           f"{jobs} workers) into {labels}")
     samples, stats = collect(["random"], positions, DEMO_SEED)
     config = MentorConfig("builtin", depth=DEMO_DEPTH)
@@ -42,7 +50,7 @@ def run_demo(out: str | Path = "results/demo", jobs: int = -1, positions: int = 
                             "seed": DEMO_SEED, "jobs": jobs}, summary)
     for line in summary.lines():
         print("  " + line)
-    print(f"[2/2] evolving with the paper's settings into {out}/")
+    print(f"[2/3] evolving with the paper's settings into {out}/")
     settings = RunSettings(str(labels), str(out), GASettings(seed=DEMO_SEED), jobs=jobs)
     outcome = evolve(settings, command, resume=True, progress=progress)
     for line in format_outcome(outcome):
@@ -50,5 +58,20 @@ def run_demo(out: str | Path = "results/demo", jobs: int = -1, positions: int = 
     rec = outcome.records
     picks = [g for g in (0, 50, 100, 300) if g < len(rec)]
     print("  best error by generation: " + ", ".join(f"{g}: {rec[g]['best']:.1f} cp" for g in picks))
-    print(f"results: {out}/summary.md, organism.json, logbook.csv, curve.png")
+    evolved, rival = f"organism:{out / 'organism.json'}", "random:1"
+    print(f"[3/3] a short match: the evolved organism against a random one ({match_games} games, "
+          f"{MATCH_MOVETIME:g} s a move, {jobs} at once) into {out}/match.pgn")
+    match_settings = MatchSettings(evolved, rival, match_games, min(jobs, match_games),
+                                   load_openings(default_openings_path())[: max(match_games // 2, 1)],
+                                   TimeControl(movetime=MATCH_MOVETIME), event="mimic demo")
+    match = run_match(match_settings, make_evaluator, out / "match.pgn", resume=True)
+    e = match.elo
+    elo_text = f"{e.elo:+.0f} +/- {e.error:.0f}" if math.isfinite(e.error) else f"{e.elo:+} (no finite interval)"
+    print()
+    print("| player | games | wins | draws | losses | score | Elo vs random:1 |")
+    print("|---|---|---|---|---|---|---|")
+    print(f"| evolved organism | {match.n} | {match.wins} | {match.draws} | {match.losses} | "
+          f"{100 * e.score:.0f}% | {elo_text} |")
+    print()
+    print(f"results: {out}/summary.md, organism.json, logbook.csv, curve.png, match.pgn")
     return 0

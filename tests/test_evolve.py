@@ -240,12 +240,14 @@ def test_fit_command(synthetic: tuple, tmp_path: Path) -> None:
 def test_demo_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "demo"
     cmd = [sys.executable, "-m", "evolve.cli", "demo", "--out", str(out), "--positions", "60", "--jobs", "2",
-           "--no-progress"]
+           "--match-games", "2", "--no-progress"]
     first = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=300)
     assert "60 labelled now" in first.stdout and "exact L1 fit" in first.stdout
-    for name in ("labels.epd", "summary.md", "organism.json", "logbook.csv", "curve.png"):
+    assert "| evolved organism | 2 |" in first.stdout
+    for name in ("labels.epd", "summary.md", "organism.json", "logbook.csv", "curve.png", "match.pgn"):
         assert (out / name).exists(), name
     winner = json.loads((out / "organism.json").read_text())["genes"]
     second = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=300)
     assert "60 already labelled, 0 labelled now" in second.stdout
+    assert "| evolved organism | 2 |" in second.stdout  # the match, too, is read back from its PGN
     assert json.loads((out / "organism.json").read_text())["genes"] == winner  # read back, not redone
