@@ -41,7 +41,7 @@ demo: $(STAMP)
 	$(BIN)/mimic demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check search organisms mentor evolve tests benchmarks
+	$(BIN)/ruff check search organisms mentor evolve tests benchmarks tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The validation experiments (issue 6), exactly as run. From the repository root:
+#   bash results/validation/run.sh            (needs .venv from `make test`, `make sunfish`, Debian's stockfish)
+# Each step writes its PGN or CSV and a log here; tools/validation_summary.py then writes summary.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+M=.venv/bin/mimic
+V=results/validation
+EVOLVED=organism:results/paper-stockfish/organism.json
+RANDOM=random:1
+SUNFISH=uci:.venv-sunfish/bin/sunfish-uci
+SFWEAK='uci:/usr/games/stockfish?UCI_LimitStrength=true&UCI_Elo=1350'
+MT=0.2   # seconds a move, for both players: equal time
+
+run() {  # name, then the command
+  local name=$1; shift
+  if [ -s "$V/$name.log" ] && grep -q "games/hour\|solved" "$V/$name.log"; then echo "done: $name"; return; fi
+  echo "== $name: $*"
+  "$@" > "$V/$name.log" 2>&1
+  tail -n 4 "$V/$name.log"
+}
+
+run evolved-vs-random  $M match "$EVOLVED" "$RANDOM"  --games 100 --jobs 2 --movetime $MT --pgn $V/evolved-vs-random.pgn --resume
+run evolved-vs-expert  $M match "$EVOLVED" expert     --games 200 --jobs 2 --movetime $MT --pgn $V/evolved-vs-expert.pgn --resume
+for who in evolved expert random; do
+  case $who in evolved) P=$EVOLVED;; expert) P=expert;; random) P=$RANDOM;; esac
+  run $who-vs-sunfish   $M match "$P" "$SUNFISH" --games 60 --jobs 2 --movetime $MT --pgn $V/$who-vs-sunfish.pgn --resume
+  run $who-vs-stockfish1350 $M match "$P" "$SFWEAK" --games 60 --jobs 2 --movetime $MT --pgn $V/$who-vs-stockfish1350.pgn --resume
+done
+for who in evolved expert random; do
+  case $who in evolved) P=$EVOLVED;; expert) P=expert;; random) P=$RANDOM;; esac
+  run ecm-$who $M suite benchmarks/data/ecm.epd --engine "$P" --movetime 1 --jobs 2 --csv $V/ecm-$who.csv
+  run wac-$who $M suite benchmarks/data/wac.epd --engine "$P" --movetime 1 --jobs 2 --csv $V/wac-$who.csv
+done
+run sts-evolved $M suite benchmarks/data/sts-v3.epd --engine "$EVOLVED" --movetime 1 --jobs 2 --csv $V/sts-evolved.csv
+.venv/bin/python tools/validation_summary.py
