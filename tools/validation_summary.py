@@ -19,7 +19,8 @@ from search.stats import elo
 
 ROOT = Path(__file__).resolve().parent.parent
 V = ROOT / "results" / "validation"
-PLAYERS = {"evolved": "evolved organism (results/paper-stockfish)", "expert": "expert", "random": "random organism (seed 1)"}
+PLAYERS = {"evolved": "evolved organism (results/paper-stockfish)", "expert": "expert",
+           "random": "random organism (seed 1)"}
 
 
 def record(pgn: Path) -> tuple[int, int, int, dict[str, int]] | None:
