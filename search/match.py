@@ -351,7 +351,8 @@ class MatchSummary:
         if math.isfinite(e.elo) and math.isfinite(e.error):
             elo_text = f"{e.elo:+.1f} +/- {e.error:.1f} (95%: {e.low:+.1f} to {e.high:+.1f})"
         else:
-            elo_text = f"{e.elo:+} (no finite interval: {'every' if e.score == 1 else 'no'} game won)"
+            why = "every game won" if e.score == 1 else "every game lost" if e.score == 0 else "too few games"
+            elo_text = f"{e.elo:+.1f} (no finite interval: {why})"
         out = [f"Score of {self.player_a} vs {self.player_b}: {self.wins} - {self.losses} - {self.draws}  "
                f"[{e.score:.3f}] {self.n}",
                f"Elo difference: {elo_text}, LOS: {100 * e.los:.1f} %, DrawRatio: {self.draws / max(self.n, 1):.3f}",
