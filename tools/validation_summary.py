@@ -75,7 +75,7 @@ def suite(name: str) -> tuple[int, int, int, int] | None:
 
 def commands() -> list[str]:
     text = (V / "run.sh").read_text()
-    return [line for line in text.splitlines() if line.startswith(("run ", "  run ", "M=", "V=", "EVOLVED=", "RANDOM=",
+    return [line for line in text.splitlines() if line.startswith(("run ", "  run ", "M=", "V=", "EVOLVED=", "RND=",
                                                                       "SUNFISH=", "SFWEAK=", "MT=", "for ", "done",
                                                                       "  case"))]
 
