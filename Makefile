@@ -7,11 +7,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUNFISH_VENV := .venv-sunfish
 
-.PHONY: demo test lint typecheck pytest stockfish sunfish bench-engine clean help
+.PHONY: demo test lint typecheck pytest engines sunfish bench-engine clean help
 
 help:
 	@echo "make demo          label 2,000 positions with the built-in mentor, evolve, write results/demo/"
-	@echo "make test          ruff, mypy and pytest (installs .venv and Debian's stockfish when root)"
+	@echo "make test          ruff, mypy and pytest (installs .venv, and Debian's stockfish and phalanx when root)"
 	@echo "make bench-engine  benchmarks/engine.py: nodes/s and WAC against sunfish"
 
 $(BIN)/python:
@@ -21,15 +21,19 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $@
 
-# Debian's stockfish for the tests that need a real mentor; skipped (with a note) when not root.
-stockfish:
-	@if [ -x /usr/games/stockfish ] || command -v stockfish >/dev/null 2>&1; then :; \
+# Debian's stockfish (a real mentor) and phalanx (an XBoard engine) for the tests that need them;
+# those tests skip, with a note, when they cannot be installed (not root, no apt-get).
+engines:
+	@missing=""; \
+	[ -x /usr/games/stockfish ] || command -v stockfish >/dev/null 2>&1 || missing="$$missing stockfish"; \
+	[ -x /usr/games/phalanx ] || command -v phalanx >/dev/null 2>&1 || missing="$$missing phalanx"; \
+	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing Debian's stockfish"; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null 2>&1 \
-	  || (apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null 2>&1) \
-	  || echo "warning: could not install stockfish; the tests that need it will skip"; \
-	else echo "note: stockfish is missing and we are not root; the tests that need it will skip"; fi
+	  echo "installing Debian's$$missing"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null 2>&1 \
+	  || (apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null 2>&1) \
+	  || echo "warning: could not install$$missing; the tests that need them will skip"; \
+	else echo "note:$$missing missing and we are not root; the tests that need them will skip"; fi
 
 # sunfish pins an old python-chess for its GUI; its UCI engine needs nothing, so it lives apart.
 sunfish: $(SUNFISH_VENV)/bin/sunfish-uci
@@ -46,7 +50,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP) stockfish
+pytest: $(STAMP) engines
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest

@@ -29,3 +29,11 @@ def stockfish() -> str:
     if path is None:
         pytest.skip("Stockfish is not installed (make test installs Debian's stockfish when run as root)")
     return path
+
+
+@pytest.fixture(scope="session")
+def phalanx() -> str:
+    path = "/usr/games/phalanx" if Path("/usr/games/phalanx").exists() else shutil.which("phalanx")
+    if path is None:
+        pytest.skip("phalanx (an XBoard engine) is not installed (make test installs Debian's phalanx as root)")
+    return path

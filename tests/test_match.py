@@ -191,7 +191,7 @@ def test_a_failing_engine_forfeits_and_the_match_goes_on(stockfish: str, tmp_pat
         while time.monotonic() < deadline:
             pids = _stockfish_children()
             if pids:
-                time.sleep(0.8)  # a few moves into game 1
+                time.sleep(0.3)  # a few moves into game 1 (no mate is that quick)
                 for pid in _stockfish_children():
                     os.kill(pid, sig)
                 return
@@ -263,3 +263,20 @@ def test_suite_counts_solved_positions_and_sts_points(tmp_path: Path) -> None:
     assert all(r.max_points == 10 for r in sts)
     assert all(0 <= r.points <= 10 for r in sts)
     assert all((r.points == 10) == r.solved for r in sts)  # the bm move is the 10-point move
+
+
+def test_openings_from_pgn_report_malformed_games() -> None:
+    errors: list[str] = []
+    ops = load_openings(Path(__file__).parent / "data" / "malformed.pgn", errors.append)
+    assert len(ops) == 2 and len(errors) == 2
+    assert ops[0].board().fullmove_number == 14 and ops[0].moves[:2] == ("e2e4", "e7e5")
+    assert "malformed.pgn:8:" in errors[0]
+
+
+def test_an_xboard_engine_plays_through_python_chess(phalanx: str, tmp_path: Path) -> None:
+    pgn = tmp_path / "xb.pgn"
+    settings = MatchSettings(f"xboard:{phalanx}", "material@depth=1", games=2, openings=[Opening("start")],
+                             tc=TimeControl(movetime=0.05), adjudication=Adjudication(max_plies=40))
+    summary = run_match(settings, make_evaluator, pgn)
+    assert summary.n == 2 and not summary.failures
+    _check_pgn(pgn, 2)
