@@ -214,28 +214,40 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _cmd_suite(args: argparse.Namespace) -> int:
-    from search.suite import run_suite, summarize, write_csv
+    from search.suite import SuiteCsv, SuiteRow, run_suite, summarize
 
     from .players import make_evaluator
 
     spec = parse_spec(args.engine)
     if not spec.is_external:
         make_evaluator(spec)
+    if args.resume and not args.csv:
+        print("mimic suite: --resume needs --csv (the rows already solved are read from it)", file=sys.stderr)
+        return 2
     errors: list[str] = []
-    done = [0]
+    try:
+        out = SuiteCsv(args.csv, resume=args.resume) if args.csv else None
+    except (FileExistsError, ValueError) as exc:
+        print(f"mimic suite: {exc}", file=sys.stderr)
+        return 2
+    if out is not None and out.done:
+        print(f"resuming: {len(out.done)} positions already in {args.csv}", flush=True)
 
-    def row(r: object) -> None:
-        done[0] += 1
+    def row(r: SuiteRow) -> None:
+        if out is not None:
+            out.append(r)
         if args.verbose:
             print(r, flush=True)
 
-    rows = run_suite(args.epd, args.engine, args.movetime, make_evaluator, jobs=args.jobs, limit=args.limit,
-                     on_error=errors.append, on_row=row)
+    try:
+        rows = run_suite(args.epd, args.engine, args.movetime, make_evaluator, jobs=args.jobs, limit=args.limit,
+                         on_error=errors.append, on_row=row, skip=out.keys() if out is not None else ())
+    finally:
+        if out is not None:
+            out.close()
     for msg in errors:
         print(f"warning: {msg}", file=sys.stderr)
-    if args.csv:
-        write_csv(rows, args.csv)
-    s = summarize(rows)
+    s = summarize((out.done if out is not None else []) + rows)
     print(f"{args.epd}: {args.engine} at {args.movetime:g} s/position: {s.line()}"
           + (f" ({len(errors)} malformed lines skipped)" if errors else ""))
     return 0
@@ -359,7 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--movetime", type=float, default=1.0, help="seconds per position (default 1)")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--limit", type=int, default=None, help="only the first N positions")
-    p.add_argument("--csv", default=None, help="per-position results")
+    p.add_argument("--csv", default=None, help="per-position results, written as each position is solved")
+    p.add_argument("--resume", action="store_true", help="skip the positions already in --csv and append")
     p.add_argument("--verbose", action="store_true")
     p.set_defaults(func=_cmd_suite)
 

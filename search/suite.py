@@ -3,7 +3,8 @@
 STS files give points per move in ``c0`` (``"Nf3=10, e4=5"``); a row then scores the points of the
 move played (0 when it is not listed), and a suite's score is their sum (STS: at most 10 a position).
 Positions are spread over ``jobs`` joblib workers; every position starts from a fresh game (cleared
-hash), so results do not depend on how they were spread.
+hash), so results do not depend on how they were spread. ``SuiteCsv`` writes each row as it arrives, and a
+run resumed from that CSV skips the positions already in it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import csv
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -139,11 +140,18 @@ def solve_chunk(spec: str, records: Sequence[EpdRecord], movetime: float,
     return rows
 
 
+def row_key(id_: str, fen: str) -> str:
+    """What identifies a suite position across runs: its ``id`` and its FEN."""
+    return f"{id_}\t{fen}"
+
+
 def run_suite(path: str | Path, spec: str, movetime: float, make_evaluator: EvaluatorFactory, jobs: int = 1,
               limit: int | None = None, on_error: Callable[[str], None] | None = None,
-              on_row: Callable[[SuiteRow], None] | None = None) -> list[SuiteRow]:
-    """Solve every position of an EPD file (the first ``limit``); rows in file order."""
+              on_row: Callable[[SuiteRow], None] | None = None, skip: Collection[str] = ()) -> list[SuiteRow]:
+    """Solve every position of an EPD file (the first ``limit``) except those whose ``row_key`` is in
+    ``skip``; rows in file order."""
     records = list(read_epd(path, (lambda e: on_error(str(e))) if on_error else None))[:limit]
+    records = [r for r in records if row_key(r.id, r.board.fen()) not in skip]
     chunk = max(1, min(16, len(records) // max(jobs * 4, 1) or 1))
     batches = [records[i:i + chunk] for i in range(0, len(records), chunk)]
     rows: list[SuiteRow] = []
@@ -165,12 +173,83 @@ def run_suite(path: str | Path, spec: str, movetime: float, make_evaluator: Eval
     return rows
 
 
+_FIELDS = [f.name for f in fields(SuiteRow)]
+
+
 def write_csv(rows: Sequence[SuiteRow], path: str | Path) -> None:
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=[f.name for f in fields(SuiteRow)])
-        w.writeheader()
+    """Write ``rows`` to a new CSV (one row a position, the ``SuiteRow`` fields as columns)."""
+    with SuiteCsv(path) as out:
         for r in rows:
-            w.writerow(asdict(r))
+            out.append(r)
+
+
+def _parse_row(raw: dict[str, str]) -> SuiteRow:
+    def opt(text: str) -> int | None:
+        return int(text) if text != "" else None
+
+    return SuiteRow(id=raw["id"], fen=raw["fen"], best=raw["best"], avoid=raw["avoid"], played=raw["played"],
+                    solved=raw["solved"] == "True", points=int(raw["points"]), max_points=int(raw["max_points"]),
+                    depth=int(raw["depth"]), nodes=int(raw["nodes"]), time=float(raw["time"]),
+                    score=opt(raw["score"]), mate=opt(raw["mate"]), error=raw["error"])
+
+
+def read_csv(path: str | Path) -> list[SuiteRow]:
+    """The rows of a suite CSV written by ``SuiteCsv``. A torn last line (a killed run) is dropped; any
+    other malformed line raises ``ValueError`` naming the file and line."""
+    rows: list[SuiteRow] = []
+    with open(path, newline="") as fh:
+        text = fh.read()
+    lines = text.splitlines(keepends=True)
+    complete = lines if text.endswith("\n") else lines[:-1]
+    reader = csv.DictReader(complete)
+    if reader.fieldnames is not None and list(reader.fieldnames) != _FIELDS:
+        raise ValueError(f"{path}:1: not a mimic suite CSV (columns {reader.fieldnames})")
+    for raw in reader:
+        try:
+            rows.append(_parse_row(raw))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{path}:{reader.line_num}: malformed suite row ({exc})") from exc
+    return rows
+
+
+class SuiteCsv:
+    """A suite CSV written as rows arrive (flushed each row). ``resume=True`` keeps the rows already in
+    the file (``.done``) and appends; otherwise an existing file is an error, so no result is lost."""
+
+    def __init__(self, path: str | Path, resume: bool = False) -> None:
+        self.path = Path(path)
+        self.done: list[SuiteRow] = []
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        if exists and not resume:
+            raise FileExistsError(f"{self.path} exists; pass --resume to continue it, or remove it")
+        if exists:
+            self.done = read_csv(self.path)
+            with open(self.path, newline="") as fh:  # rewrite without a torn last line
+                keep = fh.read()
+            if not keep.endswith("\n"):
+                keep = keep[: keep.rfind("\n") + 1]
+                self.path.write_text(keep)
+        self._fh = open(self.path, "a", newline="")  # noqa: SIM115 - held until close()
+        self._writer = csv.DictWriter(self._fh, fieldnames=_FIELDS)
+        if not exists or not self.path.read_text():
+            self._writer.writeheader()
+            self._fh.flush()
+
+    def keys(self) -> set[str]:
+        return {row_key(r.id, r.fen) for r in self.done}
+
+    def append(self, row: SuiteRow) -> None:
+        self._writer.writerow(asdict(row))
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> SuiteCsv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @dataclass
