@@ -351,7 +351,8 @@ class MatchSummary:
         if math.isfinite(e.elo) and math.isfinite(e.error):
             elo_text = f"{e.elo:+.1f} +/- {e.error:.1f} (95%: {e.low:+.1f} to {e.high:+.1f})"
         else:
-            why = "every game won" if e.score == 1 else "every game lost" if e.score == 0 else "too few games"
+            why = ("every game won" if e.score == 1 else "every game lost" if e.score == 0
+                   else "the 95% interval reaches a 0% or 100% score")
             elo_text = f"{e.elo:+.1f} (no finite interval: {why})"
         out = [f"Score of {self.player_a} vs {self.player_b}: {self.wins} - {self.losses} - {self.draws}  "
                f"[{e.score:.3f}] {self.n}",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The validation experiments (issue 6), exactly as run. From the repository root:
 #   bash results/validation/run.sh            (needs .venv from `make test`, `make sunfish`, Debian's stockfish)
-# Each step writes its PGN or CSV and a log here; tools/validation_summary.py then writes summary.md.
+# Each step writes its PGN or CSV (as it goes) and a log here, and resumes from them when re-run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 M=.venv/bin/mimic
@@ -29,8 +29,8 @@ for who in evolved expert random; do
 done
 for who in evolved expert random; do
   case $who in evolved) P=$EVOLVED;; expert) P=expert;; random) P=$RND;; esac
-  run ecm-$who $M suite benchmarks/data/ecm.epd --engine "$P" --movetime 1 --jobs 2 --csv $V/ecm-$who.csv
-  run wac-$who $M suite benchmarks/data/wac.epd --engine "$P" --movetime 1 --jobs 2 --csv $V/wac-$who.csv
+  run ecm-$who $M suite benchmarks/data/ecm.epd --engine "$P" --movetime 1 --jobs 2 --csv $V/ecm-$who.csv --resume
+  run wac-$who $M suite benchmarks/data/wac.epd --engine "$P" --movetime 1 --jobs 2 --csv $V/wac-$who.csv --resume
 done
-run sts-evolved $M suite benchmarks/data/sts-v3.epd --engine "$EVOLVED" --movetime 1 --jobs 2 --csv $V/sts-evolved.csv
+run sts-evolved $M suite benchmarks/data/sts-v3.epd --engine "$EVOLVED" --movetime 1 --jobs 2 --csv $V/sts-evolved.csv --resume
 .venv/bin/python tools/validation_summary.py
