@@ -7,7 +7,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -31,6 +30,8 @@ from search.match import (
 )
 from search.stats import elo, expected_score, los, pentanomial, sprt, sprt_bounds
 from search.suite import read_csv, run_suite, summarize, write_csv
+
+from .conftest import mimic_command, sigkill_at_line
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
 
@@ -285,32 +286,22 @@ def test_an_xboard_engine_plays_through_python_chess(phalanx: str, tmp_path: Pat
     _check_pgn(pgn, 2)
 
 
-def _mimic(*args: str) -> list[str]:
-    return [sys.executable, "-m", "evolve.cli", *args]
-
-
 def test_a_killed_suite_run_resumes_from_its_csv(tmp_path: Path) -> None:
     common = ["suite", str(BENCH / "wac.epd"), "--engine", "material@depth=5", "--limit", "12"]
     full = tmp_path / "full.csv"
-    subprocess.run(_mimic(*common, "--csv", str(full)), check=True, capture_output=True, timeout=120)
+    subprocess.run(mimic_command(*common, "--csv", str(full)), check=True, capture_output=True, timeout=120)
     reference = {r.id: r.played for r in read_csv(full)}
     assert len(reference) == 12
 
     part = tmp_path / "part.csv"
-    proc = subprocess.Popen(_mimic(*common, "--csv", str(part)), stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(mimic_command(*common, "--csv", str(part)), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    kill_at = random.randint(2, 9)  # the header and 1 to 8 rows; the last four take about 1.3 s
-    t0 = time.monotonic()
-    while not part.exists() or part.read_bytes().count(b"\n") < kill_at:
-        assert time.monotonic() - t0 < 120 and proc.poll() is None
-        time.sleep(0.002)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    sigkill_at_line(proc, part, random.randint(2, 9))  # the header and 1 to 8 rows; the last four take ~1.3 s
     kept = len(read_csv(part))
     assert 0 < kept < 12
-    again = subprocess.run(_mimic(*common, "--csv", str(part)), capture_output=True, text=True, timeout=60)
+    again = subprocess.run(mimic_command(*common, "--csv", str(part)), capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "--resume" in again.stderr  # never overwrites results
-    done = subprocess.run(_mimic(*common, "--csv", str(part), "--resume"), capture_output=True, text=True,
+    done = subprocess.run(mimic_command(*common, "--csv", str(part), "--resume"), capture_output=True, text=True,
                           timeout=120, check=True)
     assert f"resuming: {kept} positions" in done.stdout
     rows = read_csv(part)

@@ -6,7 +6,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,11 +22,7 @@ from organisms import Expert
 from search import Engine, Limit
 from search.see import see
 
-from .conftest import DATA
-
-
-def _mimic(*args: str) -> list[str]:
-    return [sys.executable, "-m", "evolve.cli", *args]
+from .conftest import DATA, mimic_command, sigkill_at_line
 
 
 def _by_key(path: Path) -> dict[str, tuple[int, int, str]]:
@@ -77,22 +72,16 @@ def test_kill_and_resume_matches_an_uninterrupted_run(stockfish: str, tmp_path: 
     common = ["label", "--mentor", stockfish, "--depth", "9", "--positions", "300", "--seed", "5",
               "--jobs", "2", "--no-progress"]
     full = tmp_path / "full.epd"
-    subprocess.run(_mimic(*common, "--out", str(full)), check=True, capture_output=True, timeout=300)
+    subprocess.run(mimic_command(*common, "--out", str(full)), check=True, capture_output=True, timeout=300)
 
     part = tmp_path / "part.epd"
-    proc = subprocess.Popen(_mimic(*common, "--out", str(part)), stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(mimic_command(*common, "--out", str(part)), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     # Kill at a random point of the labelling: once the file holds a random number of lines.
-    kill_at = random.randint(3, 250)
-    t0 = time.monotonic()
-    while not part.exists() or part.read_bytes().count(b"\n") < kill_at:
-        assert time.monotonic() - t0 < 120 and proc.poll() is None
-        time.sleep(0.002)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    sigkill_at_line(proc, part, random.randint(3, 250))
     killed_with = len(_by_key(part))
     assert 0 < killed_with < 300
-    done = subprocess.run(_mimic(*common, "--out", str(part), "--resume"), capture_output=True, text=True,
+    done = subprocess.run(mimic_command(*common, "--out", str(part), "--resume"), capture_output=True, text=True,
                           timeout=300, check=True)
     assert f"{killed_with} already labelled" in done.stdout, done.stdout
     assert _by_key(part) == _by_key(full)  # every position exactly once, each label identical
@@ -119,7 +108,7 @@ def _children(pid: int) -> list[int]:
 
 def test_a_killed_mentor_engine_is_restarted(stockfish: str, tmp_path: Path) -> None:
     out = tmp_path / "r.epd"
-    proc = subprocess.Popen(_mimic("label", "--mentor", stockfish, "--depth", "9", "--positions", "120",
+    proc = subprocess.Popen(mimic_command("label", "--mentor", stockfish, "--depth", "9", "--positions", "120",
                                    "--jobs", "1", "--no-progress", "--out", str(out)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
@@ -150,7 +139,7 @@ def test_malformed_pgn_and_epd_are_reported_with_file_and_line() -> None:
 
 def test_malformed_inputs_through_the_command_line(tmp_path: Path) -> None:
     out = tmp_path / "m.epd"
-    run = subprocess.run(_mimic("label", "--mentor", "builtin", "--depth", "1", "--positions", "20", "--source",
+    run = subprocess.run(mimic_command("label", "--mentor", "builtin", "--depth", "1", "--positions", "20", "--source",
                                 str(DATA / "malformed.pgn"), "--source", str(DATA / "malformed.epd"),
                                 "--skip-plies", "2", "--no-progress", "--out", str(out)),
                          capture_output=True, text=True, timeout=120, check=True)
