@@ -91,7 +91,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--stockfish", default=find_stockfish())
     ap.add_argument("--builtin-positions", type=int, default=200)
-    ap.add_argument("--repeat", type=int, default=3, help="interleaved rounds; medians are printed")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="rounds, each measuring everything in a rotated order; ratios are medians of per-round ratios")
     args = ap.parse_args()
     if not args.stockfish:
         print("Stockfish not found (apt-get install stockfish)", file=sys.stderr)
@@ -100,21 +101,32 @@ def main() -> int:
     fens = [s.board.fen() for s in samples]
     config = MentorConfig("uci", (args.stockfish,), depth=args.depth)
     print(f"# benchmarks/label.py: {len(samples)} random-playout positions, Stockfish at depth {args.depth}, "
-          f"median of {args.repeat} interleaved rounds")
-    runs: dict[str, list[float]] = {"raw": [], "raw2": [], "pc": [], "one": [], "two": []}
-    for _ in range(args.repeat):
-        runs["raw"].append(raw_pipe(args.stockfish, fens, args.depth))
-        runs["raw2"].append(raw_pipes_side_by_side(args.stockfish, fens, args.depth))
-        runs["pc"].append(python_chess(args.stockfish, [s.board for s in samples], args.depth))
-        runs["one"].append(ours(samples, config, 1))
-        runs["two"].append(ours(samples, config, 2))
+          f"{args.repeat} rounds (order rotated each round), medians")
+    measure = {
+        "raw": lambda: raw_pipe(args.stockfish, fens, args.depth),
+        "raw2": lambda: raw_pipes_side_by_side(args.stockfish, fens, args.depth),
+        "pc": lambda: python_chess(args.stockfish, [s.board for s in samples], args.depth),
+        "one": lambda: ours(samples, config, 1),
+        "two": lambda: ours(samples, config, 2),
+    }
+    runs: dict[str, list[float]] = {k: [] for k in measure}
+    order = list(measure)
+    for r in range(args.repeat):
+        for k in order[r % len(order):] + order[: r % len(order)]:  # rotated each round: drift hits all alike
+            runs[k].append(measure[k]())
+
+    def paired(a: str, b: str) -> str:
+        """Median of the per-round ratios a/b (each round measures both at nearly the same time)."""
+        ratios = [x / y for x, y in zip(runs[a], runs[b], strict=True)]
+        unit = "raw" if b == "raw" else "jobs 1"
+        return f"{statistics.median(ratios):5.2f} x {unit} (rounds {min(ratios):.2f}-{max(ratios):.2f})"
+
     raw, raw2, pc, one, two = (statistics.median(runs[k]) for k in ("raw", "raw2", "pc", "one", "two"))
-    spread = {k: f"{min(v):.1f}-{max(v):.1f}" for k, v in runs.items()}
-    print(f"raw UCI pipe (1 process)      {raw:8.1f} positions/s                 (range {spread['raw']})")
-    print(f"python-chess analyse          {pc:8.1f} positions/s   {pc / raw:5.2f} x raw    (range {spread['pc']})")
-    print(f"mimic label --jobs 1          {one:8.1f} positions/s   {one / raw:5.2f} x raw    (range {spread['one']})")
-    print(f"mimic label --jobs 2          {two:8.1f} positions/s   {two / one:5.2f} x jobs 1 (range {spread['two']})")
-    print(f"2 raw pipes side by side      {raw2:8.1f} positions/s   {raw2 / raw:5.2f} x raw    (range {spread['raw2']})"
+    print(f"raw UCI pipe (1 process)      {raw:8.1f} positions/s")
+    print(f"python-chess analyse          {pc:8.1f} positions/s   {paired('pc', 'raw')}")
+    print(f"mimic label --jobs 1          {one:8.1f} positions/s   {paired('one', 'raw')}")
+    print(f"mimic label --jobs 2          {two:8.1f} positions/s   {paired('two', 'one')}")
+    print(f"2 raw pipes side by side      {raw2:8.1f} positions/s   {paired('raw2', 'raw')}"
           "  <- this machine's ceiling for 2 processes")
     builtin = samples[: args.builtin_positions]
     b1 = ours(builtin, MentorConfig("builtin", depth=2), 1)
