@@ -10,33 +10,22 @@ Goal (issue 5): at most 1 s.
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import sys
 import time
 
-import chess
 import numpy as np
 
 from evolve.dataset import load_dataset, split
 from evolve.ga import Evolution, GASettings
 from evolve.objectives import MentorError
+from mentor.samplers import random_playouts
 from organisms import Organism, feature_matrix
 from organisms.genome import default_genome
 
 
 def synthetic(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = random.Random(seed)
-    boards = []
-    while len(boards) < n:
-        b = chess.Board()
-        for _ in range(rng.randrange(4, 120)):
-            moves = list(b.legal_moves)
-            if not moves:
-                break
-            b.push(rng.choice(moves))
-        if not b.is_game_over():
-            boards.append(b)
+    boards = [sample.board for sample in random_playouts(n, seed, min_plies=4, max_plies=119)]
     f = feature_matrix(boards, use_cache=False).astype(np.float64)
     y = f @ Organism.random(seed).weights + np.random.default_rng(seed).normal(0, 50, n)
     return f, y

@@ -26,24 +26,14 @@ from evolve.ga import (
 )
 from evolve.objectives import MentorError, ResultError, fit_k, sigmoid
 from mentor.labels import Label, LabelWriter
+from mentor.samplers import random_playouts
 from organisms import Organism, feature_matrix
 from organisms.expert import EXPERT_WEIGHTS
 from organisms.genome import default_genome
 
 
 def _positions(n: int, seed: int) -> list[chess.Board]:
-    rng = random.Random(seed)
-    out: list[chess.Board] = []
-    while len(out) < n:
-        board = chess.Board()
-        for _ in range(rng.randrange(4, 120)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over():
-            out.append(board)
-    return out
+    return [sample.board for sample in random_playouts(n, seed, min_plies=4, max_plies=119)]
 
 
 def _known_organism() -> Organism:
