@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 
 from mentor.labeller import find_stockfish
-from mentor.labels import mate_ce
 from mentor.samplers import SamplerOptions, collect
 from mentor.uci import UciEngine
+from search.conventions import ce_from_mate_moves
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,7 +48,7 @@ def main() -> int:
         out = []
         for fen in fens:
             a = engine.analyse(fen, depth=depth)
-            out.append(mate_ce(a.mate) if a.mate is not None else a.score)
+            out.append(ce_from_mate_moves(a.mate) if a.mate is not None else a.score)
         speed[depth] = len(fens) / (time.perf_counter() - t0)
         scores[depth] = np.array(out, dtype=np.float64)
     engine.close()

@@ -7,7 +7,9 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from search.spec import SpecError, parse_spec
+from search.spec import SpecError
+
+from .players import PLAYERS
 
 if TYPE_CHECKING:
     from .ga import GASettings
@@ -155,7 +157,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
     from .players import make_evaluator
 
     for spec in (args.a, args.b):
-        s = parse_spec(spec)
+        s = PLAYERS.parse(spec)
         if not s.is_external:
             make_evaluator(s)  # fail now, not in a worker, on a bad organism file
     errors: list[str] = []
@@ -218,7 +220,7 @@ def _cmd_suite(args: argparse.Namespace) -> int:
 
     from .players import make_evaluator
 
-    spec = parse_spec(args.engine)
+    spec = PLAYERS.parse(args.engine)
     if not spec.is_external:
         make_evaluator(spec)
     if args.resume and not args.csv:
@@ -255,10 +257,13 @@ def _cmd_suite(args: argparse.Namespace) -> int:
 
 def _spec(text: str) -> str:
     try:
-        parse_spec(text)
+        PLAYERS.parse(text)
     except SpecError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
     return text
+
+
+_SPEC_HELP = "player specs (SPEC, A, B):\n" + PLAYERS.help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -269,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("uci", help="run our alpha-beta engine as a UCI engine on stdin/stdout",
+                       epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Run our alpha-beta engine as a UCI engine on stdin/stdout.")
     p.add_argument("--eval", default="material", type=_spec, metavar="SPEC",
                    help="evaluator player spec, e.g. material or material@depth=4 (default: material)")
@@ -336,6 +342,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_fit)
 
     p = sub.add_parser("match", help="a match between two players, with Elo statistics",
+                       epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Play a match between two player specs: paired openings (each played twice, "
                                    "colours swapped), parallel games, adjudication, PGN, Elo with a 95% interval, "
                                    "LOS, pentanomial pairs and an optional SPRT.")
@@ -364,6 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_match)
 
     p = sub.add_parser("suite", help="solve a test suite (bm/am; STS points)",
+                       epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Solve the positions of an EPD test suite: counts bm/am successes, scores STS "
                                    "c0 points, and writes a per-position CSV.")
     p.add_argument("epd")

@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import chess
 import numpy as np
 
-from mentor.labels import DEFAULT_CAP, MATE_THRESHOLD, read_labels
+from mentor.labels import DEFAULT_CAP, read_labels
 from mentor.target import target_with_plies
 from organisms.features import bitboard_row, feature_matrix
+from search.conventions import ce_is_mate, result_points
 
 
 @dataclass
@@ -49,18 +49,6 @@ class Dataset:
                 f"mates), {self.malformed} malformed lines skipped; target: {self.target}")
 
 
-def _result_for(result: str | None, turn: chess.Color) -> float:
-    if result == "1-0":
-        white = 1.0
-    elif result == "0-1":
-        white = 0.0
-    elif result == "1/2-1/2":
-        white = 0.5
-    else:
-        return float("nan")
-    return white if turn == chess.WHITE else 1.0 - white
-
-
 def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """A seeded random split of ``range(n)`` into (training, held-out) index arrays, each sorted."""
     if not 0.0 <= held_out < 1.0:
@@ -80,12 +68,13 @@ def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP,
         total += 1
         if abs(label.ce) > cap:
             over += 1
-            mates += abs(label.ce) >= MATE_THRESHOLD
+            mates += ce_is_mate(label.ce)
             continue
         board, score, k = target_with_plies(label, target)
         rows.append(bitboard_row(board))
         ys.append(score)
-        results.append(_result_for(label.result, board.turn))
+        points = result_points(label.result, board.turn)  # the game's result from the target's side to move
+        results.append(float("nan") if points is None else points)
         plies.append(float("nan") if label.plies_to_end is None else max(label.plies_to_end - k, 0))
     if not rows:
         raise ValueError(f"{path}: no usable labels (of {total}, {over} beyond the cap of {cap} cp)")

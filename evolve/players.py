@@ -1,34 +1,48 @@
-"""Turn player specs (DESIGN.md) into evaluators: the one place that knows every concrete evaluator."""
+"""The one registry of player kinds: every kind a player spec may name, with its grammar, help and factory.
+
+Adding a kind (``net:``, ``cmp:``, ``book:``...) is one :class:`~search.spec.PlayerKind` entry in
+:data:`PLAYERS`. The factories are module-level functions, so the registry pickles by reference to them and
+travels to worker processes.
+"""
 
 from __future__ import annotations
 
 from organisms import Expert, Material, Organism
 from search import Evaluator
-from search.spec import PlayerSpec, SpecError, parse_spec
+from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError
 
 
-def make_evaluator(spec: str | PlayerSpec) -> Evaluator:
-    """The evaluator a spec names (its ``@`` limit, if any, is the caller's business).
+def _material(spec: PlayerSpec) -> Evaluator:
+    return Material()
 
-    ``material``, ``expert``, ``random[:SEED]`` (a random organism) and ``organism:PATH.json``.
-    Raises :class:`~search.spec.SpecError` for a spec that names no evaluator (``uci:`` engines are
-    separate processes), one this version cannot build yet, or an organism file that does not load.
-    """
-    s = parse_spec(spec) if isinstance(spec, str) else spec
-    if s.kind == "material":
-        return Material()
-    if s.kind == "expert":
-        return Expert()
-    if s.kind == "random":
-        return Organism.random(s.seed)
-    if s.kind == "organism":
-        assert s.arg is not None
-        try:
-            return Organism.load(s.arg)
-        except OSError as exc:
-            raise SpecError(f"{s.text!r}: cannot read {s.arg}: {exc.strerror}") from exc
-        except ValueError as exc:
-            raise SpecError(f"{s.text!r}: {exc}") from exc
-    if s.is_external:
-        raise SpecError(f"{s.text!r} is an external engine, not an evaluator")
-    raise SpecError(f"{s.text!r}: the {s.kind} evaluator is not available in this version")
+
+def _expert(spec: PlayerSpec) -> Evaluator:
+    return Expert()
+
+
+def _random(spec: PlayerSpec) -> Evaluator:
+    return Organism.random(spec.seed)
+
+
+def _organism(spec: PlayerSpec) -> Evaluator:
+    assert spec.arg is not None
+    try:
+        return Organism.load(spec.arg)
+    except OSError as exc:
+        raise SpecError(f"{spec.text!r}: cannot read {spec.arg}: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise SpecError(f"{spec.text!r}: {exc}") from exc
+
+
+PLAYERS = PlayerRegistry([
+    PlayerKind("organism", "path", "an evolved organism file (JSON), e.g. organism:results/x/organism.json",
+               _organism),
+    PlayerKind("expert", "none", "the built-in expert evaluation (PeSTO tables plus the organism's terms)", _expert),
+    PlayerKind("material", "none", "material only: pawn 100, knight 320, bishop 330, rook 500, queen 900", _material),
+    PlayerKind("random", "seed", "a random organism (a random chromosome; seed 0 by default)", _random),
+    *EXTERNAL_KINDS,
+])
+"""Every player kind mimic knows, in the order help texts list them."""
+
+make_evaluator = PLAYERS
+"""The evaluator a spec names: ``make_evaluator("expert")``; raises :class:`~search.spec.SpecError`."""

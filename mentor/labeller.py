@@ -24,9 +24,10 @@ from typing import Any
 
 import chess
 
+from search.conventions import ce_from_mate_moves, legal_prefix
 from search.tt import position_key
 
-from .labels import DEFAULT_CAP, Label, LabelWriter, labelled_keys, mate_ce
+from .labels import DEFAULT_CAP, Label, LabelWriter, labelled_keys
 from .samplers import Sample
 from .uci import Analysis, EngineError, UciEngine
 
@@ -162,19 +163,8 @@ Done = tuple[int, str | None, str | None, str | None]
 def _finish(item: Item, a: Analysis, cap: int) -> Done:
     index, fen, result, id_, source, plies = item
     board = chess.Board(fen)
-    ce = mate_ce(a.mate) if a.mate is not None else int(a.score or 0)
-    pv = []
-    b = board.copy(stack=False)
-    for uci in a.pv:
-        try:
-            m = chess.Move.from_uci(uci)
-        except ValueError:
-            break
-        if not b.is_legal(m):
-            break
-        pv.append(m)
-        b.push(m)
-    label = Label(board, ce, a.depth, pv, result, id_, source, plies)
+    ce = ce_from_mate_moves(a.mate) if a.mate is not None else int(a.score or 0)
+    label = Label(board, ce, a.depth, legal_prefix(board, a.pv), result, id_, source, plies)
     return index, label.to_epd(cap), None, label.flag(cap)
 
 

@@ -23,19 +23,11 @@ from pathlib import Path
 
 import chess
 
+from search.conventions import ce_is_mate, legal_prefix
 from search.epd import EpdError, read_epd
 from search.tt import position_key
 
-MATE_CE = 30000
-MATE_THRESHOLD = 29000
 DEFAULT_CAP = 1500
-
-
-def mate_ce(mate_in_moves: int) -> int:
-    """``ce`` of a UCI ``score mate N`` (N > 0: the side to move mates in N moves; N ≤ 0: is mated)."""
-    if mate_in_moves > 0:
-        return MATE_CE - (2 * mate_in_moves - 1)
-    return -(MATE_CE - 2 * (-mate_in_moves))
 
 
 @dataclass
@@ -53,7 +45,7 @@ class Label:
 
     @property
     def is_mate(self) -> bool:
-        return abs(self.ce) >= MATE_THRESHOLD
+        return ce_is_mate(self.ce)
 
     def flag(self, cap: int = DEFAULT_CAP) -> str | None:
         if self.is_mate:
@@ -82,18 +74,6 @@ class Label:
         if self.plies_to_end is not None:
             ops["c2"] = str(self.plies_to_end)
         return self.board.epd(**ops)  # type: ignore[arg-type]
-
-
-def legal_prefix(board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
-    """The longest prefix of ``moves`` that is legal from ``board``."""
-    b = board.copy(stack=False)
-    out = []
-    for m in moves:
-        if not b.is_legal(m):
-            break
-        out.append(m)
-        b.push(m)
-    return out
 
 
 def read_labels(path: str | Path, on_error: Callable[[EpdError], None] | None = None) -> Iterator[Label]:

@@ -14,25 +14,16 @@ Scores are centipawns from the target position's side to move's view.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import chess
+
+from search.conventions import PIECE_VALUES as _VALUES
+from search.conventions import legal_prefix, material_balance
 
 from .labels import Label
 
-_VALUES = (0, 100, 320, 330, 500, 900, 0)
-
-
-def _material(board: chess.Board) -> int:
-    w, b = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
-    s = 0
-    for pt, bb in ((1, board.pawns), (2, board.knights), (3, board.bishops), (4, board.rooks), (5, board.queens)):
-        s += _VALUES[pt] * ((bb & w).bit_count() - (bb & b).bit_count())
-    return s if board.turn else -s
-
 
 def _quiesce(board: chess.Board, alpha: int, beta: int, depth: int) -> tuple[int, list[chess.Move]]:
-    stand = _material(board)
+    stand = material_balance(board)
     if stand >= beta or depth == 0:
         return stand, []
     best, line = stand, []
@@ -80,25 +71,13 @@ def target_with_plies(label: Label, mode: str = "leaf") -> tuple[chess.Board, in
         raise ValueError(f"unknown target mode {mode!r} (leaf or root)")
     b = label.board.copy(stack=False)
     plies = 0
-    for m in label.pv:
-        if not b.is_legal(m):
-            break
+    for m in legal_prefix(b, label.pv):
         b.push(m)
-        plies += 1
-        if b.is_game_over():
+        if b.is_game_over():  # the search scores a finished game itself: stop before it
             b.pop()
-            plies -= 1
             break
+        plies += 1
     leaf, extra = quiet_leaf(b)
     plies += extra
     return leaf, (label.ce if plies % 2 == 0 else -label.ce), plies
 
-
-def targets(labels: Iterable[Label], mode: str = "leaf") -> tuple[list[chess.Board], list[int]]:
-    """:func:`target` of many labels: the boards and the scores (cp, each board's side to move)."""
-    boards, scores = [], []
-    for label in labels:
-        b, s = target(label, mode)
-        boards.append(b)
-        scores.append(s)
-    return boards, scores

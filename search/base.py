@@ -1,7 +1,7 @@
-"""Shared types of the search package: the evaluator contract, search limits and results.
+"""Shared types of the search package: the evaluator and comparator contracts, search limits and results.
 
 Scores are centipawns from the point of view of the side to move, unless a name says otherwise.
-Mate scores are ``±(MATE - plies)``: ``MATE - 3`` means the side to move mates in 3 plies.
+Mate scores are ``±(MATE - plies)`` (:mod:`search.conventions`): ``MATE - 3`` means the side to move mates in 3 plies.
 """
 
 from __future__ import annotations
@@ -11,11 +11,9 @@ from typing import Protocol, runtime_checkable
 
 import chess
 
-MATE = 32000
-"""Score of delivering mate right now; a mate in ``n`` plies scores ``MATE - n``."""
-MATE_BOUND = MATE - 1000
-"""Any score with ``abs(score) >= MATE_BOUND`` is a mate score."""
-INFINITE = MATE + 1
+from .conventions import INFINITE, MATE, MATE_BOUND, mate_moves
+
+__all__ = ["INFINITE", "MATE", "MATE_BOUND", "Comparator", "Evaluator", "Limit", "SearchResult"]
 
 
 @runtime_checkable
@@ -28,6 +26,18 @@ class Evaluator(Protocol):
     """
 
     def evaluate(self, board: chess.Board) -> int: ...
+
+
+@runtime_checkable
+class Comparator(Protocol):
+    """Anything that tells which of two positions is better (DeepChess style), with no numbers.
+
+    ``better(a, b)`` is true when position ``a`` is better than position ``b`` for **White** (DeepChess's
+    convention: the comparator is trained on White-win/Black-win pairs); a search from Black's side negates it.
+    It must not change either board. A comparison search keeps positions, not scores, as its bounds.
+    """
+
+    def better(self, a: chess.Board, b: chess.Board) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -89,11 +99,7 @@ class SearchResult:
     @property
     def mate(self) -> int | None:
         """Moves to mate (positive when the side to move mates, negative when it is mated), or None."""
-        if self.score >= MATE_BOUND:
-            return (MATE - self.score + 1) // 2
-        if self.score <= -MATE_BOUND:
-            return -((MATE + self.score) // 2)
-        return None
+        return mate_moves(self.score)
 
     @property
     def nps(self) -> int:

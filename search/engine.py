@@ -18,6 +18,7 @@ from math import log
 import chess
 
 from .base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult
+from .conventions import PIECE_VALUES
 from .timeman import Budget, budget
 from .tt import EXACT, LOWER, UPPER, TranspositionTable, position_key
 
@@ -34,7 +35,7 @@ DELTA_MARGIN = 200
 cannot raise alpha."""
 EVAL_CACHE_SLOTS = 1 << 18
 
-_VALUE = (0, 100, 320, 330, 500, 900, 0)  # by piece type; move ordering and delta pruning only
+_VALUE = PIECE_VALUES  # by piece type; delta pruning only
 _NULL = chess.Move.null()
 _BB_SQUARES = chess.BB_SQUARES
 _PAWN = chess.PAWN

@@ -22,10 +22,12 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from .base import MATE, MATE_BOUND, Limit
+from .base import Limit
+from .conventions import RESULTS, loss_result, pgn_score, result_from_points, result_points
 from .epd import read_epd
 from .pgn import read_games
-from .players import EvaluatorFactory, MoveReport, PlayerError, make_player
+from .players import MoveReport, PlayerError, make_player
+from .spec import PlayerRegistry
 from .stats import EloResult, SprtResult, elo, pentanomial, sprt
 
 
@@ -149,17 +151,8 @@ def _limit_for(tc: TimeControl, clocks: list[float], move_number: int) -> Limit:
     return Limit(depth=tc.depth, nodes=tc.nodes, movetime=tc.movetime)
 
 
-def _fmt_score(score: int | None) -> str:
-    if score is None:
-        return "?"
-    if abs(score) >= MATE_BOUND:
-        plies = MATE - abs(score)
-        return f"{'+' if score > 0 else '-'}M{plies}"
-    return f"{score / 100:+.2f}"
-
-
 def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeControl, adjudication: Adjudication,
-              make_evaluator: EvaluatorFactory, round_id: str, event: str = "mimic match",
+              make_evaluator: PlayerRegistry, round_id: str, event: str = "mimic match",
               move_timeout: float = 120.0, time_margin: float = 0.05, hash_mb: int = 16) -> GameResult:
     """Play one game; never raises for a player's failure (the player loses instead)."""
     t_start = time.perf_counter()
@@ -176,7 +169,7 @@ def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeContro
 
     def lose(side: chess.Color, term: str, why: str) -> None:
         nonlocal result, termination, reason
-        result = "0-1" if side == chess.WHITE else "1-0"
+        result = loss_result(side)
         termination, reason = term, f"{'White' if side == chess.WHITE else 'Black'} {why}"
 
     try:
@@ -232,7 +225,7 @@ def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeContro
             if move is None or move not in board.legal_moves:
                 lose(side, "rules infraction", f"played an illegal move {move.uci() if move else '(none)'}")
                 break
-            comments.append(f"{_fmt_score(report.score)}/{report.depth} {spent:.2f}s")
+            comments.append(f"{pgn_score(report.score)}/{report.depth} {spent:.2f}s")
             board.push(move)
             # Adjudication, on the mover's score turned to White's view.
             white_score = None if report.score is None else (report.score if side == chess.WHITE else -report.score)
@@ -242,11 +235,12 @@ def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeContro
                 else:
                     winning_side.append(None)
                 recent = winning_side[-2 * adj.resign_moves:]
-                agreed = len(recent) == 2 * adj.resign_moves and recent[0] is not None
-                if agreed and all(w == recent[0] for w in recent):
-                    result = "1-0" if recent[0] == chess.WHITE else "0-1"
+                leader = recent[0]
+                if (leader is not None and len(recent) == 2 * adj.resign_moves
+                        and all(w == leader for w in recent)):
+                    result = result_from_points(1.0, leader)
                     termination = "adjudication"
-                    reason = f"{'White' if recent[0] == chess.WHITE else 'Black'} wins by adjudication (resign)"
+                    reason = f"{'White' if leader == chess.WHITE else 'Black'} wins by adjudication (resign)"
                     break
             if adj.draw_moves and board.fullmove_number >= adj.draw_movenumber:
                 draw_streak = draw_streak + 1 if white_score is not None and abs(white_score) <= adj.draw_score else 0
@@ -323,8 +317,8 @@ class MatchSummary:
 
     def add(self, g: GameResult) -> None:
         a_white = g.round.endswith(".1")  # round k.1: A has White (also when A and B are the same spec)
-        score_white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[g.result]
-        a = score_white if a_white else 1.0 - score_white
+        a = result_points(g.result, chess.WHITE if a_white else chess.BLACK)
+        assert a is not None, f"round {g.round}: unfinished result {g.result!r}"
         self.wins += a == 1.0
         self.draws += a == 0.5
         self.losses += a == 0.0
@@ -397,14 +391,14 @@ def rounds_in_pgn(path: Path) -> list[GameResult]:
             if headers is None:
                 break
             res = headers.get("Result", "*")
-            if res not in ("1-0", "0-1", "1/2-1/2"):
+            if res not in RESULTS:
                 continue
             out.append(GameResult(headers.get("Round", "?"), headers.get("White", "?"), headers.get("Black", "?"),
                                   res, headers.get("Termination", "normal"), "from earlier run", 0, "", 0.0))
     return out
 
 
-def run_match(settings: MatchSettings, make_evaluator: EvaluatorFactory, pgn_path: str | Path | None = None,
+def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path: str | Path | None = None,
               resume: bool = False, on_game: Callable[[GameResult, MatchSummary], None] | None = None) -> MatchSummary:
     """Play the match; append each game to ``pgn_path`` as it finishes."""
     t0 = time.perf_counter()
@@ -444,7 +438,7 @@ def run_match(settings: MatchSettings, make_evaluator: EvaluatorFactory, pgn_pat
 
 
 def _play_all(todo: Sequence[tuple[str, str, str, Opening]], s: MatchSettings,
-              make_evaluator: EvaluatorFactory) -> Iterator[GameResult]:
+              make_evaluator: PlayerRegistry) -> Iterator[GameResult]:
     if s.jobs == 1:
         for rnd, w, b, op in todo:
             yield play_game(w, b, op, s.tc, s.adjudication, make_evaluator, rnd, s.event, hash_mb=s.hash_mb)

@@ -12,18 +12,16 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import chess
 import chess.engine
 
-from .base import MATE, Evaluator, Limit
+from .base import Evaluator, Limit
+from .conventions import from_engine_score
 from .engine import Engine
-from .spec import PlayerSpec, parse_spec
-
-EvaluatorFactory = Callable[[PlayerSpec], Evaluator]
+from .spec import PlayerRegistry, PlayerSpec
 
 
 @dataclass
@@ -118,11 +116,7 @@ class ExternalPlayer:
         except chess.engine.EngineError as exc:
             raise PlayerError("error", str(exc)) from exc
         pov = result.info.get("score")
-        score = None
-        if pov is not None:
-            rel = pov.relative
-            m = rel.mate()
-            score = (MATE - (2 * m - 1) if m > 0 else -(MATE + 2 * m)) if m is not None else rel.score()
+        score = None if pov is None else from_engine_score(pov.relative)
         return MoveReport(result.move, score, int(result.info.get("depth", 0)), int(result.info.get("nodes", 0)))
 
     def kill(self) -> None:
@@ -150,11 +144,11 @@ def _option_value(text: str) -> str | int | bool:
         return text
 
 
-def make_player(spec: str | PlayerSpec, make_evaluator: EvaluatorFactory,
+def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
                 hash_mb: int = 16) -> EnginePlayer | ExternalPlayer:
     """The player a spec names: our engine for evaluator specs, an engine process for ``uci:``/``xboard:``."""
-    s = parse_spec(spec) if isinstance(spec, str) else spec
-    if s.kind in ("uci", "xboard"):
+    s = make_evaluator.parse(spec) if isinstance(spec, str) else spec
+    if s.is_external:
         assert s.arg is not None
         return ExternalPlayer(s.text, s.arg, dict(s.options), s.kind, s.limit)
     return EnginePlayer(s.text, make_evaluator(s), s.limit, hash_mb)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import chess
 
-SEE_VALUES = (0, 100, 320, 330, 500, 900, 20000)
-"""Centipawns by piece type (index 0 unused); the king's value makes capturing into it last."""
+from .conventions import SEE_VALUES
 
 _KNIGHT, _KING = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS
 _PAWN_ATT = chess.BB_PAWN_ATTACKS

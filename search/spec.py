@@ -1,42 +1,46 @@
-"""The player-spec grammar (DESIGN.md), parsed into a :class:`PlayerSpec`.
+"""Player specs (DESIGN.md): one string names a player; a :class:`PlayerRegistry` of kinds parses and builds them.
 
-A spec is one string::
+A spec is ``KIND[:ARG]`` followed by zero or more limits ``@depth=N``, ``@nodes=N``, ``@movetime=S`` (seconds),
+e.g. ``material@depth=3``, ``organism:results/x/organism.json``,
+``uci:/usr/games/stockfish?Skill%20Level=3@movetime=0.1``.
 
-    organism:PATH.json | expert | material | random[:SEED] | uci:PATH[?Option=Value&...] | net:PATH.npz
-
-and, beyond DESIGN.md's list, ``xboard:PATH[?Option=Value&...]`` for an XBoard engine.
-
-optionally followed by one or more limits: ``@depth=N``, ``@nodes=N``, ``@movetime=S`` (seconds).
-Examples: ``material@depth=3``, ``uci:/usr/games/stockfish?Skill%20Level=3@movetime=0.1``.
-
-This module only parses; turning a spec into an evaluator is the caller's business (the command
-line wires the concrete evaluators in), so that ``search`` never imports ``organisms``.
+Every kind is one :class:`PlayerKind` entry: its name, the shape of its argument, a one-line help text and
+the factory that builds its evaluator (``None`` for an external engine process, whose protocol is the kind's
+name). The grammar shown in help texts, the error for an unknown kind and the factory all come from the
+entries. This package defines only the external kinds (:data:`EXTERNAL_KINDS`, it runs those engines itself);
+the one registry holding every kind is built where the concrete evaluators are known (``evolve.players``),
+so that ``search`` never imports ``organisms``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Literal
 from urllib.parse import parse_qsl
 
-from .base import Limit
+from .base import Evaluator, Limit
 
-KINDS = ("organism", "expert", "material", "random", "uci", "xboard", "net")
-_NEEDS_ARG = {"organism", "uci", "xboard", "net"}
-_NO_ARG = {"expert", "material"}
 _LIMIT_RE = re.compile(r"@(depth|nodes|movetime)=([0-9]*\.?[0-9]+)$")
+_SEED_RE = re.compile(r"[0-9]{1,18}")  # ASCII digits only: str.isdigit() accepts "²", which int() rejects
+
+ArgShape = Literal["none", "path", "seed", "engine"]
+"""How a kind reads the text after ``KIND:``: nothing; a file path; an optional non-negative integer seed; an
+engine executable with optional ``?Name=Value&...`` options."""
 
 
 class SpecError(ValueError):
-    """A player spec that does not follow the grammar."""
+    """A player spec that does not follow the grammar, names no known kind, or cannot be built."""
 
 
 @dataclass(frozen=True)
 class PlayerSpec:
     """A parsed player spec.
 
-    ``arg`` is the path (organism, uci, net) or the seed (random), ``options`` the UCI options of a
-    ``uci:`` player, ``limit`` the search limit given by ``@...`` suffixes (``None`` when absent).
+    ``arg`` is the path (organism, uci, xboard, ...) or the seed text (random), ``options`` the engine options of
+    an external engine, ``limit`` the search limit given by ``@...`` suffixes (``None`` when absent),
+    ``external`` whether the kind is an engine process rather than an evaluator in our engine.
     """
 
     kind: str
@@ -44,29 +48,124 @@ class PlayerSpec:
     options: tuple[tuple[str, str], ...] = ()
     limit: Limit | None = None
     text: str = ""
+    external: bool = False
 
     @property
     def is_external(self) -> bool:
-        """True for a ``uci:``/``xboard:`` engine (an external process, not an evaluator in our engine)."""
-        return self.kind in ("uci", "xboard")
+        """True for an external engine (``uci:``/``xboard:``): a process, not an evaluator in our engine."""
+        return self.external
 
     @property
     def seed(self) -> int:
-        """The seed of a ``random`` spec (0 when none was given)."""
-        if self.kind != "random":
-            raise SpecError(f"{self.text!r}: only random specs have a seed")
-        return int(self.arg) if self.arg else 0
+        """The seed of a seeded kind (``random``; 0 when none was given)."""
+        if self.arg is None:
+            return 0
+        if not _SEED_RE.fullmatch(self.arg):
+            raise SpecError(f"{self.text!r}: the seed must be a non-negative integer")
+        return int(self.arg)
 
     def __str__(self) -> str:
         return self.text
 
 
-def parse_spec(text: str) -> PlayerSpec:
-    """Parse ``text``; raise :class:`SpecError` naming what is wrong."""
+EvaluatorFactory = Callable[[PlayerSpec], Evaluator]
+"""Builds the evaluator of one parsed spec (a :class:`PlayerKind`'s ``build``); raises :class:`SpecError`."""
+
+
+@dataclass(frozen=True)
+class PlayerKind:
+    """One kind of player: the single entry that defines its grammar, help text and factory.
+
+    ``build`` must be picklable (a module-level function): registries travel to worker processes.
+    """
+
+    name: str
+    arg: ArgShape
+    summary: str
+    build: EvaluatorFactory | None = None
+
+    @property
+    def external(self) -> bool:
+        return self.build is None
+
+    @property
+    def syntax(self) -> str:
+        """The kind's grammar, e.g. ``random[:SEED]``."""
+        return {"none": self.name, "path": f"{self.name}:PATH", "seed": f"{self.name}[:SEED]",
+                "engine": f"{self.name}:PATH[?Option=Value&...]"}[self.arg]
+
+
+EXTERNAL_KINDS: tuple[PlayerKind, ...] = (
+    PlayerKind("uci", "engine", "a UCI engine executable, e.g. uci:/usr/games/stockfish?Skill%20Level=3"),
+    PlayerKind("xboard", "engine", "an XBoard (CECP) engine executable, e.g. xboard:/usr/games/phalanx"),
+)
+"""The external engines that :mod:`search.players` runs through python-chess (the kind's name is the protocol)."""
+
+
+class PlayerRegistry:
+    """Every kind of player, by name. Calling it builds the evaluator a spec names.
+
+    ``registry("expert@depth=3")`` is the evaluator (the limit is the caller's business: it caps the search);
+    ``registry.parse(text)`` only parses.
+    """
+
+    def __init__(self, kinds: Iterable[PlayerKind]) -> None:
+        self._kinds: dict[str, PlayerKind] = {}
+        for k in kinds:
+            if k.name in self._kinds:
+                raise ValueError(f"player kind {k.name!r} registered twice")
+            self._kinds[k.name] = k
+
+    def __iter__(self) -> Iterator[PlayerKind]:
+        return iter(self._kinds.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._kinds
+
+    def __getitem__(self, name: str) -> PlayerKind:
+        return self._kinds[name]
+
+    def get(self, name: str) -> PlayerKind | None:
+        return self._kinds.get(name)
+
+    @property
+    def grammar(self) -> str:
+        """Every kind's syntax, e.g. ``organism:PATH | expert | ...`` (for help texts and errors)."""
+        return " | ".join(k.syntax for k in self)
+
+    def help(self) -> str:
+        """One line per kind, then the limit suffixes: the reference a ``--help`` shows."""
+        width = max(len(k.syntax) for k in self)
+        lines = [f"  {k.syntax:<{width}}  {k.summary}" for k in self]
+        lines.append("each optionally followed by @depth=N, @nodes=N or @movetime=S (seconds)\n")
+        return "\n".join(lines)
+
+    def parse(self, text: str) -> PlayerSpec:
+        """Parse ``text``; raise :class:`SpecError` naming what is wrong."""
+        return parse_spec(text, self)
+
+    def __call__(self, spec: str | PlayerSpec) -> Evaluator:
+        """The evaluator ``spec`` names; :class:`SpecError` for an external engine or a spec that fails to build."""
+        s = self.parse(spec) if isinstance(spec, str) else spec
+        kind = self.get(s.kind)
+        if kind is None:
+            raise SpecError(f"{s.text!r}: unknown player kind {s.kind!r} (expected {self.grammar})")
+        if kind.build is None:
+            raise SpecError(f"{s.text!r} is an external engine, not an evaluator")
+        return kind.build(s)
+
+    def __reduce__(self) -> tuple[type[PlayerRegistry], tuple[tuple[PlayerKind, ...]]]:
+        return PlayerRegistry, (tuple(self),)
+
+
+def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
+    """Parse ``text`` against the kinds of ``registry``; raise :class:`SpecError` naming what is wrong."""
     original = text
     text = text.strip()
     if not text:
         raise SpecError("empty player spec")
+    if len(text) > 4096 or not text.isprintable():
+        raise SpecError(f"{original[:80]!r}: a player spec is one printable line")
     fields: dict[str, float] = {}
     while True:
         m = _LIMIT_RE.search(text)
@@ -77,35 +176,38 @@ def parse_spec(text: str) -> PlayerSpec:
             raise SpecError(f"{original!r}: @{name} given twice")
         fields[name] = float(value)
         text = text[: m.start()]
-    if "@" in text and text.split(":", 1)[0] not in _NEEDS_ARG:
+    name, _, arg = text.partition(":")
+    kind = registry.get(name)
+    if kind is None:
+        raise SpecError(f"{original!r}: unknown player kind {name!r} (expected {registry.grammar})")
+    if "@" in text and kind.arg in ("none", "seed"):
         raise SpecError(f"{original!r}: a limit must be @depth=N, @nodes=N or @movetime=S")
-    limit = None
-    if fields:
-        depth = fields.get("depth")
-        nodes = fields.get("nodes")
-        if (depth is not None and depth != int(depth)) or (nodes is not None and nodes != int(nodes)):
-            raise SpecError(f"{original!r}: depth and nodes must be whole numbers")
-        limit = Limit(depth=int(depth) if depth is not None else None,
-                      nodes=int(nodes) if nodes is not None else None,
-                      movetime=fields.get("movetime"))
-        if (limit.depth is not None and limit.depth < 1) or (limit.nodes is not None and limit.nodes < 1) or (
-                limit.movetime is not None and limit.movetime <= 0):
-            raise SpecError(f"{original!r}: limits must be positive")
-
-    kind, _, arg = text.partition(":")
-    if kind not in KINDS:
-        raise SpecError(f"{original!r}: unknown player kind {kind!r} (expected one of {', '.join(KINDS)})")
-    if kind in _NO_ARG and arg:
-        raise SpecError(f"{original!r}: {kind} takes no argument")
-    if kind in _NEEDS_ARG and not arg:
-        raise SpecError(f"{original!r}: {kind} needs a path, as in {kind}:PATH")
+    limit = _limit(original, fields)
+    if kind.arg == "none" and arg:
+        raise SpecError(f"{original!r}: {name} takes no argument")
+    if kind.arg in ("path", "engine") and not arg:
+        raise SpecError(f"{original!r}: {name} needs a path, as in {kind.syntax}")
+    if kind.arg == "seed" and arg and not _SEED_RE.fullmatch(arg):
+        raise SpecError(f"{original!r}: the seed of {kind.syntax} must be a non-negative integer")
     options: tuple[tuple[str, str], ...] = ()
-    if kind in ("uci", "xboard") and "?" in arg:
+    if kind.arg == "engine" and "?" in arg:
         arg, _, query = arg.partition("?")
         try:
             options = tuple(parse_qsl(query, keep_blank_values=True, strict_parsing=True))
         except ValueError as exc:
             raise SpecError(f"{original!r}: bad option list {query!r} (use Name=Value&Name=Value)") from exc
-    if kind == "random" and arg and not arg.isdigit():
-        raise SpecError(f"{original!r}: the seed of random:SEED must be a non-negative integer")
-    return PlayerSpec(kind, arg or None, options, limit, original.strip())
+    return PlayerSpec(name, arg or None, options, limit, original.strip(), kind.external)
+
+
+def _limit(original: str, fields: dict[str, float]) -> Limit | None:
+    if not fields:
+        return None
+    depth, nodes = fields.get("depth"), fields.get("nodes")
+    if (depth is not None and depth != int(depth)) or (nodes is not None and nodes != int(nodes)):
+        raise SpecError(f"{original!r}: depth and nodes must be whole numbers")
+    limit = Limit(depth=int(depth) if depth is not None else None, nodes=int(nodes) if nodes is not None else None,
+                  movetime=fields.get("movetime"))
+    if ((limit.depth is not None and limit.depth < 1) or (limit.nodes is not None and limit.nodes < 1)
+            or (limit.movetime is not None and limit.movetime <= 0)):
+        raise SpecError(f"{original!r}: limits must be positive")
+    return limit

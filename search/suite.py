@@ -19,9 +19,11 @@ from pathlib import Path
 import chess
 import chess.engine
 
-from .base import MATE, MATE_BOUND, Limit
+from .base import Limit
+from .conventions import from_engine_score, mate_moves
 from .epd import EpdRecord, read_epd
-from .players import EvaluatorFactory, MoveReport, PlayerError, make_player
+from .players import MoveReport, PlayerError, make_player
+from .spec import PlayerRegistry
 
 
 @dataclass
@@ -98,25 +100,24 @@ def solve_engine(engine: chess.engine.SimpleEngine, record: EpdRecord, movetime:
                          game=object())
     info = result.info
     pov = info.get("score")
-    score = mate = None
-    if pov is not None:
-        mate, score = pov.relative.mate(), pov.relative.score()
-    return make_row(record, result.move, score, mate, int(info.get("depth", 0)), int(info.get("nodes", 0)),
+    score = None if pov is None else from_engine_score(pov.relative)
+    return _row(record, result.move, score, int(info.get("depth", 0)), int(info.get("nodes", 0)),
                     float(info.get("time", 0.0)))
 
 
 def _report_row(record: EpdRecord, report: MoveReport, seconds: float) -> SuiteRow:
-    score = report.score
-    mate = None
-    if score is not None and abs(score) >= MATE_BOUND:
-        plies = MATE - abs(score)
-        mate = (plies + 1) // 2 if score > 0 else -(plies // 2)
-        score = None
-    return make_row(record, report.move, score, mate, report.depth, report.nodes, seconds)
+    return _row(record, report.move, report.score, report.depth, report.nodes, seconds)
+
+
+def _row(record: EpdRecord, move: chess.Move | None, score: int | None, depth: int, nodes: int,
+         seconds: float) -> SuiteRow:
+    """:func:`make_row` from an internal score (centipawns or a mate score, side to move's view)."""
+    mate = None if score is None else mate_moves(score)
+    return make_row(record, move, None if mate is not None else score, mate, depth, nodes, seconds)
 
 
 def solve_chunk(spec: str, records: Sequence[EpdRecord], movetime: float,
-                make_evaluator: EvaluatorFactory) -> list[SuiteRow]:
+                make_evaluator: PlayerRegistry) -> list[SuiteRow]:
     """Worker task: the records solved by one player made from ``spec`` (a new game per position)."""
     rows = []
     player = None
@@ -145,7 +146,7 @@ def row_key(id_: str, fen: str) -> str:
     return f"{id_}\t{fen}"
 
 
-def run_suite(path: str | Path, spec: str, movetime: float, make_evaluator: EvaluatorFactory, jobs: int = 1,
+def run_suite(path: str | Path, spec: str, movetime: float, make_evaluator: PlayerRegistry, jobs: int = 1,
               limit: int | None = None, on_error: Callable[[str], None] | None = None,
               on_row: Callable[[SuiteRow], None] | None = None, skip: Collection[str] = ()) -> list[SuiteRow]:
     """Solve every position of an EPD file (the first ``limit``) except those whose ``row_key`` is in

@@ -20,9 +20,9 @@ from typing import TextIO
 
 import chess
 
-from .base import Evaluator, Limit, SearchResult
+from .base import Limit, SearchResult
 from .engine import Engine
-from .spec import parse_spec
+from .spec import PlayerRegistry
 
 NAME = "mimic"
 AUTHOR = "the mimic authors"
@@ -31,7 +31,6 @@ GO_INT_PARAMS = ("depth", "nodes", "movestogo", "mate")
 GO_MS_PARAMS = ("movetime", "wtime", "btime", "winc", "binc")
 GO_KEYWORDS = set(GO_INT_PARAMS + GO_MS_PARAMS + ("searchmoves", "infinite", "ponder"))
 
-EvaluatorFactory = Callable[[str], Evaluator]
 _UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
                | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK | chess.STATUS_OPPOSITE_CHECK)
 """Positions the search cannot play from (a missing king, pawns on the back rank, the side not to move
@@ -49,13 +48,13 @@ class UciFrontEnd:
     ``Eval`` option). A limit suffix in the spec (``expert@depth=3``) caps every ``go``.
     """
 
-    def __init__(self, make_evaluator: EvaluatorFactory, eval_spec: str = "material",
+    def __init__(self, make_evaluator: PlayerRegistry, eval_spec: str = "material",
                  out: TextIO | None = None, hash_mb: int = 16) -> None:
         self.make_evaluator = make_evaluator
         self.out = out if out is not None else sys.stdout
         self._lock = threading.Lock()
         self.eval_spec = eval_spec
-        self.cap = parse_spec(eval_spec).limit
+        self.cap = make_evaluator.parse(eval_spec).limit
         self.engine = Engine(make_evaluator(eval_spec), hash_mb=hash_mb)
         self.hash_mb = hash_mb
         self.board = chess.Board()
@@ -200,7 +199,7 @@ class UciFrontEnd:
             self.stop_search()
             self.engine.new_game()
         elif key == "eval":
-            spec = parse_spec(value)
+            spec = self.make_evaluator.parse(value)
             if spec.is_external:
                 raise UciError("Eval takes an evaluator spec, not an external engine")
             evaluator = self.make_evaluator(value)
@@ -325,7 +324,7 @@ class UciFrontEnd:
         return False
 
 
-def main(make_evaluator: EvaluatorFactory, eval_spec: str = "material", hash_mb: int = 16) -> int:
+def main(make_evaluator: PlayerRegistry, eval_spec: str = "material", hash_mb: int = 16) -> int:
     """Run a UCI session on standard input and output."""
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     front = UciFrontEnd(make_evaluator, eval_spec, hash_mb=hash_mb)

@@ -16,6 +16,7 @@ import chess.pgn
 import pytest
 
 from evolve.players import make_evaluator
+from search.conventions import result_points
 from search.match import (
     Adjudication,
     MatchSettings,
@@ -148,8 +149,7 @@ def test_a_match_between_two_of_our_engines(tmp_path: Path) -> None:
         first, second = by_round[f"{k}.1"], by_round[f"{k}.2"]
         assert first.headers["White"] == second.headers["Black"] == "expert@depth=2"
         assert first.board().fen() == second.board().fen()
-    score_a = sum({"1-0": 1, "0-1": 0, "1/2-1/2": 0.5}[g.headers["Result"]] if g.headers["Round"].endswith(".1")
-                  else {"1-0": 0, "0-1": 1, "1/2-1/2": 0.5}[g.headers["Result"]] for g in games)
+    score_a = sum(result_points(g.headers["Result"], g.headers["Round"].endswith(".1")) or 0.0 for g in games)
     assert score_a == summary.wins + summary.draws / 2
     assert summary.wins >= 3  # the expert beats material
 

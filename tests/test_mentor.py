@@ -14,12 +14,13 @@ import chess.engine
 import pytest
 
 from mentor.labeller import MentorConfig, label_samples
-from mentor.labels import Label, LabelWriter, mate_ce, read_labels, repair_partial_line
+from mentor.labels import Label, LabelWriter, read_labels, repair_partial_line
 from mentor.samplers import Sample, SamplerOptions, collect, is_quiet, random_playouts
 from mentor.target import target
 from mentor.uci import parse_info
 from organisms import Expert
 from search import Engine, Limit
+from search.conventions import ce_from_mate_moves
 from search.see import see
 
 from .conftest import DATA, mimic_command, sigkill_at_line
@@ -47,7 +48,7 @@ def test_labels_agree_with_a_direct_analyse(stockfish: str, tmp_path: Path) -> N
         for s in samples:
             info = engine.analyse(s.board, chess.engine.Limit(depth=8), game=object())
             score = info["score"].relative
-            expected = mate_ce(score.mate()) if score.is_mate() else score.score()
+            expected = ce_from_mate_moves(score.mate()) if score.is_mate() else score.score()
             lab = labels[s.board.epd()]
             assert lab.ce == expected, s.board.fen()
             assert lab.acd == info["depth"]
@@ -162,7 +163,7 @@ def test_builtin_mentor_labels_are_our_engine_with_the_expert(tmp_path: Path) ->
         engine.new_game()
         r = engine.search(s.board, Limit(depth=2))
         lab = labels[s.board.epd()]
-        assert lab.ce == (mate_ce(r.mate) if r.mate is not None else r.score)
+        assert lab.ce == (ce_from_mate_moves(r.mate) if r.mate is not None else r.score)
         assert lab.acd == 2 and lab.pv == r.pv
 
 
@@ -188,11 +189,11 @@ def test_partial_last_line_is_repaired(tmp_path: Path) -> None:
 def test_mate_scores_are_written_and_flagged(tmp_path: Path) -> None:
     path = tmp_path / "m.epd"
     with LabelWriter(path) as w:
-        w.write(Label(chess.Board(), mate_ce(2), 9))
+        w.write(Label(chess.Board(), ce_from_mate_moves(2), 9))
         w.write(Label(chess.Board("4k3/8/8/8/8/8/8/3QK3 w - - 0 1"), 2000, 9))
     text = path.read_text()
     assert "ce 29997;" in text and 'c1 "mate"' in text and 'c1 "over-cap"' in text
-    assert mate_ce(-1) == -29998
+    assert ce_from_mate_moves(-1) == -29998
 
 
 def test_uci_info_parsing() -> None:
