@@ -16,6 +16,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 
+from search.conventions import RESULTS
 from search.epd import EpdError, read_epd
 from search.pgn import read_games as _read_games
 from search.see import see
@@ -138,7 +139,7 @@ def pgn_positions(path: str | Path, n: int | None = None, seed: int = 0, skip_pl
     dedup = _Dedup(stats)
     for start, game in read_games(path, on_error, stats):
         result = game.headers.get("Result")
-        result = result if result in ("1-0", "0-1", "1/2-1/2") else None
+        result = result if result in RESULTS else None
         board = game.board()
         boards = []
         for move in game.mainline_moves():
@@ -192,7 +193,7 @@ def epd_positions(path: str | Path, n: int | None = None, on_error: ErrorHook | 
         result = rec.ops.get("c9")
         stats.yielded += 1
         yield Sample(rec.board, f"{Path(path).name}:{rec.line_no}",
-                     str(result) if result in ("1-0", "0-1", "1/2-1/2") else None, None,
+                     str(result) if result in RESULTS else None, None,
                      str(rec.ops["id"]) if "id" in rec.ops else None)
         if n is not None and stats.yielded >= n:
             return
