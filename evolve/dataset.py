@@ -49,6 +49,16 @@ class Dataset:
                 f"mates), {self.malformed} malformed lines skipped; target: {self.target}")
 
 
+    def malformed_report(self, limit: int = 5) -> list[str]:
+        """For the console: how many label lines were skipped as malformed, and the first ``limit``
+        of them as ``FILE:LINE: reason`` (empty when none were)."""
+        if not self.malformed:
+            return []
+        more = f" (first {limit} shown)" if self.malformed > limit else ""
+        return [f"{self.source}: {self.malformed} malformed label lines skipped{more}:",
+                *(f"  {e}" for e in self.errors[:limit])]
+
+
 def _result_for(result: str | None, turn: chess.Color) -> float:
     if result == "1-0":
         white = 1.0
