@@ -341,3 +341,32 @@ def test_convert_labels_tool(tmp_path: Path) -> None:
     assert entry["settings"]["sources"] == ["random"] and entry["settings"]["sampler"] == {"min_plies": 8}
     assert entry["finished_local"] == "2026-11-01T10:00:00" and entry["summary"] == {"labelled": 2}
     assert entry["mimic_version"] is None and entry["git_commit"] is None  # not recorded then: not invented
+
+
+def test_evolve_reports_malformed_lines_and_records_provenance(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mixed.epd"
+    boards = [chess.Board(), chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"),
+              chess.Board("4k3/8/8/8/8/8/3PPP2/3QK3 w - - 0 1"), chess.Board("4k3/8/8/8/8/8/8/R3K3 b Q - 0 1")]
+    lines = [f"{b.epd()} ce {10 * i}; acd 1;" for i, b in enumerate(boards)]
+    lines.insert(2, "8/8/8/8/8/8/8/8 w - - ce 1;")  # line 3: no kings
+    path.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "run"
+    assert main(["evolve", str(path), "--out", str(out), "--target", "root", "--held-out", "0.25",
+                 "--population", "4", "--generations", "1", "--sample", "3", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {path}: 1 malformed label lines skipped:" in err and f"{path}:3: impossible position" in err
+    summary = (out / "summary.md").read_text()
+    assert f"Made by ({describe()}):" in summary
+    recorded = json.loads((out / "settings.json").read_text())["provenance"]
+    state = git_state()
+    assert recorded["mimic_version"] == mimic_version() and recorded["git_commit"] == (state[0] if state else None)
+
+
+def test_match_and_suite_logs_name_the_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["match", "material", "random:1", "--games", "2", "--depth", "1", "--pgn",
+                 str(tmp_path / "m.pgn")]) == 0
+    assert main(["suite", str(REPO / "benchmarks" / "data" / "wac.epd"), "--engine", "material@depth=1", "--limit", "1",
+                 "--movetime", "0.05"]) == 0
+    first_lines = [line for line in capsys.readouterr().out.splitlines() if describe() in line]
+    assert len(first_lines) == 2 and first_lines[0].startswith("material vs random:1")
