@@ -35,13 +35,13 @@ from search.tt import position_key
 
 from .labels import (
     DEFAULT_CAP,
-    SIDECAR_SCHEMA,
     Label,
     LabelWriter,
     comment_lines,
     convert_legacy,
     labelled_keys,
     mate_ce,
+    migrate_sidecar,
     read_sidecar,
     sidecar_path,
     write_json_atomic,
@@ -348,11 +348,8 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: L
         "mimic_version": prov["mimic_version"], "git_commit": prov["git_commit"], "git_dirty": prov["git_dirty"],
         "started_utc": started, "finished_utc": finished, "summary": summary.to_json(),
     }
-    runs = [r for r in side.get("runs", []) if not (isinstance(r, dict) and r.get("run_id") == run_id)]
-    runs.append(entry)
-    data = {"schema": SIDECAR_SCHEMA, "labels": Path(path).name, "runs": runs}
-    if "legacy_header" in side:
-        data["legacy_header"] = side["legacy_header"]
+    data = migrate_sidecar(side, Path(path).name)
+    data["runs"] = [r for r in data["runs"] if r.get("run_id") != run_id] + [entry]
     write_json_atomic(sidecar_path(path), data)
 
 

@@ -294,6 +294,43 @@ def write_json_atomic(path: str | Path, data: Any) -> None:
         raise
 
 
+def _migrate_run(old: dict[str, Any], command: str | None) -> dict[str, Any]:
+    """A run entry recorded before schema 2 (``{"settings", "summary", "finished"}``, settings being the
+    ``mimic label`` arguments) in the current schema. Nothing is invented: what the old entries did not
+    record (the mentor's ``id name``, mimic's version and commit, UTC times) is ``None``; the old local
+    finishing time is kept as ``finished_local``; ``command`` comes from the old file's header."""
+    s = old.get("settings", {})
+    if not isinstance(s, dict):
+        s = {}
+    sampler_keys = ("min_plies", "max_plies", "no_check", "skip_plies", "per_game", "random_move", "quiet")
+    options = s.get("option", [])
+    return {
+        "run_id": None,
+        "command": command if command is not None else s.get("command"),
+        "settings": {"sources": s.get("source"), "positions": s.get("positions"), "seed": s.get("seed"),
+                     "jobs": s.get("jobs"), "resume": s.get("resume"), "cap": s.get("cap"),
+                     "sampler": {k: s[k] for k in sampler_keys if k in s}},
+        "mentor": {"kind": "builtin" if s.get("mentor") == "builtin" else "uci",
+                   "command": s.get("mentor_command", []), "id_name": None, "depth": s.get("depth"),
+                   "nodes": s.get("nodes"), "hash_mb": s.get("hash"), "timeout": s.get("timeout"),
+                   "options": dict(str(o).partition("=")[::2] for o in options) if isinstance(options, list) else {}},
+        "mimic_version": None, "git_commit": None, "git_dirty": None,
+        "started_utc": None, "finished_utc": None, "finished_local": old.get("finished"),
+        "summary": old.get("summary"),
+    }
+
+
+def migrate_sidecar(side: dict[str, Any], labels_name: str) -> dict[str, Any]:
+    """A sidecar in the current schema (``SIDECAR_SCHEMA``): old run entries rewritten, others kept."""
+    header = [str(x) for x in side.get("legacy_header", [])]
+    command = header[0] if header and header[0].startswith("mimic ") else None
+    runs = [r if "run_id" in r else _migrate_run(r, command) for r in side.get("runs", []) if isinstance(r, dict)]
+    out: dict[str, Any] = {"schema": SIDECAR_SCHEMA, "labels": labels_name, "runs": runs}
+    if header:
+        out["legacy_header"] = header
+    return out
+
+
 def comment_lines(path: str | Path) -> list[tuple[int, str]]:
     """``(line number, text)`` of every ``#`` line of a label file (old files' headers)."""
     out = []
@@ -308,7 +345,8 @@ def convert_legacy(path: str | Path) -> list[str]:
     """Move the ``#`` lines of label file ``path`` into its sidecar's ``legacy_header``; return them.
 
     The file is rewritten (atomically) with every other line unchanged, byte for byte. The header
-    text is stored without its leading ``# ``. A file without ``#`` lines is left alone.
+    text is stored without its leading ``# ``; the sidecar's old run entries are brought to the
+    current schema (:func:`migrate_sidecar`). A file without ``#`` lines is left alone.
     """
     path = Path(path)
     comments = comment_lines(path)
@@ -316,10 +354,8 @@ def convert_legacy(path: str | Path) -> list[str]:
         return []
     header = [text[1:].strip() for _, text in comments]
     side = read_sidecar(path)
-    side.setdefault("schema", SIDECAR_SCHEMA)
-    side.setdefault("labels", path.name)
     side["legacy_header"] = [*side.get("legacy_header", []), *header]
-    write_json_atomic(sidecar_path(path), side)
+    write_json_atomic(sidecar_path(path), migrate_sidecar(side, path.name))
     drop = {line_no for line_no, _ in comments}
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:

@@ -24,7 +24,7 @@ import pytest
 
 from evolve.cli import main
 from evolve.dataset import load_dataset
-from mentor.labeller import BUILTIN_NAME, MentorConfig, label_samples
+from mentor.labeller import BUILTIN_NAME, LabelRun, MentorConfig, label_samples
 from mentor.labels import LegacyHeaderWarning, convert_legacy, read_labels, read_sidecar
 from mentor.samplers import Sample
 from mentor.uci import UciEngine
@@ -135,11 +135,21 @@ def test_legacy_header_loads_with_one_warning_and_converts(tmp_path: Path) -> No
 def test_resume_converts_an_old_file(tmp_path: Path) -> None:
     path = tmp_path / "old.epd"
     path.write_text(LEGACY)
+    old_run = {"settings": {"mentor": "builtin", "depth": 2, "positions": 3}, "summary": {"labelled": 2},
+               "finished": "2026-11-01T10:00:00"}
+    (tmp_path / "old.epd.json").write_text(json.dumps({"labels": str(path), "runs": [old_run]}))
     extra = Sample(chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"), "test")
-    summary = label_samples([extra], MentorConfig("builtin", depth=1), path, resume=True, progress=False)
+    run = LabelRun("mimic label --resume", ("test",), 1, 0, 1, True)
+    summary = label_samples([extra], MentorConfig("builtin", depth=1), path, resume=True, progress=False, run=run)
     assert summary.legacy_header == 2 and summary.labelled == 1
     assert _assert_standard_epd(path) == 3
-    assert len(read_sidecar(path)["legacy_header"]) == 2
+    side = read_sidecar(path)
+    assert len(side["legacy_header"]) == 2 and side["schema"] == "mimic-labels/2"
+    old, new = side["runs"]  # the old entry in the current schema, then this run
+    assert old["command"] == side["legacy_header"][0] and old["mentor"]["depth"] == 2
+    assert old["finished_local"] == "2026-11-01T10:00:00" and old["mimic_version"] is None
+    assert new["command"] == "mimic label --resume" and new["summary"]["labelled"] == 1
+    assert new["mentor"]["id_name"] == f"{BUILTIN_NAME} {mimic_version()}"
 
 
 def test_committed_label_files_are_standard_epd() -> None:

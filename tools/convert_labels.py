@@ -8,9 +8,10 @@ has no room for: ``chess.Board.from_epd`` raises on them. For each file this
 1. moves the ``#`` lines into ``FILE.epd.json`` under ``legacy_header`` and rewrites the file with
    every other line unchanged, byte for byte (:func:`mentor.labels.convert_legacy`);
 2. rewrites the sidecar's old run entries (``settings``/``summary``/``finished``) in the schema
-   :func:`mentor.labeller.record_run` writes. Nothing is invented: what the old entries did not record
-   (the mentor's ``id name``, mimic's version and commit, UTC times) is ``null``; the old local finishing
-   time is kept as ``finished_local``; the command is the header's first line;
+   :func:`mentor.labeller.record_run` writes (:func:`mentor.labels.migrate_sidecar`). Nothing is
+   invented: what the old entries did not record (the mentor's ``id name``, mimic's version and
+   commit, UTC times) is ``null``; the old local finishing time is kept as ``finished_local``; the
+   command is the header's first line;
 3. checks that every line of the file parses with ``chess.Board.from_epd``.
 
 Running it again on a converted file changes nothing. Exit status 1 when a file still holds a line
@@ -22,47 +23,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 import chess
 
-from mentor.labels import SIDECAR_SCHEMA, convert_legacy, read_sidecar, sidecar_path, write_json_atomic
-
-
-def _new_run(old: dict[str, Any], command: str | None) -> dict[str, Any]:
-    """An old run entry (``{"settings", "summary", "finished"}``) in the current schema."""
-    s = old.get("settings", {})
-    sampler_keys = ("min_plies", "max_plies", "no_check", "skip_plies", "per_game", "random_move", "quiet")
-    mentor = s.get("mentor")
-    return {
-        "run_id": None,
-        "command": command,
-        "settings": {"sources": s.get("source"), "positions": s.get("positions"), "seed": s.get("seed"),
-                     "jobs": s.get("jobs"), "resume": s.get("resume"), "cap": s.get("cap"),
-                     "sampler": {k: s[k] for k in sampler_keys if k in s}},
-        "mentor": {"kind": "builtin" if mentor == "builtin" else "uci", "command": s.get("mentor_command", []),
-                   "id_name": None, "depth": s.get("depth"), "nodes": s.get("nodes"), "hash_mb": s.get("hash"),
-                   "timeout": s.get("timeout"),
-                   "options": dict(o.partition("=")[::2] for o in s.get("option", []))},
-        "mimic_version": None, "git_commit": None, "git_dirty": None,
-        "started_utc": None, "finished_utc": None, "finished_local": old.get("finished"),
-        "summary": old.get("summary"),
-    }
+from mentor.labels import convert_legacy, migrate_sidecar, read_sidecar, sidecar_path, write_json_atomic
 
 
 def convert(path: Path) -> list[str]:
     """Convert one label file and its sidecar; return the lines that are still not EPD."""
     moved = convert_legacy(path)
     side = read_sidecar(path)
-    runs = side.get("runs", [])
-    header = side.get("legacy_header", [])
-    command = header[0] if header and str(header[0]).startswith("mimic ") else None
-    if any(isinstance(r, dict) and "command" not in r for r in runs) or side.get("schema") != SIDECAR_SCHEMA:
-        new = {"schema": SIDECAR_SCHEMA, "labels": path.name,
-               "runs": [r if "command" in r else _new_run(r, command) for r in runs if isinstance(r, dict)]}
-        if header:
-            new["legacy_header"] = header
-        write_json_atomic(sidecar_path(path), new)
+    if side and side != migrate_sidecar(side, path.name):
+        write_json_atomic(sidecar_path(path), migrate_sidecar(side, path.name))
     print(f"{path}: moved {len(moved)} '#' lines into {sidecar_path(path)}" if moved
           else f"{path}: no '#' lines")
     bad = []
