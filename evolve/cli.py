@@ -83,7 +83,8 @@ def _cmd_label(args: argparse.Namespace) -> int:
         print(f"mimic label: {exc}", file=sys.stderr)
         return 2
     except EngineError as exc:
-        print(f"mimic label: mentor {' '.join(command)}: {exc}", file=sys.stderr)
+        who = " ".join(command)
+        print(f"mimic label: {exc}" if who in str(exc) else f"mimic label: mentor {who}: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"mimic label: {_os_error(exc)} (labels written so far are kept; rerun with --resume)",

@@ -17,12 +17,14 @@ recorded in the file's provenance sidecar (:func:`record_run`, one schema for ``
 from __future__ import annotations
 
 import atexit
+import contextlib
 import errno
 import shutil
 import sys
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -391,7 +393,7 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
     bar = None
     finished = False
     try:
-        with LabelWriter(out, cap=cap) as writer:
+        with contextlib.ExitStack() as stack, LabelWriter(out, cap=cap) as writer:
             if run is not None:
                 record_run(out, run, config, summary, run_id, started, None)
             if progress:
@@ -400,7 +402,9 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
                 bar = tqdm(total=len(samples), initial=summary.already_labelled, unit="pos", desc="labelling",
                            file=sys.stderr, dynamic_ncols=True)
             if items:
-                for results, restarts in _run(config, items, batch_size, jobs, cap):
+                pending = _run(config, items, batch_size, jobs, cap)
+                stack.callback(_close_quietly, pending)
+                for results, restarts in pending:
                     summary.restarts += restarts
                     for i, line, error, flag in results:
                         if line is None:
@@ -428,6 +432,16 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
                 if finished:
                     raise
     return summary
+
+
+def _close_quietly(pending: Iterator[tuple[list[Done], int]]) -> None:
+    """Stop the workers of a run that ends early (an error), without joblib's warning about the batches
+    it cancels: the error itself is what the user needs to see."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*tasks which were still being processed")
+        close = getattr(pending, "close", None)
+        if close is not None:
+            close()
 
 
 def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, cap: int
