@@ -380,8 +380,8 @@ def provenance_lines(path: str | Path) -> list[str]:
         if not isinstance(run, dict):
             continue
         command = run.get("command")
-        if not isinstance(command, str):  # runs recorded before schema 2: their legacy_header says it
-            continue
+        if not isinstance(command, str) or run.get("run_id") is None:  # recorded before schema 2: the
+            continue  # legacy_header above says what made it
         mentor = run.get("mentor")
         who = ""
         if isinstance(mentor, dict):

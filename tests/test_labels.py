@@ -25,7 +25,7 @@ import pytest
 from evolve.cli import main
 from evolve.dataset import load_dataset
 from mentor.labeller import BUILTIN_NAME, LabelRun, MentorConfig, label_samples
-from mentor.labels import LegacyHeaderWarning, convert_legacy, read_labels, read_sidecar
+from mentor.labels import LegacyHeaderWarning, convert_legacy, provenance_lines, read_labels, read_sidecar
 from mentor.samplers import Sample
 from mentor.uci import UciEngine
 from search.epd import read_epd
@@ -89,6 +89,8 @@ def test_label_writes_standard_epd_and_one_provenance_schema(stockfish: str, tmp
     assert (first["settings"]["positions"], second["settings"]["positions"]) == (6, 10)
     assert first["summary"]["labelled"] == 6 and second["summary"]["labelled"] == 4
     assert second["summary"]["already_labelled"] == 6
+    made = provenance_lines(out)  # what evolve's summary.md quotes
+    assert len(made) == 2 and all(f"; mentor {id_name}; mimic {mimic_version()}" in line for line in made)
     for run in (first, second):
         assert run["command"].startswith("mimic ") and run["finished_utc"].endswith("Z")
         assert run["mimic_version"] == mimic_version() and run["mentor"]["depth"] == 4
