@@ -80,7 +80,7 @@ def _cmd_label(args: argparse.Namespace) -> int:
         summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
                                 cap=args.cap, progress=not args.no_progress, sampling=stats.as_dict())
     except FileExistsError as exc:
-        print(f"mimic label: {exc}", file=sys.stderr)
+        print(f"mimic label: {_os_error(exc)}", file=sys.stderr)
         return 2
     except EngineError as exc:
         who = " ".join(command)

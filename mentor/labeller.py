@@ -338,6 +338,11 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: L
     same ``run_id`` replaces that entry. The file is replaced atomically.
     """
     side = read_sidecar(path)
+    side_file = sidecar_path(path)
+    if not side and side_file.exists() and side_file.stat().st_size > 0:  # damaged: kept, never overwritten
+        keep = side_file.with_name(side_file.name + ".unreadable")
+        side_file.replace(keep)
+        warnings.warn(f"{side_file}: not a JSON object; moved to {keep}, a new one begins", stacklevel=2)
     prov = provenance()
     entry = {
         "run_id": run_id,
@@ -352,7 +357,7 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: L
     }
     data = migrate_sidecar(side, Path(path).name)
     data["runs"] = [r for r in data["runs"] if r.get("run_id") != run_id] + [entry]
-    write_json_atomic(sidecar_path(path), data)
+    write_json_atomic(side_file, data)
 
 
 def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Path, *, jobs: int = 1,

@@ -106,6 +106,17 @@ def test_builtin_mentor_is_named_with_the_version(tmp_path: Path) -> None:
     assert _assert_standard_epd(out) == 1
 
 
+def test_a_damaged_sidecar_is_kept_aside(tmp_path: Path) -> None:
+    out = tmp_path / "d.epd"
+    (tmp_path / "d.epd.json").write_text('{"runs": [')  # cut short
+    run = LabelRun("mimic label", ("test",), 1, 0, 1, False)
+    with pytest.warns(UserWarning, match=r"d\.epd\.json: not a JSON object; moved to .*d\.epd\.json\.unreadable"):
+        label_samples([Sample(chess.Board(), "test")], MentorConfig("builtin", depth=1), out, progress=False,
+                      run=run)
+    assert (tmp_path / "d.epd.json.unreadable").read_text() == '{"runs": ['
+    assert [r["command"] for r in read_sidecar(out)["runs"]] == ["mimic label"]
+
+
 # ---------------------------------------------------------------------- old files with '#' lines
 LEGACY = """\
 # mimic label --mentor builtin --depth 2 --positions 3
