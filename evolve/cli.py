@@ -23,11 +23,19 @@ def _cmd_uci(args: argparse.Namespace) -> int:
     return uci.main(make_evaluator, args.eval, hash_mb=args.hash)
 
 
+def _os_error(exc: OSError) -> str:
+    """One line for a failed file operation: ``FILE: reason``."""
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
+
+
 def _cmd_label(args: argparse.Namespace) -> int:
     import shlex
 
-    from mentor.labeller import MentorConfig, find_stockfish, label_samples, write_settings
+    from mentor.labeller import LabelRun, MentorConfig, find_stockfish, label_samples
     from mentor.samplers import SamplerOptions, SourceError, collect
+    from mentor.uci import EngineError
 
     mentor = args.mentor
     if mentor == "stockfish":
@@ -49,7 +57,11 @@ def _cmd_label(args: argparse.Namespace) -> int:
         print("mimic label: --option takes NAME=VALUE", file=sys.stderr)
         return 2
     options = tuple((name, value) for name, _, value in (o.partition("=") for o in args.option))
-    config = MentorConfig(kind, command, depth, args.nodes, args.hash, args.timeout, options=options)
+    try:
+        config = MentorConfig(kind, command, depth, args.nodes, args.hash, args.timeout, options=options)
+    except ValueError as exc:
+        print(f"mimic label: {exc}", file=sys.stderr)
+        return 2
     sampler = SamplerOptions(args.min_plies, args.max_plies, args.no_check, args.skip_plies, args.per_game,
                              args.random_move, args.quiet)
     errors: list[str] = []
@@ -61,20 +73,25 @@ def _cmd_label(args: argparse.Namespace) -> int:
     try:
         samples, stats = collect(args.source, args.positions, args.seed, sampler, warn)
     except (SourceError, OSError) as exc:
-        print(f"mimic label: {exc}", file=sys.stderr)
+        print(f"mimic label: {_os_error(exc) if isinstance(exc, OSError) else exc}", file=sys.stderr)
         return 2
     argv = " ".join(shlex.quote(a) for a in sys.argv[1:]) if args.argv is None else args.argv
-    header = (f"mimic {argv}\nmentor: {config.describe()}; sources: {', '.join(args.source)}; "
-              f"seed {args.seed}; {len(samples)} positions")
+    run = LabelRun(f"mimic {argv}", tuple(args.source), args.positions, args.seed, args.jobs, args.resume,
+                   args.cap, sampler)
     try:
-        summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, header=header,
+        summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
                                 cap=args.cap, progress=not args.no_progress, sampling=stats.as_dict())
     except FileExistsError as exc:
-        print(f"mimic label: {exc}", file=sys.stderr)
+        print(f"mimic label: {_os_error(exc)}", file=sys.stderr)
         return 2
-    settings = {k: v for k, v in vars(args).items() if k not in ("func", "argv")}
-    settings["mentor_command"] = list(command)
-    write_settings(args.out, settings, summary)
+    except EngineError as exc:
+        who = " ".join(command)
+        print(f"mimic label: {exc}" if who in str(exc) else f"mimic label: mentor {who}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"mimic label: {_os_error(exc)} (labels written so far are kept; rerun with --resume)",
+              file=sys.stderr)
+        return 2
     for line in summary.lines():
         print(line)
     for msg in summary.failures[:10]:
@@ -103,7 +120,8 @@ def _cmd_evolve(args: argparse.Namespace) -> int:
     settings = RunSettings(args.labels, args.out, _ga_settings(args), args.objective, args.target, args.cap,
                            args.held_out, args.lam, args.checkpoint_every, args.jobs, args.encoding)
     try:
-        outcome = evolve(settings, _command_line(), resume=args.resume, progress=not args.no_progress)
+        outcome = evolve(settings, _command_line(), resume=args.resume, progress=not args.no_progress,
+                         report=lambda line: print(f"warning: {line}", file=sys.stderr))
     except (FileExistsError, ValueError, OSError) as exc:
         print(f"mimic evolve: {exc}", file=sys.stderr)
         return 2
@@ -127,6 +145,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         return 2
     genome = default_genome()
     print(ds.describe())
+    for line in ds.malformed_report():
+        print(f"warning: {line}", file=sys.stderr)
     for loss in args.loss:
         fit = exact_fit(ds.features, ds.y, ds.train, ds.held, genome, loss)
         nearest = Organism.from_weights(fit.weights, genome)
@@ -199,8 +219,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
               f"({g.reason}, {g.plies} plies)   {summary.wins}-{summary.losses}-{summary.draws} "
               f"[{e.score:.3f}]", flush=True)
 
+    from search.provenance import describe
+
     print(f"{args.a} vs {args.b}: {args.games} games, time control {tc.pgn()}, {len(openings)} openings, "
-          f"{args.jobs} workers")
+          f"{args.jobs} workers; {describe()}")
     try:
         summary = run_match(settings, make_evaluator, args.pgn, args.resume, on_game=show)
     except FileExistsError as exc:
@@ -232,6 +254,9 @@ def _cmd_suite(args: argparse.Namespace) -> int:
     except (FileExistsError, ValueError) as exc:
         print(f"mimic suite: {exc}", file=sys.stderr)
         return 2
+    from search.provenance import describe
+
+    print(f"{args.epd}: {args.engine} at {args.movetime:g} s/position; {describe()}", flush=True)
     if out is not None and out.done:
         print(f"resuming: {len(out.done)} positions already in {args.csv}", flush=True)
 
@@ -422,7 +447,16 @@ def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
     _add_data_arguments(p)
 
 
+def _format_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                    line: str | None = None) -> str:
+    """Library warnings on the console as one line: ``warning: FILE:LINE: reason``."""
+    return f"warning: {message}\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
+    warnings.formatwarning = _format_warning
     args = build_parser().parse_args(argv)
     if getattr(args, "source", "unset") is None:
         args.source = ["random"]

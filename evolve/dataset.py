@@ -49,6 +49,16 @@ class Dataset:
                 f"mates), {self.malformed} malformed lines skipped; target: {self.target}")
 
 
+    def malformed_report(self, limit: int = 5) -> list[str]:
+        """For the console: how many label lines were skipped as malformed, and the first ``limit``
+        of them as ``FILE:LINE: reason`` (empty when none were)."""
+        if not self.malformed:
+            return []
+        more = f" (first {limit} shown)" if self.malformed > limit else ""
+        return [f"{self.source}: {self.malformed} malformed label lines skipped{more}:",
+                *(f"  {e}" for e in self.errors[:limit])]
+
+
 def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """A seeded random split of ``range(n)`` into (training, held-out) index arrays, each sorted."""
     if not 0.0 <= held_out < 1.0:

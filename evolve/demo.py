@@ -18,9 +18,10 @@ import math
 import os
 from pathlib import Path
 
-from mentor.labeller import MentorConfig, label_samples, write_settings
+from mentor.labeller import LabelRun, MentorConfig, label_samples
 from mentor.samplers import collect
 from search.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+from search.provenance import describe
 
 from .ga import GASettings
 from .players import make_evaluator
@@ -39,20 +40,19 @@ def run_demo(out: str | Path = "results/demo", jobs: int = -1, positions: int = 
     jobs = os.cpu_count() or 1 if jobs < 1 else jobs
     labels = out / "labels.epd"
     command = f"mimic demo --out {out} --positions {positions} --jobs {jobs}"
+    print(describe())
     print(f"[1/3] labelling {positions} random positions with the built-in mentor (depth {DEMO_DEPTH}, "
           f"{jobs} workers) into {labels}")
     samples, stats = collect(["random"], positions, DEMO_SEED)
     config = MentorConfig("builtin", depth=DEMO_DEPTH)
-    header = f"{command}\nmentor: {config.describe()}; sources: random; seed {DEMO_SEED}; {len(samples)} positions"
-    summary = label_samples(samples, config, labels, jobs=jobs, resume=True, header=header, progress=progress,
+    run = LabelRun(command, ("random",), positions, DEMO_SEED, jobs, resume=True)
+    summary = label_samples(samples, config, labels, jobs=jobs, resume=True, run=run, progress=progress,
                             sampling=stats.as_dict())
-    write_settings(labels, {"command": command, "mentor": "builtin", "depth": DEMO_DEPTH, "positions": positions,
-                            "seed": DEMO_SEED, "jobs": jobs}, summary)
     for line in summary.lines():
         print("  " + line)
     print(f"[2/3] evolving with the paper's settings into {out}/")
     settings = RunSettings(str(labels), str(out), GASettings(seed=DEMO_SEED), jobs=jobs)
-    outcome = evolve(settings, command, resume=True, progress=progress)
+    outcome = evolve(settings, command, resume=True, progress=progress, report=lambda line: print("  " + line))
     for line in format_outcome(outcome):
         print("  " + line)
     rec = outcome.records

@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from mentor.labels import comment_lines, provenance_lines
 from organisms import Organism
 from organisms.genome import default_genome
+from search.provenance import describe, provenance
 
 from .baselines import coordinate_descent
 from .dataset import Dataset, load_dataset
@@ -58,8 +61,11 @@ def build_objective(ds: Dataset, kind: str, lam: float) -> Objective:
 
 
 def evolve(settings: RunSettings, command: str, resume: bool = False, progress: bool = True,
-           dataset: Dataset | None = None) -> RunOutcome:
-    """Run (or resume) one evolution and write its results; see the package README."""
+           dataset: Dataset | None = None, report: Callable[[str], None] | None = None) -> RunOutcome:
+    """Run (or resume) one evolution and write its results; see the package README.
+
+    ``report`` receives console lines worth seeing before the evolution starts (malformed label lines).
+    """
     out = Path(settings.out)
     out.mkdir(parents=True, exist_ok=True)
     checkpoint = out / "checkpoint"
@@ -70,6 +76,9 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
     ds = dataset or load_dataset(settings.labels, settings.target, settings.cap, settings.held_out,
                                  settings.ga.seed, n_jobs=settings.jobs)
     seconds["labels and features"] = time.perf_counter() - t0
+    if report is not None:
+        for line in ds.malformed_report():
+            report(line)
     genome = default_genome(settings.encoding)
     objective = build_objective(ds, settings.objective, settings.lam)
 
@@ -125,16 +134,16 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
         (out / "fit-l1.json").write_text(json.dumps(
             {"loss": "l1", "train_mae": o.fit_l1.train_mae, "held_out_mae": o.fit_l1.held_mae,
              "weights": dict(zip(o.organism.genome.names, o.fit_l1.weights.tolist(), strict=True))}, indent=1) + "\n")
-    settings_json = {**asdict(settings), "command": command}
+    settings_json = {**asdict(settings), "command": command, "provenance": provenance()}
     (out / "settings.json").write_text(json.dumps(settings_json, indent=1) + "\n")
 
     ds = o.dataset
-    label_header = _comment_lines(Path(settings.labels))
+    label_header = _label_provenance(Path(settings.labels))
     lines = [f"# Evolution: {Path(settings.out).name}", "",
-             "Made by:", "", "```", command, "```", "",
+             f"Made by ({describe()}):", "", "```", command, "```", "",
              f"Labels: {ds.describe()}."]
     if label_header:
-        lines += ["", "The label file says it was made by:", "", "```", *label_header, "```"]
+        lines += ["", "The label file's provenance says it was made by:", "", "```", *label_header, "```"]
     lines += ["",
              "## Settings", "", "| setting | value |", "|---|---|"]
     for k, v in asdict(settings.ga).items():
@@ -192,18 +201,16 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 
-def _comment_lines(path: Path) -> list[str]:
-    """The ``#`` lines at the top of a label file (the command that made it)."""
-    out = []
+def _label_provenance(path: Path) -> list[str]:
+    """What made a label file: its sidecar's runs (:func:`mentor.labels.provenance_lines`), or the
+    ``#`` lines of an old file not yet converted."""
+    lines = provenance_lines(path)
+    if lines:
+        return lines
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if not line.startswith("#"):
-                    break
-                out.append(line[1:].strip())
+        return [text[1:].strip() for _, text in comment_lines(path)]
     except OSError:
-        pass
-    return out
+        return []
 
 
 def format_outcome(o: RunOutcome) -> list[str]:

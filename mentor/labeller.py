@@ -7,16 +7,24 @@ built-in mentor); each worker keeps one mentor for its lifetime (engines do not 
 UCI engine that dies or hangs and retrying the position. The main process writes each finished batch
 to the label file and flushes it, so a killed run loses at most the batches in flight, and
 ``resume=True`` skips every position already in the file.
+
+Before the label file is touched, the mentor is started once (:func:`mentor_identity`): a mentor
+that cannot start stops the run with nothing written, and the name it reports (UCI ``id name``) is
+recorded in the file's provenance sidecar (:func:`record_run`, one schema for ``mimic label`` and
+``mimic demo``).
 """
 
 from __future__ import annotations
 
 import atexit
-import json
+import contextlib
+import errno
 import shutil
 import sys
 import threading
 import time
+import uuid
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,11 +33,23 @@ from typing import Any
 import chess
 
 from search.conventions import ce_from_mate_moves, legal_prefix
+from search.provenance import mimic_version, provenance, utc_now
 from search.tt import position_key
 
-from .labels import DEFAULT_CAP, Label, LabelWriter, labelled_keys
-from .samplers import Sample
-from .uci import Analysis, EngineError, UciEngine
+from .labels import (
+    DEFAULT_CAP,
+    Label,
+    LabelWriter,
+    comment_lines,
+    convert_legacy,
+    labelled_keys,
+    migrate_sidecar,
+    read_sidecar,
+    sidecar_path,
+    write_json_atomic,
+)
+from .samplers import Sample, SamplerOptions
+from .uci import Analysis, EngineError, UciEngine, check_option
 
 DEBIAN_STOCKFISH = "/usr/games/stockfish"
 
@@ -61,11 +81,33 @@ class MentorConfig:
             raise ValueError("a UCI mentor needs a command")
         if (self.depth is None) == (self.nodes is None):
             raise ValueError("give the mentor exactly one of depth and nodes")
+        for name, value in self.options:
+            check_option(name, value)
 
     def describe(self) -> str:
         limit = f"depth {self.depth}" if self.depth is not None else f"nodes {self.nodes}"
         who = "built-in mentor (expert evaluation)" if self.kind == "builtin" else " ".join(self.command)
         return f"{who}, {limit}"
+
+
+BUILTIN_NAME = "mimic built-in mentor (expert evaluation)"
+
+
+def mentor_identity(config: MentorConfig) -> str:
+    """Start the mentor once and return its name: the UCI ``id name`` it reports (``""`` if none).
+
+    Raises :class:`EngineError` when a UCI mentor cannot start, answer ``uci``/``isready`` within its
+    timeout, or take its options. The built-in mentor is named with mimic's version.
+    """
+    if config.kind == "builtin":
+        return f"{BUILTIN_NAME} {mimic_version()}"
+    engine = UciEngine(list(config.command), {"Hash": str(config.hash_mb), **dict(config.options)},
+                       timeout=config.timeout)
+    try:
+        engine.start()
+        return engine.name
+    finally:
+        engine.close()
 
 
 # ---------------------------------------------------------------------- worker side
@@ -223,6 +265,8 @@ class LabelSummary:
     seconds: float = 0.0
     sampling: dict[str, int] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
+    mentor: str = ""  # the name the mentor reported (UCI id name)
+    legacy_header: int = 0  # '#' lines moved from the label file into its sidecar on resume
 
     @property
     def positions_per_second(self) -> float:
@@ -232,6 +276,9 @@ class LabelSummary:
         s = self.sampling
         skipped = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in s.items() if k not in ("yielded", "games") and v)
         return [
+            f"mentor: {self.mentor or '(no id name)'}",
+            *([f"moved {self.legacy_header} '#' header lines into the sidecar JSON (EPD has no comments)"]
+              if self.legacy_header else []),
             f"positions: {self.requested} sampled, {self.already_labelled} already labelled, "
             f"{self.labelled} labelled now, {self.failed} failed",
             f"skipped while sampling: {skipped or 'none'}" + (f" (from {s['games']} games)" if s.get("games") else ""),
@@ -251,18 +298,82 @@ def _batches(items: list[Item], size: int) -> Iterator[list[Item]]:
         yield items[start:start + size]
 
 
+@dataclass(frozen=True)
+class LabelRun:
+    """What a labelling run was asked for, as recorded in the sidecar (see :func:`record_run`)."""
+
+    command: str  # the command line that started it, e.g. "mimic label --mentor builtin ..."
+    sources: tuple[str, ...]
+    positions: int
+    seed: int
+    jobs: int
+    resume: bool
+    cap: int = DEFAULT_CAP
+    sampler: SamplerOptions = field(default_factory=SamplerOptions)
+
+
+def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: LabelSummary, run_id: str,
+               started: str, finished: str | None) -> None:
+    """Record one run in the provenance sidecar of label file ``path`` (``FILE.json``).
+
+    The one writer of label provenance, for ``mimic label`` and ``mimic demo``. The sidecar holds
+    ``schema``, ``labels`` (the file's name), ``runs`` (one entry per run, resumed runs included,
+    oldest first) and, for converted old files, ``legacy_header``. A run entry: ``command``,
+    ``settings`` (sources, positions, seed, jobs, resume, cap, sampler), ``mentor`` (kind, command,
+    ``id_name`` as the engine reported it, depth, nodes, hash_mb, timeout, options),
+    ``mimic_version``, ``git_commit`` and ``git_dirty`` (``None`` outside a checkout),
+    ``started_utc``, ``finished_utc`` (``None`` while running, or when the run stopped on an error)
+    and ``summary`` (:class:`LabelSummary`), under a random ``run_id``. Calling it again with the
+    same ``run_id`` replaces that entry. The file is replaced atomically.
+    """
+    side = read_sidecar(path)
+    side_file = sidecar_path(path)
+    if not side and side_file.exists() and side_file.stat().st_size > 0:  # damaged: kept, never overwritten
+        keep = side_file.with_name(side_file.name + ".unreadable")
+        side_file.replace(keep)
+        warnings.warn(f"{side_file}: not a JSON object; moved to {keep}, a new one begins", stacklevel=2)
+    prov = provenance()
+    entry = {
+        "run_id": run_id,
+        "command": run.command,
+        "settings": {"sources": list(run.sources), "positions": run.positions, "seed": run.seed, "jobs": run.jobs,
+                     "resume": run.resume, "cap": run.cap, "sampler": asdict(run.sampler)},
+        "mentor": {"kind": config.kind, "command": list(config.command), "id_name": summary.mentor,
+                   "depth": config.depth, "nodes": config.nodes, "hash_mb": config.hash_mb,
+                   "timeout": config.timeout, "options": dict(config.options)},
+        "mimic_version": prov["mimic_version"], "git_commit": prov["git_commit"], "git_dirty": prov["git_dirty"],
+        "started_utc": started, "finished_utc": finished, "summary": summary.to_json(),
+    }
+    data = migrate_sidecar(side, Path(path).name)
+    data["runs"] = [r for r in data["runs"] if r.get("run_id") != run_id] + [entry]
+    write_json_atomic(side_file, data)
+
+
 def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Path, *, jobs: int = 1,
-                  resume: bool = False, batch_size: int | None = None, header: str = "",
+                  resume: bool = False, batch_size: int | None = None, run: LabelRun | None = None,
                   cap: int = DEFAULT_CAP, progress: bool = True,
                   sampling: dict[str, int] | None = None) -> LabelSummary:
     """Label ``samples`` into ``out`` (EPD). Refuses to overwrite an existing non-empty file unless
-    ``resume`` is set, in which case positions already in the file are skipped."""
+    ``resume`` is set, in which case positions already in the file are skipped.
+
+    In order: ``out`` is checked (a directory is refused), the mentor is started once
+    (:func:`mentor_identity`; :class:`EngineError` when it cannot start, with nothing written), an
+    old file's ``#`` header is moved to the sidecar on resume, and the run is recorded in the
+    sidecar when ``run`` is given (again at the end, with its summary). A failing write (disk full)
+    raises ``OSError``: what was written stays, and a resume after space is freed completes the file.
+    """
     out = Path(out)
     summary = LabelSummary(requested=len(samples), sampling=dict(sampling or {}))
+    if out.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(out))
+    exists = out.exists() and out.stat().st_size > 0
+    if exists and not resume:
+        raise FileExistsError(f"{out} exists; pass --resume to continue it, or choose another --out")
+    summary.mentor = mentor_identity(config)
     done: set[int] = set()
-    if out.exists() and out.stat().st_size > 0:
-        if not resume:
-            raise FileExistsError(f"{out} exists; pass --resume to continue it, or choose another --out")
+    if exists:
+        if comment_lines(out):
+            summary.legacy_header = len(convert_legacy(out))
         done = labelled_keys(out)
     todo = [(i, s) for i, s in enumerate(samples) if position_key(s.board) not in done]
     summary.already_labelled = len(samples) - len(todo)
@@ -272,16 +383,22 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
         batch_size = max(1, min(batch_size, len(items) // max(4 * jobs, 1) or 1))
 
     t0 = time.perf_counter()
+    started, run_id = utc_now(), uuid.uuid4().hex
     bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(samples), initial=summary.already_labelled, unit="pos", desc="labelling",
-                   file=sys.stderr, dynamic_ncols=True)
+    finished = False
     try:
-        with LabelWriter(out, header=header, cap=cap) as writer:
+        with contextlib.ExitStack() as stack, LabelWriter(out, cap=cap) as writer:
+            if run is not None:
+                record_run(out, run, config, summary, run_id, started, None)
+            if progress:
+                from tqdm import tqdm
+
+                bar = tqdm(total=len(samples), initial=summary.already_labelled, unit="pos", desc="labelling",
+                           file=sys.stderr, dynamic_ncols=True)
             if items:
-                for results, restarts in _run(config, items, batch_size, jobs, cap):
+                pending = _run(config, items, batch_size, jobs, cap)
+                stack.callback(_close_quietly, pending)
+                for results, restarts in pending:
                     summary.restarts += restarts
                     for i, line, error, flag in results:
                         if line is None:
@@ -295,13 +412,30 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
                     writer.flush()
                     if bar is not None:
                         bar.update(len(results))
+        finished = True
     finally:
         if bar is not None:
             bar.close()
         if jobs == 1 or config.kind == "uci":
             close_mentors()
-    summary.seconds = time.perf_counter() - t0
+        summary.seconds = time.perf_counter() - t0
+        if run is not None and out.exists():
+            try:
+                record_run(out, run, config, summary, run_id, started, utc_now() if finished else None)
+            except OSError:
+                if finished:
+                    raise
     return summary
+
+
+def _close_quietly(pending: Iterator[tuple[list[Done], int]]) -> None:
+    """Stop the workers of a run that ends early (an error), without joblib's warning about the batches
+    it cancels: the error itself is what the user needs to see."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*tasks which were still being processed")
+        close = getattr(pending, "close", None)
+        if close is not None:
+            close()
 
 
 def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, cap: int
@@ -317,17 +451,3 @@ def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, ca
     prefer = "threads" if config.kind == "uci" else "processes"
     parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1, prefer=prefer)
     yield from parallel(delayed(label_batch)(config, b, cap) for b in _batches(items, batch_size))
-
-
-def write_settings(path: str | Path, settings: dict[str, Any], summary: LabelSummary) -> None:
-    """The run's settings and summary beside the label file (``FILE.json``), merged over earlier runs."""
-    side = Path(str(path) + ".json")
-    runs: list[dict[str, Any]] = []
-    if side.exists():
-        try:
-            runs = json.loads(side.read_text()).get("runs", [])
-        except (json.JSONDecodeError, AttributeError):
-            runs = []
-    runs.append({"settings": settings, "summary": summary.to_json(),
-                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S")})
-    side.write_text(json.dumps({"labels": str(path), "runs": runs}, indent=1) + "\n")

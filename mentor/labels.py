@@ -10,16 +10,24 @@ A mate is written as ``ce ±(30000 − plies)`` (positive when the side to move 
 any ``|ce| ≥ 29000`` is a mate. Scores beyond the cap (default 1500 cp) are kept and flagged; fitness
 leaves them out.
 
-Lines starting with ``#`` are comments: a label file starts with one giving the command and settings
-that made it.
+A label file holds EPD lines only (every line parses with ``chess.Board.from_epd``). What EPD has no
+room for, the provenance (the commands that made the file, their settings, the mentor's UCI ``id
+name``, mimic's version and git commit), lives beside it in ``FILE.json`` (:func:`sidecar_path`).
+Files written before that began with ``#`` lines: they still load (the lines are skipped, with one
+warning per file) and :func:`convert_legacy` moves them into the sidecar's ``legacy_header``.
 """
 
 from __future__ import annotations
 
+import errno
+import json
 import os
+import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import chess
 
@@ -76,9 +84,28 @@ class Label:
         return self.board.epd(**ops)  # type: ignore[arg-type]
 
 
+class LegacyHeaderWarning(UserWarning):
+    """A label file still starts with ``#`` lines (mimic before issue 10); EPD has no comments."""
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_legacy(path: str | Path, line_no: int) -> None:
+    key = str(Path(path).resolve())
+    if key in _WARNED:
+        return
+    _WARNED.add(key)
+    warnings.warn(f"{path}:{line_no}: '#' lines are not EPD and were skipped; move them to {sidecar_path(path)} "
+                  f"with: python tools/convert_labels.py {path}", LegacyHeaderWarning, stacklevel=3)
+
+
 def read_labels(path: str | Path, on_error: Callable[[EpdError], None] | None = None) -> Iterator[Label]:
-    """Labels of a file; a line without a numeric ``ce`` is reported as malformed (file:line)."""
-    for rec in read_epd(path, on_error):
+    """Labels of a file; a line without a numeric ``ce`` is reported as malformed (file:line).
+
+    ``#`` lines (old files' headers) are skipped with one :class:`LegacyHeaderWarning` per file.
+    """
+    for rec in read_epd(path, on_error, on_comment=lambda line_no, text: _warn_legacy(path, line_no)):
         ops = rec.ops
         ce = ops.get("ce")
         if not isinstance(ce, int | float):
@@ -105,52 +132,74 @@ def read_labels(path: str | Path, on_error: Callable[[EpdError], None] | None = 
 
 
 class LabelWriter:
-    """Appends labels to a file, flushing every ``flush_every`` lines (and on close).
+    """Appends labels to a file, writing every ``flush_every`` lines (and on close).
 
     Opening an existing file first truncates a partial last line (a run killed mid-write), so that a
-    resumed run appends after the last complete label.
+    resumed run appends after the last complete label. Lines are handed to the operating system
+    whole, in one ``write`` per flush; when a write fails (disk full, file too large) the error is
+    raised, nothing is retried and nothing more is written, so the file ends with complete labels and
+    at most one partial line, which the next resume cuts.
     """
 
-    def __init__(self, path: str | Path, header: str | None = None, flush_every: int = 50,
-                 cap: int = DEFAULT_CAP) -> None:
+    def __init__(self, path: str | Path, flush_every: int = 50, cap: int = DEFAULT_CAP) -> None:
         self.path = Path(path)
         self.cap = cap
         self.flush_every = flush_every
-        self._pending = 0
+        self._pending: list[str] = []
+        if self.path.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(self.path))
         repair_partial_line(self.path)
-        new = not self.path.exists() or self.path.stat().st_size == 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
-        if new and header:
-            for line in header.splitlines():
-                self._fh.write(f"# {line}\n")
-            self._fh.flush()
+        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
 
     def write(self, label: Label) -> None:
         self.write_line(label.to_epd(self.cap))
 
     def write_line(self, epd: str) -> None:
         """Append one finished EPD line (no newline)."""
-        self._fh.write(epd + "\n")
-        self._pending += 1
-        if self._pending >= self.flush_every:
+        if "\n" in epd or "\r" in epd:
+            raise ValueError(f"a label line may not contain a line break: {epd!r}")
+        self._pending.append(epd + "\n")
+        if len(self._pending) >= self.flush_every:
             self.flush()
 
     def flush(self) -> None:
         """Hand buffered lines to the operating system: they survive the process being killed."""
-        self._fh.flush()
-        self._pending = 0
+        if self._fd is None:
+            if self._pending:
+                raise OSError(errno.EBADF, "label file already closed", str(self.path))
+            return
+        data = "".join(self._pending).encode()
+        self._pending = []
+        view = memoryview(data)
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+        except OSError as exc:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+            if exc.filename is None:
+                exc.filename = str(self.path)
+            raise
 
     def close(self) -> None:
-        if not self._fh.closed:
-            self.flush()
-            os.fsync(self._fh.fileno())
-            self._fh.close()
+        if self._fd is None:
+            return
+        self.flush()
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     def __enter__(self) -> LabelWriter:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is not None and self._fd is not None:  # failing: keep what is written, add nothing
+            self._pending = []
         self.close()
 
 
@@ -189,3 +238,139 @@ def labelled_keys(path: str | Path) -> set[int]:
         return set()
     repair_partial_line(p)
     return {label.key for label in read_labels(p, on_error=lambda err: None)}
+
+
+# ---------------------------------------------------------------------- the provenance sidecar
+SIDECAR_SCHEMA = "mimic-labels/2"
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """Where a label file's provenance lives: ``FILE.json`` beside ``FILE`` (``labels.epd.json``)."""
+    return Path(str(path) + ".json")
+
+
+def read_sidecar(path: str | Path) -> dict[str, Any]:
+    """The provenance of label file ``path`` (``{}`` when it has none, or it is not a JSON object)."""
+    side = sidecar_path(path)
+    try:
+        data = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` through a temporary file and a rename: whole or not at all."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(data, indent=1) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _migrate_run(old: dict[str, Any], command: str | None) -> dict[str, Any]:
+    """A run entry recorded before schema 2 (``{"settings", "summary", "finished"}``, settings being the
+    ``mimic label`` arguments) in the current schema. Nothing is invented: what the old entries did not
+    record (the mentor's ``id name``, mimic's version and commit, UTC times) is ``None``; the old local
+    finishing time is kept as ``finished_local``; ``command`` comes from the old file's header."""
+    s = old.get("settings", {})
+    if not isinstance(s, dict):
+        s = {}
+    sampler_keys = ("min_plies", "max_plies", "no_check", "skip_plies", "per_game", "random_move", "quiet")
+    options = s.get("option", [])
+    return {
+        "run_id": None,
+        "command": command if command is not None else s.get("command"),
+        "settings": {"sources": s.get("source"), "positions": s.get("positions"), "seed": s.get("seed"),
+                     "jobs": s.get("jobs"), "resume": s.get("resume"), "cap": s.get("cap"),
+                     "sampler": {k: s[k] for k in sampler_keys if k in s}},
+        "mentor": {"kind": "builtin" if s.get("mentor") == "builtin" else "uci",
+                   "command": s.get("mentor_command", []), "id_name": None, "depth": s.get("depth"),
+                   "nodes": s.get("nodes"), "hash_mb": s.get("hash"), "timeout": s.get("timeout"),
+                   "options": dict(str(o).partition("=")[::2] for o in options) if isinstance(options, list) else {}},
+        "mimic_version": None, "git_commit": None, "git_dirty": None,
+        "started_utc": None, "finished_utc": None, "finished_local": old.get("finished"),
+        "summary": old.get("summary"),
+    }
+
+
+def migrate_sidecar(side: dict[str, Any], labels_name: str) -> dict[str, Any]:
+    """A sidecar in the current schema (``SIDECAR_SCHEMA``): old run entries rewritten, others kept."""
+    header = [str(x) for x in side.get("legacy_header", [])]
+    command = header[0] if header and header[0].startswith("mimic ") else None
+    runs = [r if "run_id" in r else _migrate_run(r, command) for r in side.get("runs", []) if isinstance(r, dict)]
+    out: dict[str, Any] = {"schema": SIDECAR_SCHEMA, "labels": labels_name, "runs": runs}
+    if header:
+        out["legacy_header"] = header
+    return out
+
+
+def comment_lines(path: str | Path) -> list[tuple[int, str]]:
+    """``(line number, text)`` of every ``#`` line of a label file (old files' headers)."""
+    out = []
+    with open(path, "rb") as fh:
+        for line_no, raw in enumerate(fh, 1):
+            if raw.lstrip().startswith(b"#"):
+                out.append((line_no, raw.decode("utf-8", errors="replace").strip()))
+    return out
+
+
+def convert_legacy(path: str | Path) -> list[str]:
+    """Move the ``#`` lines of label file ``path`` into its sidecar's ``legacy_header``; return them.
+
+    The file is rewritten (atomically) with every other line unchanged, byte for byte. The header
+    text is stored without its leading ``# ``; the sidecar's old run entries are brought to the
+    current schema (:func:`migrate_sidecar`). A file without ``#`` lines is left alone.
+    """
+    path = Path(path)
+    comments = comment_lines(path)
+    if not comments:
+        return []
+    header = [text[1:].strip() for _, text in comments]
+    side = read_sidecar(path)
+    side["legacy_header"] = [*side.get("legacy_header", []), *header]
+    write_json_atomic(sidecar_path(path), migrate_sidecar(side, path.name))
+    drop = {line_no for line_no, _ in comments}
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
+            for line_no, raw in enumerate(src, 1):
+                if line_no not in drop:
+                    out.write(raw)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return header
+
+
+def provenance_lines(path: str | Path) -> list[str]:
+    """What the sidecar of label file ``path`` says made it, one line per run (for summaries)."""
+    side = read_sidecar(path)
+    lines: list[str] = [str(x) for x in side.get("legacy_header", []) if isinstance(x, str)]
+    for run in side.get("runs", []):
+        if not isinstance(run, dict):
+            continue
+        command = run.get("command")
+        if not isinstance(command, str) or run.get("run_id") is None:  # recorded before schema 2: the
+            continue  # legacy_header above says what made it
+        mentor = run.get("mentor")
+        who = ""
+        if isinstance(mentor, dict):
+            who = f"; mentor {mentor.get('id_name') or mentor.get('kind')}"
+        version = run.get("mimic_version")
+        made = ""
+        if isinstance(version, str):
+            commit = run.get("git_commit")
+            made = f"; mimic {version}" + (f", commit {str(commit)[:12]}" if commit else "")
+            made += " (with local changes)" if run.get("git_dirty") else ""
+        lines.append(command + who + made)
+    return lines

@@ -34,8 +34,23 @@ class Analysis:
 
 
 def parse_info(line: str) -> Analysis | None:
-    """The score, depth and PV of a UCI ``info`` line, or ``None`` when it carries no exact score."""
-    tokens = line.split()
+    """The score, depth and PV of a UCI ``info`` line, or ``None`` when it carries no exact score.
+
+    A malformed line (``info depth x score cp abc``) is ``None`` too: the caller skips it, as it skips
+    bound scores, and falls back on an earlier well-formed line.
+
+    >>> parse_info("info depth 7 score cp -31 nodes 900 pv e2e4 e7e5")
+    Analysis(score=-31, mate=None, depth=7, pv=['e2e4', 'e7e5'])
+    >>> parse_info("info depth x score cp abc") is None
+    True
+    """
+    try:
+        return _parse_info(line.split())
+    except ValueError:
+        return None
+
+
+def _parse_info(tokens: list[str]) -> Analysis | None:
     if "score" not in tokens:
         return None
     score = mate = None
@@ -68,6 +83,19 @@ def parse_info(line: str) -> Analysis | None:
     return Analysis(score, mate, depth, pv)
 
 
+def check_option(name: str, value: str) -> None:
+    """Raise ``ValueError`` for a UCI option that would not reach the engine as one ``setoption`` line.
+
+    A line break inside a name or value would end the command early and send the rest to the engine
+    as a command of its own (``Hash=16\\nquit``).
+    """
+    for text in (name, value):
+        if any(c in text for c in "\r\n\x00"):
+            raise ValueError(f"UCI option {name!r}: a name or value may not contain a line break ({text!r})")
+    if not name.strip():
+        raise ValueError("UCI option with an empty name")
+
+
 class UciEngine:
     """One engine process driven over raw pipes."""
 
@@ -76,15 +104,21 @@ class UciEngine:
         self.command = command
         self.options = {"Threads": "1", "Hash": "16", **(options or {})}
         self.timeout = timeout
+        for key, value in self.options.items():
+            check_option(key, value)
         self.proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
         self.name = ""
+        """The engine's ``id name`` (empty until :meth:`start`, or when it sends none)."""
 
     # ------------------------------------------------------------------ process
     def start(self) -> None:
         self.close()
-        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, bufsize=0)
+        try:
+            self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, bufsize=0)
+        except OSError as exc:
+            raise EngineError(f"cannot start {self.command[0]}: {exc.strerror or exc}") from exc
         self._buf = b""
         self._send("uci\n")
         for line in self._lines_until("uciok", self.timeout):

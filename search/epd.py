@@ -1,8 +1,10 @@
 """Reading EPD files, with errors that name the file and line.
 
 A malformed line (a bad FEN, an illegal ``bm`` move, an impossible position) is reported as an
-:class:`EpdError` through ``on_error`` and skipped; reading goes on. Blank lines and lines starting
-with ``#`` are ignored. Line endings (LF or CRLF) do not matter.
+:class:`EpdError` through ``on_error`` and skipped; reading goes on. Blank lines are ignored. EPD has
+no comment syntax, but lines starting with ``#`` (old mimic label files began with some) are skipped
+and handed to ``on_comment``. Line endings (LF or CRLF) do not matter; UTF-8 with or without a
+byte-order mark and UTF-16/32 with one are read transparently (:mod:`search.textfile`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import chess
+
+from .textfile import EncodingError, open_text
 
 
 class EpdError(ValueError):
@@ -54,15 +58,29 @@ def parse_epd_line(line: str, path: str | Path = "<string>", line_no: int = 0) -
     return EpdRecord(str(path), line_no, board, ops)
 
 
-def read_epd(path: str | Path, on_error: Callable[[EpdError], None] | None = None) -> Iterator[EpdRecord]:
+def read_epd(path: str | Path, on_error: Callable[[EpdError], None] | None = None,
+             on_comment: Callable[[int, str], None] | None = None) -> Iterator[EpdRecord]:
     """Yield every well-formed position of ``path``; report each malformed line to ``on_error``.
 
-    With ``on_error=None`` a malformed line raises.
+    With ``on_error=None`` a malformed line raises. A file that cannot be decoded as text is reported
+    once, as line 1, and yields nothing. ``on_comment(line_no, text)`` receives each ``#`` line.
     """
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    try:
+        fh = open_text(path)
+    except EncodingError as exc:
+        err = EpdError(path, 1, exc.reason)
+        if on_error is None:
+            raise err from exc
+        on_error(err)
+        return
+    with fh:
         for line_no, line in enumerate(fh, 1):
             text = line.strip()
-            if not text or text.startswith("#"):
+            if not text:
+                continue
+            if text.startswith("#"):
+                if on_comment is not None:
+                    on_comment(line_no, text)
                 continue
             try:
                 yield parse_epd_line(text, path, line_no)

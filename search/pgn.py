@@ -1,7 +1,9 @@
 """Reading PGN files game by game, with errors that name the file and line.
 
 A game with a parse error (an illegal or unreadable move, a bad FEN header) or of another variant is
-reported as ``FILE:LINE: reason`` through ``on_error`` and skipped; reading goes on.
+reported as ``FILE:LINE: reason`` through ``on_error`` and skipped; reading goes on. UTF-8 with or
+without a byte-order mark and UTF-16/32 with one are read transparently (:mod:`search.textfile`); a
+file that cannot be decoded as text is reported once and yields nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import TextIO
 
 import chess
 import chess.pgn
+
+from .textfile import EncodingError, open_text
 
 
 class _LineCounter:
@@ -44,11 +48,16 @@ def read_games(path: str | Path, on_error: Callable[[str], None] | None = None
                ) -> Iterator[tuple[int, chess.pgn.Game]]:
     """``(first line, game)`` for every well-formed standard-chess game of a PGN file."""
     report = on_error or _warn
+    try:
+        fh = open_text(path)
+    except EncodingError as exc:
+        report(f"{path}:1: {exc.reason}")
+        return
     pgn_logger = logging.getLogger("chess.pgn")  # python-chess logs each error; we report it ourselves
     level = pgn_logger.level
     pgn_logger.setLevel(logging.CRITICAL)
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with fh:
             counter = _LineCounter(fh)
             while True:
                 counter.mark()

@@ -241,3 +241,14 @@ def test_demo_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     assert "60 already labelled, 0 labelled now" in second.stdout
     assert "| evolved organism | 2 |" in second.stdout  # the match, too, is read back from its PGN
     assert json.loads((out / "organism.json").read_text())["genes"] == winner  # read back, not redone
+    # The demo's labels are standard EPD, their provenance in the sidecar label's own schema.
+    from mentor.labeller import BUILTIN_NAME
+    from mentor.labels import read_sidecar
+    from search.provenance import mimic_version
+
+    for line in (out / "labels.epd").read_text().splitlines():
+        chess.Board.from_epd(line)
+    runs = read_sidecar(out / "labels.epd")["runs"]
+    assert len(runs) == 2 and all(r["command"].startswith("mimic demo --out") for r in runs)
+    assert {r["mentor"]["id_name"] for r in runs} == {f"{BUILTIN_NAME} {mimic_version()}"}
+    assert [r["summary"]["labelled"] for r in runs] == [60, 0]

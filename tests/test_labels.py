@@ -1,0 +1,395 @@
+"""Label files as standard EPD, their provenance sidecar, and the hardening of label/mentor/readers.
+
+Issue 10, items 3 and 8: every line of every label file parses with ``chess.Board.from_epd``; the
+provenance (command, settings, the mentor's UCI ``id name``, mimic's version and git commit) lives in
+``FILE.json``; old files with ``#`` lines still load; bad input gives one line and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import tomllib
+import warnings
+from pathlib import Path
+
+import chess
+import pytest
+
+from evolve.cli import main
+from evolve.dataset import load_dataset
+from mentor.labeller import BUILTIN_NAME, LabelRun, MentorConfig, label_samples
+from mentor.labels import LegacyHeaderWarning, convert_legacy, provenance_lines, read_labels, read_sidecar
+from mentor.samplers import Sample
+from mentor.uci import UciEngine
+from search.epd import read_epd
+from search.pgn import read_games
+from search.provenance import describe, git_state, mimic_version
+
+from .conftest import DATA, mimic_command
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _assert_standard_epd(path: Path) -> int:
+    """Every line of ``path`` parses with ``chess.Board.from_epd``; return the number of lines."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for no, line in enumerate(lines, 1):
+        chess.Board.from_epd(line)  # raises on anything that is not EPD, '#' lines included
+        assert line.strip(), f"{path}:{no}: blank line"
+    return len(lines)
+
+
+def _one_line_error(stderr: str, *needles: str) -> None:
+    """stderr is one line (after warnings), names what it must, and holds no traceback."""
+    errors = [line for line in stderr.splitlines() if not line.startswith("warning: ")]
+    assert len(errors) == 1, stderr
+    assert "Traceback" not in stderr
+    for needle in needles:
+        assert needle in errors[0], stderr
+
+
+# ---------------------------------------------------------------------- provenance
+def test_version_and_commit_of_this_checkout() -> None:
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert mimic_version() == version
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("the tests do not run from a git checkout")
+    state = git_state()
+    assert state is not None and state[0] == head.stdout.strip()
+    assert f"mimic {version}, commit {head.stdout.strip()[:12]}" in describe()
+
+
+# ---------------------------------------------------------------------- files mimic label writes
+def test_label_writes_standard_epd_and_one_provenance_schema(stockfish: str, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sf.epd"
+    common = ["label", "--mentor", stockfish, "--depth", "4", "--seed", "3", "--no-progress", "--out", str(out)]
+    assert main([*common, "--positions", "6"]) == 0
+    assert main([*common, "--positions", "10", "--resume"]) == 0
+    printed = capsys.readouterr().out
+    assert _assert_standard_epd(out) == 10  # 6, then the 4 the resumed run added
+    side = read_sidecar(out)
+    assert side["schema"] == "mimic-labels/2" and side["labels"] == "sf.epd" and "legacy_header" not in side
+    first, second = side["runs"]
+    # Stockfish answers `uci` with `id name Stockfish <version>`; that is what we record.
+    with subprocess.Popen([stockfish], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as sf:
+        reply, _ = sf.communicate("uci\nquit\n", timeout=30)
+    id_name = next(line[8:].strip() for line in reply.splitlines() if line.startswith("id name "))
+    assert first["mentor"]["id_name"] == second["mentor"]["id_name"] == id_name
+    assert f"mentor: {id_name}" in printed
+    assert first["settings"]["resume"] is False and second["settings"]["resume"] is True
+    assert (first["settings"]["positions"], second["settings"]["positions"]) == (6, 10)
+    assert first["summary"]["labelled"] == 6 and second["summary"]["labelled"] == 4
+    assert second["summary"]["already_labelled"] == 6
+    made = provenance_lines(out)  # what evolve's summary.md quotes
+    assert len(made) == 2 and all(f"; mentor {id_name}; mimic {mimic_version()}" in line for line in made)
+    for run in (first, second):
+        assert run["command"].startswith("mimic ") and run["finished_utc"].endswith("Z")
+        assert run["mimic_version"] == mimic_version() and run["mentor"]["depth"] == 4
+        assert run["mentor"]["command"] == [stockfish]
+        state = git_state()
+        assert run["git_commit"] == (state[0] if state else None)
+
+
+def test_builtin_mentor_is_named_with_the_version(tmp_path: Path) -> None:
+    out = tmp_path / "b.epd"
+    summary = label_samples([Sample(chess.Board(), "test")], MentorConfig("builtin", depth=1), out, progress=False)
+    assert summary.mentor == f"{BUILTIN_NAME} {mimic_version()}"
+    assert _assert_standard_epd(out) == 1
+
+
+def test_a_damaged_sidecar_is_kept_aside(tmp_path: Path) -> None:
+    out = tmp_path / "d.epd"
+    (tmp_path / "d.epd.json").write_text('{"runs": [')  # cut short
+    run = LabelRun("mimic label", ("test",), 1, 0, 1, False)
+    with pytest.warns(UserWarning, match=r"d\.epd\.json: not a JSON object; moved to .*d\.epd\.json\.unreadable"):
+        label_samples([Sample(chess.Board(), "test")], MentorConfig("builtin", depth=1), out, progress=False,
+                      run=run)
+    assert (tmp_path / "d.epd.json.unreadable").read_text() == '{"runs": ['
+    assert [r["command"] for r in read_sidecar(out)["runs"]] == ["mimic label"]
+
+
+# ---------------------------------------------------------------------- old files with '#' lines
+LEGACY = """\
+# mimic label --mentor builtin --depth 2 --positions 3
+# mentor: built-in mentor (expert evaluation), depth 2; sources: random; seed 1; 3 positions
+rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - ce -30; acd 2; pv e5; c0 "random";
+4k3/8/8/8/8/8/3PPP2/3QK3 w - - ce 1000; acd 2; c0 "random";
+"""
+
+
+def test_legacy_header_loads_with_one_warning_and_converts(tmp_path: Path) -> None:
+    path = tmp_path / "old.epd"
+    path.write_text(LEGACY)
+    with pytest.warns(LegacyHeaderWarning, match=r"old\.epd:1: '#' lines") as caught:
+        before = [(lab.board.fen(), lab.ce, lab.acd) for lab in read_labels(path)]
+        again = [(lab.board.fen(), lab.ce, lab.acd) for lab in read_labels(path)]
+    assert len([w for w in caught if w.category is LegacyHeaderWarning]) == 1  # once per file, not per read
+    assert before == again and [ce for _, ce, _ in before] == [-30, 1000]
+    moved = convert_legacy(path)
+    assert moved == [line[2:] for line in LEGACY.splitlines()[:2]]  # the text after "# "
+    assert read_sidecar(path)["legacy_header"] == moved
+    assert path.read_text() == "".join(LEGACY.splitlines(keepends=True)[2:])  # the EPD lines, byte for byte
+    assert _assert_standard_epd(path) == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning any more
+        assert [(lab.board.fen(), lab.ce, lab.acd) for lab in read_labels(path)] == before
+    assert convert_legacy(path) == []  # nothing left to move
+
+
+def test_resume_converts_an_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "old.epd"
+    path.write_text(LEGACY)
+    old_run = {"settings": {"mentor": "builtin", "depth": 2, "positions": 3}, "summary": {"labelled": 2},
+               "finished": "2026-11-01T10:00:00"}
+    (tmp_path / "old.epd.json").write_text(json.dumps({"labels": str(path), "runs": [old_run]}))
+    extra = Sample(chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"), "test")
+    run = LabelRun("mimic label --resume", ("test",), 1, 0, 1, True)
+    summary = label_samples([extra], MentorConfig("builtin", depth=1), path, resume=True, progress=False, run=run)
+    assert summary.legacy_header == 2 and summary.labelled == 1
+    assert _assert_standard_epd(path) == 3
+    side = read_sidecar(path)
+    assert len(side["legacy_header"]) == 2 and side["schema"] == "mimic-labels/2"
+    old, new = side["runs"]  # the old entry in the current schema, then this run
+    assert old["command"] == side["legacy_header"][0] and old["mentor"]["depth"] == 2
+    assert old["finished_local"] == "2026-11-01T10:00:00" and old["mimic_version"] is None
+    assert new["command"] == "mimic label --resume" and new["summary"]["labelled"] == 1
+    assert new["mentor"]["id_name"] == f"{BUILTIN_NAME} {mimic_version()}"
+
+
+def test_committed_label_files_are_standard_epd() -> None:
+    files = sorted((REPO / "results").rglob("*.epd"))
+    assert files, "no label files under results/"
+    for path in files:
+        assert _assert_standard_epd(path) > 0
+        side = read_sidecar(path)
+        assert side.get("legacy_header"), f"{path}: the converted header is in the sidecar"
+
+
+# ---------------------------------------------------------------------- a hostile mentor
+HOSTILE_ENGINE = textwrap.dedent("""\
+    import sys
+    for line in sys.stdin:
+        cmd = line.split()
+        if cmd[:1] == ["uci"]:
+            print("id name Hostile 1.0\\nuciok", flush=True)
+        elif cmd[:1] == ["isready"]:
+            print("readyok", flush=True)
+        elif cmd[:1] == ["go"]:
+            print("info depth 5 score cp 40 pv e2e4", flush=True)
+            print("info depth x score cp abc", flush=True)
+            print("info depth 6 score mate zz pv e2e4", flush=True)
+            print("bestmove e2e4", flush=True)
+        elif cmd[:1] == ["quit"]:
+            break
+""")
+
+
+def test_malformed_info_lines_are_skipped(tmp_path: Path) -> None:
+    script = tmp_path / "hostile.py"
+    script.write_text(HOSTILE_ENGINE)
+    out = tmp_path / "h.epd"
+    config = MentorConfig("uci", (sys.executable, str(script)), depth=6, timeout=20)
+    summary = label_samples([Sample(chess.Board(), "test")], config, out, progress=False)
+    assert summary.failed == 0 and summary.mentor == "Hostile 1.0"
+    (label,) = read_labels(out)
+    # The two last info lines are malformed and skipped: the label is the last well-formed one.
+    assert (label.ce, label.acd, [m.uci() for m in label.pv]) == (40, 5, ["e2e4"])
+
+
+def test_missing_mentor_stops_before_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x.epd"
+    assert main(["label", "--mentor", str(tmp_path / "no-such-engine"), "--positions", "3", "--no-progress",
+                 "--out", str(out)]) == 2
+    _one_line_error(capsys.readouterr().err, "no-such-engine", "No such file")
+    assert not out.exists() and not (tmp_path / "x.epd.json").exists()
+    # Nothing blocks the rerun with a working mentor, without --resume.
+    assert main(["label", "--mentor", "builtin", "--depth", "1", "--positions", "3", "--no-progress",
+                 "--out", str(out)]) == 0
+    assert _assert_standard_epd(out) == 3
+
+
+def test_option_with_a_line_break_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "o.epd"
+    assert main(["label", "--mentor", "builtin", "--option", "Hash=16\nquit", "--positions", "2", "--no-progress",
+                 "--out", str(out)]) == 2
+    _one_line_error(capsys.readouterr().err, "line break", "Hash")
+    assert not out.exists()
+    with pytest.raises(ValueError, match="line break"):
+        UciEngine(["/bin/true"], {"Skill Level": "1\ngo infinite"})
+
+
+# ---------------------------------------------------------------------- where the output cannot go
+def test_out_is_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for extra in ([], ["--resume"]):
+        assert main(["label", "--mentor", "builtin", "--depth", "1", "--positions", "2", "--no-progress",
+                     "--out", str(folder), *extra]) == 2
+        _one_line_error(capsys.readouterr().err, str(folder), "directory")
+    assert list(folder.iterdir()) == []
+
+
+def test_read_only_directory(tmp_path: Path) -> None:
+    # chmod stops nobody but root; as root, the directory is made immutable (chattr +i), which does.
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    if os.geteuid() == 0:
+        chattr = shutil.which("chattr")
+        if chattr is None or subprocess.run([chattr, "+i", str(ro)], capture_output=True).returncode != 0:
+            pytest.skip("running as root, where chmod does not stop writes, and chattr +i is not available here")
+    else:
+        os.chmod(ro, 0o555)
+    try:
+        out = ro / "labels.epd"
+        run = subprocess.run(mimic_command("label", "--mentor", "builtin", "--depth", "1", "--positions", "2",
+                                           "--no-progress", "--out", str(out)),
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2
+        _one_line_error(run.stderr, str(out), "not permitted" if os.geteuid() == 0 else "Permission denied")
+        assert not out.exists()
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(ro)], check=True)
+        else:
+            os.chmod(ro, 0o755)
+
+
+def _file_size_limit(limit: int) -> None:
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_disk_full_then_resume_loses_nothing(tmp_path: Path) -> None:
+    common = ["label", "--mentor", "builtin", "--depth", "1", "--positions", "80", "--seed", "4", "--no-progress"]
+    full = tmp_path / "full.epd"
+    subprocess.run(mimic_command(*common, "--out", str(full)), check=True, capture_output=True, timeout=120)
+    size = full.stat().st_size
+    part = tmp_path / "part.epd"
+    # The file may not grow past 40% of the whole: writing stops with EFBIG ("File too large").
+    run = subprocess.run(mimic_command(*common, "--out", str(part)), capture_output=True, text=True, timeout=120,
+                         preexec_fn=lambda: _file_size_limit(size * 4 // 10))
+    assert run.returncode == 2
+    _one_line_error(run.stderr, str(part), "File too large", "--resume")
+    assert 0 < part.stat().st_size <= size * 4 // 10
+    resumed = subprocess.run(mimic_command(*common, "--out", str(part), "--resume"), capture_output=True, text=True,
+                             timeout=120, check=True)
+    assert "already labelled" in resumed.stdout
+    # One worker labels in sample order, and a resume appends the rest in that order: the same bytes.
+    assert part.read_bytes() == full.read_bytes()
+    assert _assert_standard_epd(part) == 80
+
+
+# ---------------------------------------------------------------------- encodings
+def test_bom_and_utf16_files_read_like_utf8(tmp_path: Path) -> None:
+    # The fixture without its '#' line, so that the first line is a position (the one a BOM spoils).
+    epd_text = "".join((DATA / "malformed.epd").read_text(encoding="utf-8").splitlines(keepends=True)[1:])
+    pgn_text = (DATA / "malformed.pgn").read_text(encoding="utf-8")
+    (tmp_path / "plain.epd").write_text(epd_text, encoding="utf-8")
+    plain_epd = [(r.line_no, r.board.fen(), r.id) for r in read_epd(tmp_path / "plain.epd", lambda e: None)]
+    plain_pgn = [(line, [m.uci() for m in g.mainline_moves()])
+                 for line, g in read_games(DATA / "malformed.pgn", lambda e: None)]
+    assert len(plain_epd) == 3 and len(plain_pgn) == 2  # the fixtures' own counts (see their comments)
+    assert plain_epd[0][0] == 1  # the first line is a good position
+    for codec in ("utf-8-sig", "utf-16", "utf-16-be", "utf-32"):
+        epd, pgn = tmp_path / f"{codec}.epd", tmp_path / f"{codec}.pgn"
+        bom = {"utf-16-be": b"\xfe\xff"}.get(codec, b"")  # Python writes this one without its BOM
+        epd.write_bytes(bom + epd_text.encode(codec))
+        pgn.write_bytes(bom + pgn_text.encode(codec))
+        assert [(r.line_no, r.board.fen(), r.id) for r in read_epd(epd, lambda e: None)] == plain_epd, codec
+        assert [(line, [m.uci() for m in g.mainline_moves()])
+                for line, g in read_games(pgn, lambda e: None)] == plain_pgn, codec
+
+
+def test_utf16_without_bom_is_named_in_one_line(tmp_path: Path) -> None:
+    epd, pgn = tmp_path / "nobom.epd", tmp_path / "nobom.pgn"
+    epd.write_bytes((DATA / "malformed.epd").read_text().encode("utf-16-le"))
+    pgn.write_bytes((DATA / "malformed.pgn").read_text().encode("utf-16-le"))
+    errors: list[str] = []
+    assert list(read_epd(epd, lambda e: errors.append(str(e)))) == []
+    assert list(read_games(pgn, errors.append)) == []
+    assert len(errors) == 2
+    assert errors[0].startswith(f"{epd}:1: ") and "UTF-16 without a byte-order mark" in errors[0]
+    assert errors[1].startswith(f"{pgn}:1: ") and "UTF-16 without a byte-order mark" in errors[1]
+
+
+# ---------------------------------------------------------------------- evolve says what it skipped
+def test_malformed_label_lines_reach_the_console(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mixed.epd"
+    boards = [chess.Board(), chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"),
+              chess.Board("4k3/8/8/8/8/8/3PPP2/3QK3 w - - 0 1"), chess.Board("4k3/8/8/8/8/8/8/R3K3 b Q - 0 1")]
+    good = [f"{b.epd()} ce {10 * i}; acd 1;" for i, b in enumerate(boards)]
+    lines = [good[0], "not a fen at all", good[1], f"{boards[0].epd()} acd 3;", good[2],
+             "8/8/8/8/8/8/8/8 w - - ce 1;", good[3]]
+    path.write_text("\n".join(lines) + "\n")
+    ds = load_dataset(path, target="root", held_out=0.25, cache_dir=tmp_path / "cache")
+    # Lines 2 (no FEN), 4 (no ce) and 6 (no kings) are malformed; the 4 others are used.
+    assert (ds.total, ds.malformed) == (4, 3)
+    report = ds.malformed_report(limit=2)
+    assert report[0] == f"{path}: 3 malformed label lines skipped (first 2 shown):"
+    assert report[1].startswith(f"  {path}:2: ") and report[2].startswith(f"  {path}:4: ") and len(report) == 3
+    assert main(["fit", str(path), "--target", "root", "--held-out", "0.25"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {path}: 3 malformed label lines skipped" in err and f"{path}:6: " in err
+
+
+def test_convert_labels_tool(tmp_path: Path) -> None:
+    path = tmp_path / "old.epd"
+    path.write_text(LEGACY)
+    old_run = {"settings": {"command": "label", "mentor": "builtin", "depth": 2, "nodes": None, "positions": 3,
+                            "source": ["random"], "jobs": 2, "seed": 1, "resume": False, "hash": 16,
+                            "timeout": 120.0, "option": ["Skill Level=3"], "cap": 1500, "min_plies": 8,
+                            "mentor_command": []},
+               "summary": {"labelled": 2}, "finished": "2026-11-01T10:00:00"}
+    (tmp_path / "old.epd.json").write_text(json.dumps({"labels": str(path), "runs": [old_run]}))
+    tool = [sys.executable, str(REPO / "tools" / "convert_labels.py"), str(path)]
+    for _ in range(2):  # a second run finds nothing to do and changes nothing
+        run = subprocess.run(tool, capture_output=True, text=True, timeout=60, check=True, cwd=REPO)
+    assert "no '#' lines" in run.stdout
+    assert _assert_standard_epd(path) == 2
+    side = read_sidecar(path)
+    assert side["schema"] == "mimic-labels/2" and side["legacy_header"][0].startswith("mimic label --mentor builtin")
+    (entry,) = side["runs"]
+    assert entry["command"] == side["legacy_header"][0]
+    assert entry["mentor"] == {"kind": "builtin", "command": [], "id_name": None, "depth": 2, "nodes": None,
+                               "hash_mb": 16, "timeout": 120.0, "options": {"Skill Level": "3"}}
+    assert entry["settings"]["sources"] == ["random"] and entry["settings"]["sampler"] == {"min_plies": 8}
+    assert entry["finished_local"] == "2026-11-01T10:00:00" and entry["summary"] == {"labelled": 2}
+    assert entry["mimic_version"] is None and entry["git_commit"] is None  # not recorded then: not invented
+
+
+def test_evolve_reports_malformed_lines_and_records_provenance(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mixed.epd"
+    boards = [chess.Board(), chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"),
+              chess.Board("4k3/8/8/8/8/8/3PPP2/3QK3 w - - 0 1"), chess.Board("4k3/8/8/8/8/8/8/R3K3 b Q - 0 1")]
+    lines = [f"{b.epd()} ce {10 * i}; acd 1;" for i, b in enumerate(boards)]
+    lines.insert(2, "8/8/8/8/8/8/8/8 w - - ce 1;")  # line 3: no kings
+    path.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "run"
+    assert main(["evolve", str(path), "--out", str(out), "--target", "root", "--held-out", "0.25",
+                 "--population", "4", "--generations", "1", "--sample", "3", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {path}: 1 malformed label lines skipped:" in err and f"{path}:3: impossible position" in err
+    summary = (out / "summary.md").read_text()
+    assert f"Made by ({describe()}):" in summary
+    recorded = json.loads((out / "settings.json").read_text())["provenance"]
+    state = git_state()
+    assert recorded["mimic_version"] == mimic_version() and recorded["git_commit"] == (state[0] if state else None)
+
+
+def test_match_and_suite_logs_name_the_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["match", "material", "random:1", "--games", "2", "--depth", "1", "--pgn",
+                 str(tmp_path / "m.pgn")]) == 0
+    assert main(["suite", str(REPO / "benchmarks" / "data" / "wac.epd"), "--engine", "material@depth=1", "--limit", "1",
+                 "--movetime", "0.05"]) == 0
+    first_lines = [line for line in capsys.readouterr().out.splitlines() if describe() in line]
+    assert len(first_lines) == 2 and first_lines[0].startswith("material vs random:1")
