@@ -174,6 +174,14 @@ def test_committed_label_files_are_standard_epd() -> None:
         assert side.get("legacy_header"), f"{path}: the converted header is in the sidecar"
 
 
+def test_shipped_epd_files_are_standard_epd() -> None:
+    # The openings we ship and the suites in benchmarks/data: every line parses, no '#' lines.
+    files = [*sorted((REPO / "search" / "data").glob("*.epd")), *sorted((REPO / "benchmarks" / "data").glob("*.epd"))]
+    assert len(files) >= 5
+    for path in files:
+        assert _assert_standard_epd(path) > 0
+
+
 # ---------------------------------------------------------------------- a hostile mentor
 HOSTILE_ENGINE = textwrap.dedent("""\
     import sys

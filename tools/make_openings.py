@@ -18,6 +18,7 @@ Stockfish's score.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -27,6 +28,7 @@ import chess
 from mentor.labeller import find_stockfish
 from mentor.uci import UciEngine
 from search.pgn import read_games
+from search.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,16 +77,20 @@ def main() -> int:
             chosen.append((key, n, white))
         if len(chosen) == args.count:
             break
+    engine_name = engine.name
     engine.close()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "w") as fh:
-        fh.write(f"# {len(chosen)} balanced openings: positions after {args.plies} plies reached in at least "
-                 f"{args.min_games} of the {games} champion games, |Stockfish depth {args.depth}| <= {args.max_cp} cp,"
-                 f" most frequent first.\n# Made by: python tools/make_openings.py --plies {args.plies} --min-games "
-                 f"{args.min_games} --count {args.count} --depth {args.depth} --max-cp {args.max_cp}\n")
+    with open(out, "w") as fh:  # pure EPD: what describes the file goes in the JSON beside it
         for i, (key, n, white) in enumerate(chosen, 1):
             fh.write(f'{key} id "open.{i:03d}"; c0 "{lines[key]} ({n} games, Stockfish {white / 100:+.2f})";\n')
+    side = {"description": f"{len(chosen)} balanced openings: positions after {args.plies} plies reached in at least "
+                           f"{args.min_games} of the {games} champion games, |Stockfish depth {args.depth}| <= "
+                           f"{args.max_cp} cp, most frequent first.",
+            "command": f"python tools/make_openings.py --plies {args.plies} --min-games {args.min_games} --count "
+                       f"{args.count} --depth {args.depth} --max-cp {args.max_cp}",
+            "mentor": engine_name, "provenance": provenance()}
+    Path(f"{out}.json").write_text(json.dumps(side, indent=2) + "\n")
     print(f"{len(chosen)} openings from {len(popular)} popular positions of {games} games -> {out}")
     return 0
 
