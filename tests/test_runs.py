@@ -1,0 +1,223 @@
+"""Hardening of runs: checkpoints that change as one unit, PGN games written whole, validated files,
+verified caches, and one-line errors instead of tracebacks."""
+
+from __future__ import annotations
+
+import copy
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evolve.ga import Evolution, GASettings
+from evolve.objectives import MentorError
+from organisms.genome import default_genome
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A GA run on synthetic data (seeded random features and targets): starts in about a second, so a
+# test can kill and resume it several times. argv: checkpoint path, generations, output .npy.
+GA_DRIVER = """
+import sys
+from pathlib import Path
+import numpy as np
+from evolve.ga import Evolution, GASettings, checkpoint_exists
+from evolve.objectives import MentorError
+from organisms.genome import default_genome
+
+checkpoint, generations, out = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+rng = np.random.default_rng(7)
+genome = default_genome()
+features = rng.normal(size=(400, len(genome)))
+y = features @ genome.decode(genome.random_bits(rng))[0]
+settings = GASettings(population=40, generations=generations, sample=100, seed=3)
+ev = Evolution(genome, MentorError(features, y), np.arange(300), np.arange(300, 400), settings)
+if checkpoint_exists(checkpoint):
+    ev.load(checkpoint)
+ev.run(checkpoint=checkpoint, every=1)
+np.save(out, np.concatenate([ev.population.reshape(-1), ev.winner()[0]]))
+"""
+
+
+def _run_driver(checkpoint: Path, generations: int, out: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", GA_DRIVER, str(checkpoint), str(generations), str(out)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
+def kill_after_checkpoints(checkpoint: Path, generations: int, out: Path, kills: int) -> int:
+    """Run the driver, SIGKILL it as soon as a checkpoint file changes, resume; ``kills`` times, then
+    let it finish. Returns the number of kills that landed (a run may finish first)."""
+    landed = 0
+    watched = [checkpoint.with_suffix(".npz"), checkpoint.with_suffix(".json")]
+    for _ in range(kills):
+        before = [_stamp(p) for p in watched]
+        proc = _run_driver(checkpoint, generations, out)
+        while proc.poll() is None and [_stamp(p) for p in watched] == before:
+            time.sleep(0.0005)
+        if proc.poll() is not None:
+            break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        landed += 1
+    proc = _run_driver(checkpoint, generations, out)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err.decode()
+    return landed
+
+
+def test_killed_just_after_checkpoints_resumes_bit_identical(tmp_path: Path) -> None:
+    # 3 kills, each the moment a checkpoint file changes; the finished run equals an uninterrupted one.
+    generations = 60
+    full = _run_driver(tmp_path / "full" , generations, tmp_path / "full.npy")
+    assert full.wait(timeout=120) == 0
+    landed = kill_after_checkpoints(tmp_path / "ck", generations, tmp_path / "killed.npy", kills=3)
+    assert landed == 3
+    assert np.array_equal(np.load(tmp_path / "killed.npy"), np.load(tmp_path / "full.npy"))
+
+
+# ---------------------------------------------------------------------- crafted checkpoints
+def _small_evolution(generations: int = 6) -> Evolution:
+    rng = np.random.default_rng(7)
+    genome = default_genome()
+    features = rng.normal(size=(120, len(genome)))
+    y = features @ genome.decode(genome.random_bits(rng))[0]
+    settings = GASettings(population=10, generations=generations, sample=50, seed=3, hall_of_fame=4)
+    return Evolution(genome, MentorError(features, y), np.arange(100), np.arange(100, 120), settings)
+
+
+def _saved_checkpoint(tmp_path: Path) -> tuple[dict[str, np.ndarray], dict]:
+    ev = _small_evolution()
+    ev.run(until=4)
+    ev.save(tmp_path / "good")
+    with np.load(tmp_path / "good.npz", allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    return arrays, json.loads(str(arrays.pop("meta")))
+
+
+def _write(path: Path, arrays: dict[str, np.ndarray], meta: object | None) -> None:
+    extra = {} if meta is None else {"meta": np.array(json.dumps(meta))}
+    np.savez(path.with_suffix(".npz"), **arrays, **extra)
+
+
+def _crafted(arrays: dict[str, np.ndarray], meta: dict) -> dict[str, tuple[dict[str, np.ndarray], object]]:
+    """Name -> (arrays, meta) of a checkpoint broken in one way."""
+    cases: dict[str, tuple[dict[str, np.ndarray], object]] = {}
+
+    def with_meta(name: str, **changes: object) -> None:
+        m = copy.deepcopy(meta)
+        for k, v in changes.items():
+            if v is _DROP:
+                m.pop(k)
+            else:
+                m[k] = v
+        cases[name] = (arrays, m)
+
+    def with_array(name: str, key: str, value: np.ndarray | None) -> None:
+        a = dict(arrays)
+        if value is None:
+            a.pop(key)
+        else:
+            a[key] = value
+        cases[name] = (a, meta)
+
+    for key in meta:
+        with_meta(f"missing {key}", **{key: _DROP})
+    with_meta("generation negative", generation=-3)
+    with_meta("generation huge", generation=10**12)
+    with_meta("generation a string", generation="4")
+    with_meta("generation a float", generation=4.0)
+    with_meta("elapsed NaN-like", elapsed="nan")
+    with_meta("elapsed negative", elapsed=-1.0)
+    with_meta("format other", format=99)
+    with_meta("settings a list", settings=[1, 2])
+    with_meta("settings population a string", settings={**meta["settings"], "population": "10"})
+    with_meta("settings population 1", settings={**meta["settings"], "population": 1})
+    with_meta("settings missing key", settings={k: v for k, v in meta["settings"].items() if k != "seed"})
+    with_meta("genome a string", genome="abc")
+    with_meta("genome genes as ints", genome=[1, 2, 3])
+    with_meta("genome bits a string", genome=[{**meta["genome"][0], "bits": "10"}, *meta["genome"][1:]])
+    with_meta("encoding unknown", encoding="octal")
+    with_meta("rng a list", rng_ops=[1, 2])
+    with_meta("rng of another generator", rng_ops={**meta["rng_ops"], "bit_generator": "MT19937"})
+    with_meta("rng state a string", rng_sample={**meta["rng_sample"], "state": "x"})
+    with_meta("logbook short", logbook=meta["logbook"][:-1])
+    with_meta("logbook a dict", logbook={"gen": 0})
+    with_meta("logbook record wrong", logbook=[*meta["logbook"][:-1], {"gen": "x"}])
+    cases["meta a list"] = (arrays, [1, 2])
+    cases["meta deep nesting"] = (arrays, None)  # replaced below by raw text
+    n, bits = arrays["population"].shape
+    with_array("population missing", "population", None)
+    with_array("population short", "population", arrays["population"][:-1])
+    with_array("population values 2", "population", arrays["population"] * 2)
+    with_array("population NaN", "population", np.full((n, bits), np.nan))
+    with_array("population strings", "population", np.full((n, bits), "1"))
+    with_array("losses short", "losses", arrays["losses"][:3])
+    with_array("losses NaN", "losses", np.full(n, np.nan))
+    with_array("losses missing", "losses", None)
+    with_array("hof bits wrong width", "hof_bits", arrays["hof_bits"][:, :-1])
+    with_array("hof losses short", "hof_losses", arrays["hof_losses"][:-1])
+    with_array("hof losses 2-d", "hof_losses", arrays["hof_losses"][:, None])
+    with_array("hof missing", "hof_bits", None)
+    return cases
+
+
+_DROP = object()
+
+
+def test_crafted_checkpoints_are_refused_with_one_clear_line(tmp_path: Path) -> None:
+    arrays, meta = _saved_checkpoint(tmp_path)
+    cases = _crafted(arrays, meta)
+    for i, (name, (a, m)) in enumerate(cases.items()):
+        path = tmp_path / f"case{i}"
+        if name == "meta deep nesting":
+            np.savez(path.with_suffix(".npz"), **a, meta=np.array("[" * 100_000 + "]" * 100_000))
+        else:
+            _write(path, a, m)
+        ev = _small_evolution()
+        with pytest.raises(ValueError) as info:
+            ev.load(path)
+        message = str(info.value)
+        assert message.startswith(str(path)), (name, message)
+        assert "\n" not in message, (name, message)
+        assert ev.generation == -1, name  # nothing restored
+    # Not a zip, an empty file, a truncated file, an empty npz, a directory.
+    good = (tmp_path / "good.npz").read_bytes()
+    for name, content in (("text", b"hello"), ("empty", b""), ("truncated", good[: len(good) // 2])):
+        (tmp_path / f"{name}.npz").write_bytes(content)
+    np.savez(tmp_path / "emptyz.npz")
+    (tmp_path / "adir.npz").mkdir()
+    for name in ("text", "empty", "truncated", "emptyz", "adir", "nothing"):
+        with pytest.raises(ValueError, match=f"^{tmp_path / name}"):
+            _small_evolution().load(tmp_path / name)
+    # The good one loads. Cases: one per metadata key dropped (9), 21 bad metadata values, 2 bad
+    # metadata texts, 12 bad arrays; plus the 6 broken files above: 50 in all.
+    _small_evolution().load(tmp_path / "good")
+    assert len(cases) == len(meta) + 35 == 44
+
+
+def test_checkpoint_of_the_first_format_still_loads(tmp_path: Path) -> None:
+    # Format 1 was checkpoint.npz (arrays) + checkpoint.json (the rest); a run saved so resumes as before.
+    arrays, meta = _saved_checkpoint(tmp_path)
+    np.savez(tmp_path / "old.npz", **arrays)
+    (tmp_path / "old.json").write_text(json.dumps({**meta, "format": 1}))
+    ev = _small_evolution()
+    ev.load(tmp_path / "old")
+    assert ev.generation == 4
+    ev.run(checkpoint=tmp_path / "old", every=1)
+    assert not (tmp_path / "old.json").exists()  # the stale half is removed once format 2 is written
+    fresh = _small_evolution()
+    fresh.run()
+    assert np.array_equal(ev.population, fresh.population)
