@@ -219,6 +219,8 @@ class SuiteCsv:
     def __init__(self, path: str | Path, resume: bool = False) -> None:
         self.path = Path(path)
         self.done: list[SuiteRow] = []
+        if self.path.exists() and not self.path.is_file():
+            raise ValueError(f"{self.path}: not a regular file")
         exists = self.path.exists() and self.path.stat().st_size > 0
         if exists and not resume:
             raise FileExistsError(f"{self.path} exists; pass --resume to continue it, or remove it")
