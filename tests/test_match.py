@@ -325,13 +325,16 @@ def _limited_disk(max_bytes: int | None) -> Callable[[], None] | None:
     return limit
 
 
-def _whole_games(path: Path) -> dict[str, str]:
-    """Round -> game text of every game of a PGN, asserting that each parses without error."""
-    games = {}
+def _whole_games(path: Path) -> dict[str, tuple[object, ...]]:
+    """Round -> (players, result, termination, moves) of every game of a PGN, asserting that each
+    parses without error. Comments (which hold times) and the date are left out."""
+    games: dict[str, tuple[object, ...]] = {}
     for game in read_pgn_text(path.read_text()):
-        assert not game.errors and game.headers["Result"] in ("1-0", "0-1", "1/2-1/2")
-        assert game.headers["Round"] not in games, "a round twice"
-        games[game.headers["Round"]] = str(game)
+        h = game.headers
+        assert not game.errors and h["Result"] in ("1-0", "0-1", "1/2-1/2")
+        assert h["Round"] not in games, "a round twice"
+        games[h["Round"]] = (h["White"], h["Black"], h["Result"], h["Termination"],
+                             [m.uci() for m in game.mainline_moves()])
     return games
 
 

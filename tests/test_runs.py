@@ -5,20 +5,28 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import resource
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import chess
 import numpy as np
 import pytest
 
 from evolve.ga import Evolution, GASettings
 from evolve.objectives import MentorError
+from mentor.samplers import random_playouts
 from organisms.genome import default_genome
 
+from .conftest import mimic_command
+
 ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks" / "data"
 
 # A GA run on synthetic data (seeded random features and targets): starts in about a second, so a
 # test can kill and resume it several times. argv: checkpoint path, generations, output .npy.
@@ -221,3 +229,118 @@ def test_checkpoint_of_the_first_format_still_loads(tmp_path: Path) -> None:
     fresh = _small_evolution()
     fresh.run()
     assert np.array_equal(ev.population, fresh.population)
+
+
+# ---------------------------------------------------------------------- one-line errors from the CLI
+def _labels(path: Path, n: int = 60) -> Path:
+    """``n`` labels of random-playout positions scored by material (centipawns, side to move)."""
+    values = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900}
+    lines = []
+    for sample in random_playouts(n, 5, min_plies=4, max_plies=60):
+        b = sample.board
+        score = sum(v * (len(b.pieces(p, b.turn)) - len(b.pieces(p, not b.turn))) for p, v in values.items())
+        lines.append(f'{b.epd()} ce {score}; acd 1; id "p{len(lines)}";\n')
+    path.write_text("".join(lines))
+    return path
+
+
+def _file_limit(max_bytes: int) -> Callable[[], None]:
+    """A preexec_fn making every file of the child at most ``max_bytes`` long, as a full disk would."""
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, resource.RLIM_INFINITY))
+
+    return limit
+
+
+def _one_line_error(run: subprocess.CompletedProcess[str], names: str | Path) -> str:
+    """The run failed with exactly one error line (warnings aside) naming ``names``, no traceback."""
+    assert run.returncode != 0, run.stdout
+    assert "Traceback" not in run.stderr, run.stderr
+    lines = [ln for ln in run.stderr.splitlines()
+             if not ln.startswith(("warning", "usage:", " ")) and ln.strip()]
+    assert len(lines) == 1, run.stderr
+    assert str(names) in lines[0], lines[0]
+    return lines[0]
+
+
+def _mimic(*args: str | Path, limit: int | None = None, cwd: Path = ROOT, env: dict[str, str] | None = None
+           ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(mimic_command(*map(str, args)), capture_output=True, text=True, cwd=cwd, timeout=120,
+                          preexec_fn=_file_limit(limit) if limit is not None else None,
+                          env={**os.environ, **(env or {})})
+
+
+def test_unreadable_inputs_give_one_line(tmp_path: Path) -> None:
+    missing, folder, loop = tmp_path / "missing.epd", tmp_path / "folder.epd", tmp_path / "loop.epd"
+    folder.mkdir()
+    loop.symlink_to(tmp_path / "loop2.epd")
+    (tmp_path / "loop2.epd").symlink_to(loop)
+    for bad in (missing, folder, loop):
+        _one_line_error(_mimic("match", "material", "random:1", "--depth", "1", "--games", "2", "--openings", bad),
+                        bad)
+        _one_line_error(_mimic("suite", bad, "--engine", "material", "--movetime", "0.05"), bad)
+    _one_line_error(_mimic("suite", BENCH / "wac.epd", "--engine", "uci:./no-such-engine", "--limit", "1"),
+                    "./no-such-engine")
+
+
+def test_bad_counts_are_refused_by_the_parser(tmp_path: Path) -> None:
+    labels = _labels(tmp_path / "l.epd", 20)
+    for args in (("match", "material", "random:1", "--jobs", "0"),
+                 ("suite", BENCH / "wac.epd", "--engine", "material", "--jobs", "0"),
+                 ("fit", labels, "--jobs", "0"),
+                 ("evolve", labels, "--out", tmp_path / "e", "--jobs", "0"),
+                 ("evolve", labels, "--out", tmp_path / "e", "--checkpoint-every", "0"),
+                 ("match", "material", "random:1", "--games", "0")):
+        assert "must be at least 1" in _one_line_error(_mimic(*args), "argument")
+    for args in (("--population", "1"), ("--elite", "100"), ("--sample", "0"), ("--seed", "-1"),
+                 ("--tournament", "0")):
+        line = _one_line_error(_mimic("evolve", labels, "--out", tmp_path / "e", *args), "mimic evolve")
+        assert "need" in line or "seed" in line
+    assert not (tmp_path / "e" / "checkpoint.npz").exists()
+
+
+def test_unwritable_outputs_give_one_line(tmp_path: Path) -> None:
+    labels = _labels(tmp_path / "l.epd")
+    cache = {"MIMIC_CACHE": str(tmp_path / "cache")}
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    match = ("match", "material@depth=1", "random:1@depth=1", "--depth", "1", "--games", "2")
+    suite = ("suite", BENCH / "wac.epd", "--engine", "material", "--movetime", "0.02", "--limit", "8")
+    # Output is a directory.
+    _one_line_error(_mimic(*match, "--pgn", folder), folder)
+    _one_line_error(_mimic(*suite, "--csv", folder), folder)
+    _one_line_error(_mimic("fit", labels, "--target", "root", "--out", folder, env=cache), folder)
+    # A full disk: every file stops at 300 bytes (a PGN game, 8 CSV rows and an organism are longer).
+    _one_line_error(_mimic(*match, "--pgn", tmp_path / "full.pgn", limit=300), tmp_path / "full.pgn")
+    assert (tmp_path / "full.pgn").read_bytes() == b""  # no torn game
+    _one_line_error(_mimic(*suite, "--csv", tmp_path / "full.csv", limit=300), tmp_path / "full.csv")
+    _one_line_error(_mimic("fit", labels, "--target", "root", "--out", tmp_path / "full.json", limit=300,
+                           env=cache), tmp_path / "full.json")
+    assert not (tmp_path / "full.json").exists()  # no torn organism file
+
+
+def test_read_only_directory_gives_one_line(tmp_path: Path) -> None:
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    if os.geteuid() == 0:
+        # root writes through a chmod; a read-only tmpfs mount stops it.
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)],
+                          capture_output=True).returncode != 0:
+            pytest.skip("root, and no read-only tmpfs mount is possible here")
+    else:
+        ro.chmod(0o555)
+    try:
+        labels = _labels(tmp_path / "l.epd")
+        _one_line_error(_mimic("match", "material@depth=1", "random:1@depth=1", "--depth", "1", "--games", "2",
+                               "--pgn", ro / "m.pgn"), ro / "m.pgn")
+        _one_line_error(_mimic("suite", BENCH / "wac.epd", "--engine", "material", "--movetime", "0.02",
+                               "--limit", "2", "--csv", ro / "s.csv"), ro / "s.csv")
+        _one_line_error(_mimic("fit", labels, "--target", "root", "--out", ro / "o.json",
+                               env={"MIMIC_CACHE": str(tmp_path / "cache")}), ro / "o.json")
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["umount", str(ro)], check=True)
+        else:
+            ro.chmod(0o755)
