@@ -30,8 +30,9 @@ import contextlib
 import hashlib
 import os
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import chess
 import numpy as np
@@ -325,7 +326,8 @@ def default_cache_dir() -> Path:
 
 
 def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
-                   cache_dir: str | Path | None = None, use_cache: bool = True) -> np.ndarray:
+                   cache_dir: str | Path | None = None, use_cache: bool = True,
+                   parallel_options: Mapping[str, Any] | None = None) -> np.ndarray:
     """Features of many positions, an (N, P) float32 array in ``FEATURE_NAMES`` order.
 
     ``boards`` is a sequence of boards or an (N, 9) uint64 array of :func:`bitboard_row` rows.
@@ -333,6 +335,8 @@ def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
     under ``cache_dir`` (default :func:`default_cache_dir`), keyed by a BLAKE2 hash of the positions
     and ``FEATURE_VERSION``, with that key and a checksum of the values stored inside: a cache hit
     whose key and checksum agree returns without extracting anything; any other file is recomputed.
+    ``parallel_options`` go to ``joblib.Parallel`` (``search.workers.pool_options()`` makes the workers
+    exit with their parent).
     """
     rows = boards if isinstance(boards, np.ndarray) else np.array(
         [bitboard_row(b) for b in boards], dtype=np.uint64).reshape(-1, 9)
@@ -355,7 +359,8 @@ def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
 
         workers = cpu_count() if n_jobs < 0 else n_jobs
         chunks = np.array_split(rows, max(workers * 4, 1))
-        parts = Parallel(n_jobs=workers)(delayed(_rows_to_features)(c) for c in chunks if len(c))
+        parts = Parallel(n_jobs=workers, **(parallel_options or {}))(
+            delayed(_rows_to_features)(c) for c in chunks if len(c))
         result = np.concatenate(parts)
     if path is not None and key is not None:
         write_cached_features(path, key, result)

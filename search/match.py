@@ -538,9 +538,11 @@ def _play_all(todo: Sequence[tuple[str, str, str, Opening]], s: MatchSettings,
         for rnd, w, b, op in todo:
             yield play_game(w, b, op, s.tc, s.adjudication, make_evaluator, rnd, s.event, hash_mb=s.hash_mb)
         return
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
-    parallel = Parallel(n_jobs=s.jobs, return_as="generator_unordered", batch_size=1)
+    from .workers import parallel as worker_pool
+
+    parallel = worker_pool(s.jobs, return_as="generator_unordered", batch_size=1)
     yield from parallel(delayed(play_game)(w, b, op, s.tc, s.adjudication, make_evaluator, rnd, s.event,
                                            hash_mb=s.hash_mb) for rnd, w, b, op in todo)
 

@@ -162,9 +162,11 @@ def run_suite(path: str | Path, spec: str, movetime: float, make_evaluator: Eval
                 if on_row is not None:
                     on_row(row)
     else:
-        from joblib import Parallel, delayed
+        from joblib import delayed
 
-        parallel = Parallel(n_jobs=jobs, return_as="generator", batch_size=1)
+        from .workers import parallel as worker_pool
+
+        parallel = worker_pool(jobs, return_as="generator", batch_size=1)
         for part in parallel(delayed(solve_chunk)(spec, b, movetime, make_evaluator) for b in batches):
             for row in part:
                 rows.append(row)

@@ -344,3 +344,45 @@ def test_read_only_directory_gives_one_line(tmp_path: Path) -> None:
             subprocess.run(["umount", str(ro)], check=True)
         else:
             ro.chmod(0o755)
+
+
+# ---------------------------------------------------------------------- workers leave with their parent
+def _children(pid: int) -> set[int]:
+    try:
+        return {int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    except FileNotFoundError:
+        return set()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to list child processes")
+def test_workers_of_a_killed_parallel_match_exit_promptly(tmp_path: Path) -> None:
+    # Before: the two loky workers of a SIGKILLed `match --jobs 2` lived on for minutes (joblib's 300 s
+    # idle timeout, then 30 s waiting for the dead parent). Now they leave within a few seconds.
+    proc = subprocess.Popen(mimic_command("match", "material", "random:1", "--games", "20", "--jobs", "2",
+                                          "--movetime", "0.2", "--pgn", str(tmp_path / "m.pgn")),
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    proc.stdout.readline()  # the match line: workers start next
+    t0 = time.monotonic()
+    while len(_children(proc.pid)) < 3 and time.monotonic() - t0 < 30:  # two workers and joblib's tracker
+        time.sleep(0.05)
+    time.sleep(1.0)  # both workers inside a game
+    workers = _children(proc.pid)
+    assert len(workers) >= 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    t_kill = time.monotonic()
+    while any(_alive(w) for w in workers) and time.monotonic() - t_kill < 10:
+        time.sleep(0.05)
+    lingering = [w for w in workers if _alive(w)]
+    for w in lingering:
+        os.kill(w, signal.SIGKILL)
+    assert not lingering, f"{len(lingering)} of {len(workers)} children still alive 10 s after the parent died"
