@@ -386,3 +386,21 @@ def test_workers_of_a_killed_parallel_match_exit_promptly(tmp_path: Path) -> Non
     for w in lingering:
         os.kill(w, signal.SIGKILL)
     assert not lingering, f"{len(lingering)} of {len(workers)} children still alive 10 s after the parent died"
+
+
+def test_crafted_checkpoint_and_organism_files_give_one_line_from_the_cli(tmp_path: Path) -> None:
+    labels = _labels(tmp_path / "l.epd", 40)
+    out = tmp_path / "run"
+    args = ("evolve", labels, "--out", out, "--generations", "3", "--population", "10", "--sample", "20",
+            "--target", "root", "--no-progress")
+    cache = {"MIMIC_CACHE": str(tmp_path / "cache")}
+    assert _mimic(*args, env=cache).returncode == 0
+    with np.load(out / "checkpoint.npz", allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays.pop("meta")))
+    _write(out / "checkpoint", arrays, {**meta, "generation": -1})
+    line = _one_line_error(_mimic(*args, "--generations", "5", "--resume", env=cache), out / "checkpoint.npz")
+    assert "generation" in line
+    organism = tmp_path / "o.json"
+    organism.write_text(json.dumps({"format": "mimic-organism", "feature_version": 1, "genes": [1, 2]}))
+    _one_line_error(_mimic("match", f"organism:{organism}", "material", "--depth", "1", "--games", "2"), organism)
