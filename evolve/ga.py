@@ -345,9 +345,6 @@ class Evolution:
             raise ValueError(f"{state.source}: settings differ from the checkpoint's (checkpoint, now): {diff}")
         if state.genome != self.genome:
             raise ValueError(f"{state.source}: the checkpoint has another genome layout")
-        if state.generation > self.settings.generations:
-            raise ValueError(f"{state.source}: the checkpoint is at generation {state.generation}, beyond "
-                             f"the {self.settings.generations} generations asked for")
         rng_ops = np.random.default_rng()
         rng_sample = np.random.default_rng()
         for rng, key in ((rng_ops, "rng_ops"), (rng_sample, "rng_sample")):
@@ -534,6 +531,10 @@ def _validate(source: str, meta: object, arrays: dict[str, np.ndarray], legacy: 
             or not np.isfinite(hof_losses).all()):
         raise bad(f"the hall of fame must be at most {ga.hall_of_fame} rows of {bits} bits of 0/1 with one "
                   f"finite loss each, got shapes {hof_bits.shape} and {hof_losses.shape}")
+    if float(logbook[-1]["best"]) != float(losses.min()):
+        # The first format could be torn between its two files: new arrays beside an older generation.
+        raise bad(f"the losses are not those of generation {gen} (its logbook's best is {logbook[-1]['best']}, "
+                  f"the losses' least {float(losses.min())}): a checkpoint mixed from two generations")
     return CheckpointState(source, gen, float(elapsed), settings, genome,
                            {"rng_ops": meta["rng_ops"], "rng_sample": meta["rng_sample"]},
                            [{k: rec[k] for k in _LOGBOOK_KEYS} for rec in logbook],

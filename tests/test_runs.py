@@ -404,3 +404,22 @@ def test_crafted_checkpoint_and_organism_files_give_one_line_from_the_cli(tmp_pa
     organism = tmp_path / "o.json"
     organism.write_text(json.dumps({"format": "mimic-organism", "feature_version": 1, "genes": [1, 2]}))
     _one_line_error(_mimic("match", f"organism:{organism}", "material", "--depth", "1", "--games", "2"), organism)
+
+
+def test_a_first_format_checkpoint_torn_between_its_files_is_refused(tmp_path: Path) -> None:
+    # What a kill between the two replaces of the first format left: generation 5's arrays beside
+    # generation 4's JSON. The logbook's last best loss (generation 4) is not the least of the losses.
+    ev = _small_evolution()
+    ev.run(until=4)
+    ev.save(tmp_path / "four")
+    ev.run(until=5)
+    ev.save(tmp_path / "five")
+    with np.load(tmp_path / "four.npz", allow_pickle=False) as data:
+        meta4 = json.loads(str(data["meta"]))
+    with np.load(tmp_path / "five.npz", allow_pickle=False) as data:
+        arrays5 = {k: data[k] for k in data.files if k != "meta"}
+    assert float(arrays5["losses"].min()) != meta4["logbook"][-1]["best"]
+    np.savez(tmp_path / "torn.npz", **arrays5)
+    (tmp_path / "torn.json").write_text(json.dumps({**meta4, "format": 1}))
+    with pytest.raises(ValueError, match="mixed from two generations"):
+        _small_evolution().load(tmp_path / "torn")
