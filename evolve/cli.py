@@ -108,12 +108,12 @@ def _cmd_evolve(args: argparse.Namespace) -> int:
         return 2
     try:
         outcome = evolve(settings, _command_line(), resume=args.resume, progress=not args.no_progress)
-    except (FileExistsError, ValueError) as exc:
+    except ValueError as exc:
         print(f"mimic evolve: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:
+    except OSError as exc:  # FileExistsError: a checkpoint is there and --resume was not given
         print(f"mimic evolve: {_os_error(exc)}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, FileExistsError) else 1
     for line in format_outcome(outcome):
         print(line)
     print(f"results in {args.out}/ (summary.md, organism.json, logbook.csv, curve.png)")
