@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from search.spec import SpecError
@@ -21,13 +23,6 @@ def _cmd_uci(args: argparse.Namespace) -> int:
     from .players import make_evaluator
 
     return uci.main(make_evaluator, args.eval, hash_mb=args.hash)
-
-
-def _os_error(exc: OSError) -> str:
-    """One line for a failed file operation: ``FILE: reason``."""
-    if exc.filename is not None and exc.strerror:
-        return f"{exc.filename}: {exc.strerror}"
-    return str(exc)
 
 
 def _cmd_label(args: argparse.Namespace) -> int:
@@ -117,14 +112,21 @@ def _command_line() -> str:
 def _cmd_evolve(args: argparse.Namespace) -> int:
     from .run import RunSettings, evolve, format_outcome
 
-    settings = RunSettings(args.labels, args.out, _ga_settings(args), args.objective, args.target, args.cap,
-                           args.held_out, args.lam, args.checkpoint_every, args.jobs, args.encoding)
+    try:
+        settings = RunSettings(args.labels, args.out, _ga_settings(args), args.objective, args.target, args.cap,
+                               args.held_out, args.lam, args.checkpoint_every, args.jobs, args.encoding)
+    except ValueError as exc:
+        print(f"mimic evolve: {exc}", file=sys.stderr)
+        return 2
     try:
         outcome = evolve(settings, _command_line(), resume=args.resume, progress=not args.no_progress,
                          report=lambda line: print(f"warning: {line}", file=sys.stderr))
-    except (FileExistsError, ValueError, OSError) as exc:
+    except ValueError as exc:
         print(f"mimic evolve: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # FileExistsError: a checkpoint is there and --resume was not given
+        print(f"mimic evolve: {_os_error(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, FileExistsError) else 1
     for line in format_outcome(outcome):
         print(line)
     print(f"results in {args.out}/ (summary.md, organism.json, logbook.csv, curve.png)")
@@ -140,10 +142,16 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
     try:
         ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs)
-    except (ValueError, OSError) as exc:
+    except ValueError as exc:
         print(f"mimic fit: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"mimic fit: {_os_error(exc, args.labels)}", file=sys.stderr)
+        return 2
     genome = default_genome()
+    if args.out and Path(args.out).is_dir():
+        print(f"mimic fit: {args.out}: is a directory (--out names the organism file to write)", file=sys.stderr)
+        return 2
     print(ds.describe())
     for line in ds.malformed_report():
         print(f"warning: {line}", file=sys.stderr)
@@ -159,7 +167,11 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             nearest.meta = {"fit": loss, "labels": args.labels, "train_error": fit.train_mae,
                             "held_out_error": fit.held_mae, "command": _command_line(),
                             "exact_weights": dict(zip(genome.names, fit.weights.tolist(), strict=True))}
-            nearest.save(path)
+            try:
+                nearest.save(path)
+            except OSError as exc:
+                print(f"mimic fit: cannot write the organism: {_os_error(exc, path)}", file=sys.stderr)
+                return 1
             print(f"  nearest organism written to {path}")
     return 0
 
@@ -172,7 +184,15 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
-    from search.match import Adjudication, MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+    from search.match import (
+        Adjudication,
+        MatchSettings,
+        PgnWriteError,
+        TimeControl,
+        default_openings_path,
+        load_openings,
+        run_match,
+    )
 
     from .players import make_evaluator
 
@@ -181,7 +201,15 @@ def _cmd_match(args: argparse.Namespace) -> int:
         if not s.is_external:
             make_evaluator(s)  # fail now, not in a worker, on a bad organism file
     errors: list[str] = []
-    openings = load_openings(args.openings or default_openings_path(), errors.append)
+    openings_path = args.openings or default_openings_path()
+    try:
+        openings = load_openings(openings_path, errors.append)
+    except OSError as exc:
+        print(f"mimic match: cannot read the openings: {_os_error(exc, openings_path)}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"mimic match: {exc}", file=sys.stderr)
+        return 2
     for msg in errors:
         print(f"warning: {msg}", file=sys.stderr)
     if not openings:
@@ -224,9 +252,16 @@ def _cmd_match(args: argparse.Namespace) -> int:
     print(f"{args.a} vs {args.b}: {args.games} games, time control {tc.pgn()}, {len(openings)} openings, "
           f"{args.jobs} workers; {describe()}")
     try:
-        summary = run_match(settings, make_evaluator, args.pgn, args.resume, on_game=show)
+        summary = run_match(settings, make_evaluator, args.pgn, args.resume, on_game=show,
+                            on_repair=lambda msg: print(f"warning: {msg}", file=sys.stderr))
     except FileExistsError as exc:
         print(f"mimic match: {exc}", file=sys.stderr)
+        return 2
+    except PgnWriteError as exc:
+        print(f"mimic match: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"mimic match: cannot write the PGN: {_os_error(exc, args.pgn)}", file=sys.stderr)
         return 2
     for line in summary.lines():
         print(line)
@@ -238,13 +273,17 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _cmd_suite(args: argparse.Namespace) -> int:
+    from search.players import PlayerError, make_player
     from search.suite import SuiteCsv, SuiteRow, run_suite, summarize
 
     from .players import make_evaluator
 
     spec = PLAYERS.parse(args.engine)
-    if not spec.is_external:
-        make_evaluator(spec)
+    try:
+        make_player(spec, make_evaluator).close()  # fail now, not in a worker, on an engine that cannot start
+    except PlayerError as exc:
+        print(f"mimic suite: {args.engine}: {exc}", file=sys.stderr)
+        return 2
     if args.resume and not args.csv:
         print("mimic suite: --resume needs --csv (the rows already solved are read from it)", file=sys.stderr)
         return 2
@@ -254,6 +293,9 @@ def _cmd_suite(args: argparse.Namespace) -> int:
     except (FileExistsError, ValueError) as exc:
         print(f"mimic suite: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"mimic suite: cannot write the CSV: {_os_error(exc, args.csv)}", file=sys.stderr)
+        return 2
     from search.provenance import describe
 
     print(f"{args.epd}: {args.engine} at {args.movetime:g} s/position; {describe()}", flush=True)
@@ -262,22 +304,72 @@ def _cmd_suite(args: argparse.Namespace) -> int:
 
     def row(r: SuiteRow) -> None:
         if out is not None:
-            out.append(r)
+            try:
+                out.append(r)
+            except OSError as exc:
+                raise SuiteWriteError(exc) from exc
         if args.verbose:
             print(r, flush=True)
 
     try:
         rows = run_suite(args.epd, args.engine, args.movetime, make_evaluator, jobs=args.jobs, limit=args.limit,
                          on_error=errors.append, on_row=row, skip=out.keys() if out is not None else ())
+    except SuiteWriteError as exc:
+        print(f"mimic suite: cannot write the CSV: {_os_error(exc.error, args.csv)}; --resume continues",
+              file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"mimic suite: cannot read the suite: {_os_error(exc, args.epd)}", file=sys.stderr)
+        return 2
+    except PlayerError as exc:
+        print(f"mimic suite: {args.engine}: {exc}", file=sys.stderr)
+        return 1
     finally:
         if out is not None:
-            out.close()
+            with contextlib.suppress(OSError):
+                out.close()
     for msg in errors:
         print(f"warning: {msg}", file=sys.stderr)
     s = summarize((out.done if out is not None else []) + rows)
     print(f"{args.epd}: {args.engine} at {args.movetime:g} s/position: {s.line()}"
           + (f" ({len(errors)} malformed lines skipped)" if errors else ""))
     return 0
+
+
+class SuiteWriteError(Exception):
+    """A row could not be appended to the suite CSV (wraps the ``OSError``)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _os_error(exc: OSError, path: object = None) -> str:
+    """One line for a failed file operation: the file, then the reason (``strerror``)."""
+    name = exc.filename if exc.filename is not None else path
+    reason = exc.strerror or str(exc)
+    return f"{name}: {reason}" if name is not None and str(name) not in reason else reason
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from exc
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    """Worker processes: a positive count, or -1 for every core."""
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from exc
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (or -1 for every core), got {value}")
+    return value
 
 
 def _spec(text: str) -> str:
@@ -351,7 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mentor: mean |eval - mentor score| (default); result: sigma(eval/K) against game results")
     p.add_argument("--lambda", dest="lam", type=float, default=60.0,
                    help="result objective: weight exp(-n/lambda), n = plies to the game's end (default 60)")
-    p.add_argument("--checkpoint-every", type=int, default=10, metavar="N", help="generations between checkpoints")
+    p.add_argument("--checkpoint-every", type=_positive_int, default=10, metavar="N",
+                   help="generations between checkpoints")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=_cmd_evolve)
@@ -373,8 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "LOS, pentanomial pairs and an optional SPRT.")
     p.add_argument("a", type=_spec, metavar="A", help="player spec, e.g. organism:results/x/organism.json")
     p.add_argument("b", type=_spec, metavar="B", help="player spec, e.g. uci:/usr/games/stockfish?Skill%%20Level=0")
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--jobs", type=int, default=1, help="games played at once (worker processes)")
+    p.add_argument("--games", type=_positive_int, default=20)
+    p.add_argument("--jobs", type=_jobs, default=1, help="games played at once (worker processes; -1: every core)")
     p.add_argument("--openings", default=None, help="EPD or PGN file of openings (default: the shipped balanced set)")
     tc = p.add_mutually_exclusive_group()
     tc.add_argument("--tc", default=None, help="clock: [moves/]seconds[+increment], e.g. 10+0.1")
@@ -402,8 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("epd")
     p.add_argument("--engine", required=True, type=_spec, metavar="SPEC")
     p.add_argument("--movetime", type=float, default=1.0, help="seconds per position (default 1)")
-    p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--limit", type=int, default=None, help="only the first N positions")
+    p.add_argument("--jobs", type=_jobs, default=1, help="worker processes (-1: every core)")
+    p.add_argument("--limit", type=_positive_int, default=None, help="only the first N positions")
     p.add_argument("--csv", default=None, help="per-position results, written as each position is solved")
     p.add_argument("--resume", action="store_true", help="skip the positions already in --csv and append")
     p.add_argument("--verbose", action="store_true")
@@ -426,7 +519,7 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
                    help="score the quiet leaf of the mentor's PV (default) or the labelled position itself")
     p.add_argument("--cap", type=int, default=1500, help="leave out labels with |score| above this (cp)")
     p.add_argument("--held-out", type=float, default=0.2, help="share never sampled for fitness (default 0.2)")
-    p.add_argument("--jobs", type=int, default=1, help="feature extraction workers (default 1)")
+    p.add_argument("--jobs", type=_jobs, default=1, help="feature extraction workers (default 1; -1: every core)")
 
 
 def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
@@ -467,6 +560,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SpecError as exc:
         print(f"mimic: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file a command did not foresee (its own handlers name the file's role)
+        print(f"mimic {args.command}: {_os_error(exc)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

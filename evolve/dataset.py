@@ -19,6 +19,7 @@ from mentor.labels import DEFAULT_CAP, read_labels
 from mentor.target import target_with_plies
 from organisms.features import bitboard_row, feature_matrix
 from search.conventions import ce_is_mate, result_points
+from search.workers import pool_options
 
 
 @dataclass
@@ -88,7 +89,8 @@ def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP,
         plies.append(float("nan") if label.plies_to_end is None else max(label.plies_to_end - k, 0))
     if not rows:
         raise ValueError(f"{path}: no usable labels (of {total}, {over} beyond the cap of {cap} cp)")
-    matrix = feature_matrix(np.array(rows, dtype=np.uint64), n_jobs=n_jobs, cache_dir=cache_dir)
+    matrix = feature_matrix(np.array(rows, dtype=np.uint64), n_jobs=n_jobs, cache_dir=cache_dir,
+                            parallel_options=pool_options())
     train, held = split(len(rows), held_out, seed)
     return Dataset(matrix.astype(np.float64), np.array(ys, dtype=np.float64), np.array(results),
                    np.array(plies, dtype=np.float64), train, held, str(path), target, total, over, mates,

@@ -18,7 +18,7 @@ from search.provenance import describe, provenance
 from .baselines import coordinate_descent
 from .dataset import Dataset, load_dataset
 from .fit import Fit, exact_fit
-from .ga import Evolution, GASettings
+from .ga import Evolution, GASettings, checkpoint_exists
 from .objectives import MentorError, Objective, ResultError
 from .report import plot_curve, values_table, write_logbook
 
@@ -69,7 +69,7 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
     out = Path(settings.out)
     out.mkdir(parents=True, exist_ok=True)
     checkpoint = out / "checkpoint"
-    if not resume and checkpoint.with_suffix(".json").exists():
+    if not resume and checkpoint_exists(checkpoint):
         raise FileExistsError(f"{out} holds a checkpoint; pass --resume to continue it, or choose another --out")
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -90,7 +90,7 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
     seconds["exact fits"] = time.perf_counter() - t0
 
     ev = Evolution(genome, objective, ds.train, ds.held, settings.ga)
-    if resume and checkpoint.with_suffix(".json").exists():
+    if resume and checkpoint_exists(checkpoint):
         ev.load(checkpoint)
     bar = None
     if progress:
@@ -197,7 +197,7 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
     lines += ["", "## Wall time", "", *(f"- {k}: {v:.2f} s" for k, v in o.seconds.items()),
               f"- total: {total:.2f} s", "",
               "Files: `organism.json` (the winner), `logbook.csv`, `curve.png`, `settings.json`, "
-              "`checkpoint.npz`/`.json` (resume with `--resume`)" + (", `fit-l1.json`" if o.fit_l1 else "") + "."]
+              "`checkpoint.npz` (resume with `--resume`)" + (", `fit-l1.json`" if o.fit_l1 else "") + "."]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 

@@ -26,10 +26,13 @@ multiply them into centipawns.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import chess
 import numpy as np
@@ -323,26 +326,30 @@ def default_cache_dir() -> Path:
 
 
 def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
-                   cache_dir: str | Path | None = None, use_cache: bool = True) -> np.ndarray:
+                   cache_dir: str | Path | None = None, use_cache: bool = True,
+                   parallel_options: Mapping[str, Any] | None = None) -> np.ndarray:
     """Features of many positions, an (N, P) float32 array in ``FEATURE_NAMES`` order.
 
     ``boards`` is a sequence of boards or an (N, 9) uint64 array of :func:`bitboard_row` rows.
-    Extraction runs in ``n_jobs`` joblib workers (``-1``: all cores) and is cached on disk as ``.npy``
+    Extraction runs in ``n_jobs`` joblib workers (``-1``: all cores) and is cached on disk as ``.npz``
     under ``cache_dir`` (default :func:`default_cache_dir`), keyed by a BLAKE2 hash of the positions
-    and ``FEATURE_VERSION``; a cache hit returns without extracting anything.
+    and ``FEATURE_VERSION``, with that key and a checksum of the values stored inside: a cache hit
+    whose key and checksum agree returns without extracting anything; any other file is recomputed.
+    ``parallel_options`` go to ``joblib.Parallel`` (``search.workers.pool_options()`` makes the workers
+    exit with their parent).
     """
     rows = boards if isinstance(boards, np.ndarray) else np.array(
         [bitboard_row(b) for b in boards], dtype=np.uint64).reshape(-1, 9)
     rows = np.ascontiguousarray(rows, dtype=np.uint64)
-    path = None
+    path = key = None
     if use_cache:
         digest = hashlib.blake2b(rows.tobytes(), digest_size=20)
         digest.update(f"features-v{FEATURE_VERSION}-{N_FEATURES}".encode())
-        path = Path(cache_dir or default_cache_dir()) / f"{digest.hexdigest()}.npy"
-        if path.exists():
-            cached = np.load(path, allow_pickle=False)
-            if cached.shape == (len(rows), N_FEATURES):
-                return cached
+        key = digest.hexdigest()
+        path = Path(cache_dir or default_cache_dir()) / f"{key}.npz"
+        cached = read_cached_features(path, key, len(rows))
+        if cached is not None:
+            return cached
     if len(rows) == 0:
         result = np.zeros((0, N_FEATURES), dtype=np.float32)
     elif n_jobs == 1 or len(rows) < 2000:
@@ -352,11 +359,51 @@ def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
 
         workers = cpu_count() if n_jobs < 0 else n_jobs
         chunks = np.array_split(rows, max(workers * 4, 1))
-        parts = Parallel(n_jobs=workers)(delayed(_rows_to_features)(c) for c in chunks if len(c))
+        parts = Parallel(n_jobs=workers, **(parallel_options or {}))(
+            delayed(_rows_to_features)(c) for c in chunks if len(c))
         result = np.concatenate(parts)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, result, allow_pickle=False)
-        os.replace(tmp, path)
+    if path is not None and key is not None:
+        write_cached_features(path, key, result)
     return result
+
+
+def _checksum(features: np.ndarray) -> str:
+    """BLAKE2 of a feature matrix's shape and bytes (what the cache stores beside it)."""
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(repr(features.shape).encode())
+    digest.update(np.ascontiguousarray(features, dtype=np.float32).tobytes())
+    return digest.hexdigest()
+
+
+def read_cached_features(path: Path, key: str, n: int) -> np.ndarray | None:
+    """The cached (n, P) float32 features in ``path``, or ``None`` when the file is missing, truncated,
+    unreadable, made for other positions (``key``), of another shape, or its values do not match the
+    checksum stored with them: the caller then recomputes (and rewrites) them."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if set(data.files) != {"features", "key", "checksum"}:
+                return None
+            features, stored_key, checksum = data["features"], str(data["key"]), str(data["checksum"])
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+        return None
+    if (stored_key != key or features.dtype != np.float32 or features.shape != (n, N_FEATURES)
+            or checksum != _checksum(features)):
+        return None
+    return features
+
+
+def write_cached_features(path: Path, key: str, features: np.ndarray) -> bool:
+    """Store ``features`` for the positions ``key`` names, with their checksum, in one ``.npz`` written
+    beside and moved into place. A cache that cannot be written (full disk, read-only) is skipped:
+    returns False, and nothing half-written is left."""
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            np.savez(fh, features=features, key=np.array(key), checksum=np.array(_checksum(features)))
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        return False
+    return True

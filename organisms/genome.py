@@ -13,6 +13,7 @@ near an optimum.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -31,6 +32,8 @@ class Gene:
     def __post_init__(self) -> None:
         if not 1 <= self.bits <= 52:
             raise ValueError(f"gene {self.name}: bits must be within 1..52, got {self.bits}")
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and math.isfinite(self.high - self.low)):
+            raise ValueError(f"gene {self.name}: low and high must be finite numbers, got {self.low}, {self.high}")
         if not self.high > self.low:
             raise ValueError(f"gene {self.name}: high ({self.high}) must exceed low ({self.low})")
 
@@ -132,9 +135,11 @@ class Genome:
         genes = []
         for item in items:
             name, bits, low, high = item["name"], item["bits"], item["low"], item["high"]
-            if not isinstance(name, str) or not isinstance(bits, int) or not isinstance(
-                    low, int | float) or not isinstance(high, int | float):
-                raise ValueError(f"malformed gene {item!r}")
+            if (not isinstance(name, str) or not isinstance(bits, int) or isinstance(bits, bool)
+                    or not isinstance(low, int | float) or not isinstance(high, int | float)
+                    or isinstance(low, bool) or isinstance(high, bool)):
+                raise ValueError(f"malformed gene {str(item)[:200]}: name must be a string, bits an integer, "
+                                 f"low and high numbers")
             genes.append(Gene(name, bits, float(low), float(high)))
         return cls(genes, encoding)
 

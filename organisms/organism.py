@@ -7,8 +7,11 @@ cache keyed by the position.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,8 @@ from .features import FEATURE_NAMES, FEATURE_VERSION, raw_terms
 from .genome import Genome, default_genome
 from .linear import TermWeights
 
+MAX_FILE_BYTES = 1 << 20
+"""Organism files are a few kilobytes; a larger file (1 MiB) is refused rather than read."""
 FORMAT = "mimic-organism"
 FORMAT_VERSION = 1
 _CACHE_LIMIT = 200_000
@@ -121,10 +126,22 @@ class Organism:
         items = data.get("genes")
         if not isinstance(items, list):
             raise ValueError(f"{source}: 'genes' must be a list")
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise ValueError(f"{source}: gene {i} must be an object, got {type(item).__name__}")
+            missing = [k for k in ("name", "bits", "low", "high") if k not in item]
+            if missing:
+                raise ValueError(f"{source}: gene {i} lacks {', '.join(missing)}")
+        encoding = data.get("encoding", "binary")
+        if not isinstance(encoding, str):
+            raise ValueError(f"{source}: 'encoding' must be a string")
         try:
-            genome = Genome.from_list(items, str(data.get("encoding", "binary")))
-        except (KeyError, ValueError) as exc:
+            genome = Genome.from_list(items, encoding)
+        except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{source}: {exc}") from exc
+        if genome.names != FEATURE_NAMES:
+            raise ValueError(f"{source}: the genes must be the features of version {FEATURE_VERSION}, in order "
+                             f"({len(FEATURE_NAMES)} genes from {FEATURE_NAMES[0]!r} to {FEATURE_NAMES[-1]!r})")
         bits = np.zeros(genome.total_bits, dtype=np.uint8)
         for j, (g, item) in enumerate(zip(genome.genes, items, strict=True)):
             start = int(genome.offsets[j])
@@ -137,11 +154,14 @@ class Organism:
                 probe = np.zeros((1, genome.total_bits), dtype=np.uint8)
                 probe[0, start:start + g.bits] = gene_bits
                 decoded = genome.decode(probe)[0, j]
+                if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)
+                                          or not math.isfinite(value)):
+                    raise ValueError(f"{source}: gene {g.name}: value must be a finite number, got {value!r}")
                 if value is None or abs(float(value) - decoded) <= genome.scale[j] / 2:
                     bits[start:start + g.bits] = gene_bits
                     continue
-            if not isinstance(value, int | float):
-                raise ValueError(f"{source}: gene {g.name} has neither chromosome nor numeric value")
+            if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+                raise ValueError(f"{source}: gene {g.name} has neither a chromosome nor a finite numeric value")
             one = genome.low.copy()
             one[j] = float(value)
             bits[start:start + g.bits] = genome.encode(one)[start:start + g.bits]
@@ -154,15 +174,56 @@ class Organism:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{source}:{exc.lineno}: {exc.msg}") from exc
+        except RecursionError as exc:
+            raise ValueError(f"{source}: JSON nested too deeply for an organism file") from exc
         return cls.from_dict(data, source)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+        """Write the organism file whole or not at all: a file beside it, fsynced, moved into place."""
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(self.to_json() + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except OSError as exc:  # name the file asked for, not the one beside it
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
     @classmethod
     def load(cls, path: str | Path) -> Organism:
-        return cls.from_json(Path(path).read_text(encoding="utf-8"), str(path))
+        """Read an organism file. Only a regular file of at most ``MAX_FILE_BYTES`` is read (a FIFO or
+        ``/dev/stdin`` would block); ``ValueError`` names the file and what is wrong with it, and
+        ``OSError`` reports a file that cannot be opened."""
+        return cls.from_json(read_small_text(path, MAX_FILE_BYTES, "organism file"), str(path))
 
     def values(self) -> dict[str, float]:
         """Decoded gene values by name."""
         return dict(zip(self.genome.names, self.weights.tolist(), strict=True))
+
+
+def read_small_text(path: str | Path, max_bytes: int, what: str) -> str:
+    """The UTF-8 text of a regular file of at most ``max_bytes``. The file is opened without blocking
+    and checked before anything is read: a FIFO, a device or ``/dev/stdin``, a directory, a larger
+    file or undecodable bytes raise ``ValueError`` naming the file; failing to open it raises ``OSError``."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"{path}: not a regular file (a {what} must be one)")
+        if st.st_size > max_bytes:
+            raise ValueError(f"{path}: {st.st_size} bytes is too large for a {what} (at most {max_bytes})")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise ValueError(f"{path}: too large for a {what} (more than {max_bytes} bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc

@@ -10,9 +10,12 @@ and into the summary, and the match goes on. Adjudication follows cutechess-cli'
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import io
 import math
+import os
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -380,47 +383,130 @@ def schedule(settings: MatchSettings) -> list[tuple[str, str, str, Opening]]:
     return games[: settings.games]
 
 
+def _game_chunks(data: bytes) -> list[bytes]:
+    """Split a PGN file's bytes at the game boundaries our writer leaves: a game starts with ``[`` at
+    the start of the file or after a blank line."""
+    starts = [0] + [m.start() + 2 for m in re.finditer(rb"\n\n(?=\[)", data)]
+    return [data[a:b] for a, b in zip(starts, [*starts[1:], len(data)], strict=True) if data[a:b]]
+
+
+def _complete_game(chunk: bytes) -> chess.pgn.Headers | None:
+    """The headers of ``chunk`` when it is one whole game as :func:`run_match` writes it: it ends with
+    a blank line, parses without error, and its movetext ends with the final result of its ``Result``
+    header. ``None`` for a torn or foreign chunk."""
+    if not chunk.endswith(b"\n\n"):
+        return None
+    text = chunk.decode("utf-8", errors="replace")
+    game = chess.pgn.read_game(io.StringIO(text))
+    if game is None or game.errors:
+        return None
+    result = game.headers.get("Result", "*")
+    if result not in RESULTS or not text.rstrip().endswith(result):
+        return None
+    return game.headers
+
+
+def read_pgn_games(path: str | Path) -> tuple[list[tuple[bytes, chess.pgn.Headers]], int]:
+    """The whole games of a match PGN (each with its bytes and headers, in file order) and the number
+    of torn chunks left out (a game cut by a kill or a full disk, or text after it)."""
+    data = Path(path).read_bytes()
+    whole: list[tuple[bytes, chess.pgn.Headers]] = []
+    torn = 0
+    for chunk in _game_chunks(data):
+        headers = _complete_game(chunk)
+        if headers is None:
+            torn += 1
+        else:
+            whole.append((chunk, headers))
+    return whole, torn
+
+
 def rounds_in_pgn(path: Path) -> list[GameResult]:
-    """Finished games already in a PGN (for resuming)."""
+    """Finished games already in a PGN (for resuming); a torn game is not counted."""
     out: list[GameResult] = []
-    if not path.exists():
+    if not Path(path).exists():
         return out
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        while True:
-            headers = chess.pgn.read_headers(fh)
-            if headers is None:
-                break
-            res = headers.get("Result", "*")
-            if res not in RESULTS:
-                continue
-            out.append(GameResult(headers.get("Round", "?"), headers.get("White", "?"), headers.get("Black", "?"),
-                                  res, headers.get("Termination", "normal"), "from earlier run", 0, "", 0.0))
+    for _, headers in read_pgn_games(path)[0]:
+        out.append(GameResult(headers.get("Round", "?"), headers.get("White", "?"), headers.get("Black", "?"),
+                              headers["Result"], headers.get("Termination", "normal"), "from earlier run", 0, "",
+                              0.0))
     return out
 
 
+def repair_pgn(path: str | Path) -> int:
+    """Drop the torn chunks of a match PGN (see :func:`read_pgn_games`), rewriting it atomically
+    (a file beside it, fsync, ``os.replace``). Returns how many chunks were dropped."""
+    path = Path(path)
+    whole, torn = read_pgn_games(path)
+    if torn == 0:
+        return 0
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(b"".join(chunk for chunk, _ in whole))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return torn
+
+
+class PgnWriteError(OSError):
+    """A game could not be appended to the match PGN; the file was cut back to its whole games."""
+
+
+def append_whole(fd: int, data: bytes, path: Path) -> None:
+    """Append ``data`` to the file open at ``fd`` (``O_APPEND``) whole or not at all: write every byte,
+    flush it to disk with ``fsync``, and on any failure (a full disk, ``EFBIG``) truncate the file back
+    to its previous size and raise :class:`PgnWriteError`."""
+    size = os.fstat(fd).st_size
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        os.fsync(fd)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size)
+        raise PgnWriteError(f"{path}: cannot append a game ({exc.strerror or exc}); the file keeps its "
+                            f"whole games, --resume continues the match") from exc
+
+
 def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path: str | Path | None = None,
-              resume: bool = False, on_game: Callable[[GameResult, MatchSummary], None] | None = None) -> MatchSummary:
-    """Play the match; append each game to ``pgn_path`` as it finishes."""
+              resume: bool = False, on_game: Callable[[GameResult, MatchSummary], None] | None = None,
+              on_repair: Callable[[str], None] | None = None) -> MatchSummary:
+    """Play the match; append each game to ``pgn_path`` as it finishes, whole (see :func:`append_whole`).
+
+    A resumed match first drops a torn game at the end of the PGN (``on_repair`` is told) and counts
+    the whole games already there. Raises ``FileExistsError`` for an existing PGN without ``resume``,
+    ``OSError`` when the PGN cannot be opened and :class:`PgnWriteError` when a game cannot be written.
+    """
     t0 = time.perf_counter()
     summary = MatchSummary(settings.player_a, settings.player_b)
     todo = schedule(settings)
     pgn = Path(pgn_path) if pgn_path else None
+    if pgn is not None and pgn.exists() and not pgn.is_file():
+        raise OSError(f"{pgn}: not a regular file")
     if pgn is not None and pgn.exists() and pgn.stat().st_size > 0:
         if not resume:
             raise FileExistsError(f"{pgn} exists; pass --resume to continue the match, or choose another --pgn")
+        dropped = repair_pgn(pgn)
+        if dropped and on_repair is not None:
+            on_repair(f"{pgn}: dropped {dropped} torn game(s) at the end; they are played again")
         done = {g.round: g for g in rounds_in_pgn(pgn)}
         for rnd, white, black, _ in todo:
             g = done.get(rnd)
             if g is not None and g.white == white and g.black == black:
                 summary.add(g)
         todo = [t for t in todo if t[0] not in {g.round for g in summary.games}]
-    fh = open(pgn, "a", encoding="utf-8") if pgn is not None else None  # noqa: SIM115 - closed below
+    fd = os.open(pgn, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if pgn is not None else None
     try:
         for g in _play_all(todo, settings, make_evaluator):
+            if fd is not None and pgn is not None:
+                append_whole(fd, g.pgn.encode("utf-8"), pgn)
             summary.add(g)
-            if fh is not None:
-                fh.write(g.pgn)
-                fh.flush()
             if settings.sprt is not None:
                 elo0, elo1, alpha, beta = settings.sprt
                 summary.sprt_result = sprt(summary.wins, summary.draws, summary.losses, elo0, elo1, alpha, beta,
@@ -431,8 +517,8 @@ def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path:
                 summary.stopped_early = summary.n < settings.games
                 break
     finally:
-        if fh is not None:
-            fh.close()
+        if fd is not None:
+            os.close(fd)
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -443,9 +529,11 @@ def _play_all(todo: Sequence[tuple[str, str, str, Opening]], s: MatchSettings,
         for rnd, w, b, op in todo:
             yield play_game(w, b, op, s.tc, s.adjudication, make_evaluator, rnd, s.event, hash_mb=s.hash_mb)
         return
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
-    parallel = Parallel(n_jobs=s.jobs, return_as="generator_unordered", batch_size=1)
+    from .workers import parallel as worker_pool
+
+    parallel = worker_pool(s.jobs, return_as="generator_unordered", batch_size=1)
     yield from parallel(delayed(play_game)(w, b, op, s.tc, s.adjudication, make_evaluator, rnd, s.event,
                                            hash_mb=s.hash_mb) for rnd, w, b, op in todo)
 

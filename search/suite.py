@@ -163,9 +163,11 @@ def run_suite(path: str | Path, spec: str, movetime: float, make_evaluator: Play
                 if on_row is not None:
                     on_row(row)
     else:
-        from joblib import Parallel, delayed
+        from joblib import delayed
 
-        parallel = Parallel(n_jobs=jobs, return_as="generator", batch_size=1)
+        from .workers import parallel as worker_pool
+
+        parallel = worker_pool(jobs, return_as="generator", batch_size=1)
         for part in parallel(delayed(solve_chunk)(spec, b, movetime, make_evaluator) for b in batches):
             for row in part:
                 rows.append(row)
@@ -220,6 +222,8 @@ class SuiteCsv:
     def __init__(self, path: str | Path, resume: bool = False) -> None:
         self.path = Path(path)
         self.done: list[SuiteRow] = []
+        if self.path.exists() and not self.path.is_file():
+            raise ValueError(f"{self.path}: not a regular file")
         exists = self.path.exists() and self.path.stat().st_size > 0
         if exists and not resume:
             raise FileExistsError(f"{self.path} exists; pass --resume to continue it, or remove it")

@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 import os
 import random
+import resource
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import chess
@@ -181,6 +183,15 @@ def _stockfish_children() -> list[int]:
     return out
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` has used (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @pytest.mark.parametrize(("sig", "termination", "why"), [(signal.SIGKILL, "abandoned", "crashed"),
                                                          (signal.SIGSTOP, "time forfeit", "hung")])
 def test_a_failing_engine_forfeits_and_the_match_goes_on(stockfish: str, tmp_path: Path, sig: int,
@@ -191,11 +202,13 @@ def test_a_failing_engine_forfeits_and_the_match_goes_on(stockfish: str, tmp_pat
                              adjudication=Adjudication(0, 0, 0, 0, 0, 60))
 
     def strike() -> None:
-        deadline = time.monotonic() + 20
+        # Strike a few moves into game 1: once Stockfish has used 0.5 s of CPU. Its start-up (the net) takes
+        # about 0.2 s of CPU and each move 0.1 s, so that is at least 3 moves in, however loaded the machine
+        # is (a wall-clock delay struck during start-up on a busy machine: "could not start", not "crashed").
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             pids = _stockfish_children()
-            if pids:
-                time.sleep(0.3)  # a few moves into game 1 (no mate is that quick)
+            if pids and _cpu_seconds(pids[0]) >= 0.5:
                 for pid in _stockfish_children():
                     os.kill(pid, sig)
                 return
@@ -308,3 +321,80 @@ def test_a_killed_suite_run_resumes_from_its_csv(tmp_path: Path) -> None:
     assert [r.id for r in rows] == [f"WAC.{i:03d}" for i in range(1, 13)]  # each position exactly once
     assert {r.id: r.played for r in rows} == reference
     assert f"solved {sum(r.solved for r in rows)} / 12" in done.stdout
+
+
+def _limited_disk(max_bytes: int | None) -> Callable[[], None] | None:
+    """A preexec_fn making every file of the child at most ``max_bytes`` long, as a full disk would
+    (writes past it fail with EFBIG; SIGXFSZ, which would kill the child, is ignored)."""
+    if max_bytes is None:
+        return None
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, resource.RLIM_INFINITY))
+
+    return limit
+
+
+def _whole_games(path: Path) -> dict[str, tuple[object, ...]]:
+    """Round -> (players, result, termination, moves) of every game of a PGN, asserting that each
+    parses without error. Comments (which hold times) and the date are left out."""
+    games: dict[str, tuple[object, ...]] = {}
+    for game in read_pgn_text(path.read_text()):
+        h = game.headers
+        assert not game.errors and h["Result"] in ("1-0", "0-1", "1/2-1/2")
+        assert h["Round"] not in games, "a round twice"
+        games[h["Round"]] = (h["White"], h["Black"], h["Result"], h["Termination"],
+                             [m.uci() for m in game.mainline_moves()])
+    return games
+
+
+def test_a_match_whose_disk_fills_up_loses_and_duplicates_no_game(tmp_path: Path) -> None:
+    # material vs random:1 at depth 1 is deterministic. Its six games (rounds 1.1 .. 3.2) take
+    # 1,430 + 5,051 + 1,344 + 4,538 + 1,432 + 6,470 bytes today, so a 7,000-byte disk holds two games
+    # (6,481 bytes) and a 13,000-byte one four (12,363). The exact sizes do not matter: each run stops
+    # at a full disk with one line, keeping only whole games, and the run after it with more room
+    # plays on; the end result must equal an uninterrupted match game for game.
+    cmd = mimic_command("match", "material@depth=1", "random:1@depth=1", "--games", "6", "--depth", "1")
+    subprocess.run([*cmd, "--pgn", str(tmp_path / "full.pgn")], check=True, capture_output=True)
+    pgn = tmp_path / "m.pgn"
+    stops = 0
+    for room in (7_000, 13_000, None):
+        run = subprocess.run([*cmd, "--pgn", str(pgn), *(["--resume"] if pgn.exists() else [])],
+                             capture_output=True, text=True, preexec_fn=_limited_disk(room))
+        if room is None:
+            assert run.returncode == 0, run.stderr
+            continue
+        assert run.returncode != 0 and "Traceback" not in run.stderr
+        errors = [line for line in run.stderr.splitlines() if not line.startswith("warning")]
+        assert len(errors) == 1 and str(pgn) in errors[0], run.stderr
+        assert pgn.stat().st_size <= room
+        _whole_games(pgn)  # what is on disk after a full disk is whole games only
+        stops += 1
+    assert stops == 2
+    assert _whole_games(pgn) == _whole_games(tmp_path / "full.pgn")
+
+
+def test_resume_drops_a_torn_game_at_the_end(tmp_path: Path) -> None:
+    # The PGN an older version left after a full disk: the third game cut inside a move comment, its
+    # Result header already written. Resume must play round 2.1 again, not count it.
+    ops = load_openings(default_openings_path())[:2]
+
+    def settings(games: int) -> MatchSettings:
+        return MatchSettings("material@depth=1", "random:1@depth=1", games=games, openings=ops,
+                             tc=TimeControl(depth=1))
+
+    run_match(settings(3), make_evaluator, tmp_path / "full.pgn")
+    text = (tmp_path / "full.pgn").read_text()
+    third = text.index("[Event", text.index("[Round \"1.2\"]"))
+    cut = text.index("{", text.index("\n\n", third) + 2) + 4  # inside the first move comment
+    pgn = tmp_path / "torn.pgn"
+    pgn.write_text(text[:cut])
+    repaired: list[str] = []
+    played: list[str] = []
+    summary = run_match(settings(4), make_evaluator, pgn, resume=True, on_game=lambda g, s: played.append(g.round),
+                        on_repair=repaired.append)
+    assert played == ["2.1", "2.2"] and summary.n == 4
+    assert len(repaired) == 1 and "1 torn" in repaired[0]
+    assert list(_whole_games(pgn)) == ["1.1", "1.2", "2.1", "2.2"]
+    assert pgn.read_text().startswith(text[:third])

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import threading
 from pathlib import Path
 
 import chess
@@ -24,7 +26,7 @@ from organisms import (
     feature_matrix,
     features,
 )
-from organisms.features import TEMPO
+from organisms.features import TEMPO, read_cached_features, write_cached_features
 from search.spec import SpecError
 
 
@@ -120,16 +122,42 @@ def test_feature_matrix_parallel_and_cache(tmp_path: Path) -> None:
     assert np.array_equal(serial[17], features(boards[17]))
     parallel = feature_matrix(boards, n_jobs=2, cache_dir=tmp_path)
     assert np.array_equal(serial, parallel)
-    files = list(tmp_path.glob("*.npy"))
+    files = list(tmp_path.glob("*.npz"))
     assert len(files) == 1
-    # A cache hit reads the file: make the stored copy recognisably different and read it back.
-    stored = np.load(files[0])
+    # A cache hit reads the file: store recognisably different values through the cache's own writer
+    # (key and checksum consistent) and read them back.
+    with np.load(files[0]) as data:
+        stored, key = data["features"].copy(), str(data["key"])
     stored[0, 0] = 12345.0
-    np.save(files[0], stored)
+    assert write_cached_features(files[0], key, stored)
     assert feature_matrix(boards, n_jobs=2, cache_dir=tmp_path)[0, 0] == 12345.0
     # Other positions have another key.
     feature_matrix(boards[:10], cache_dir=tmp_path)
-    assert len(list(tmp_path.glob("*.npy"))) == 2
+    assert len(list(tmp_path.glob("*.npz"))) == 2
+
+
+def test_feature_cache_with_other_values_or_truncated_is_recomputed(tmp_path: Path) -> None:
+    # Values of the right shape written over the cache without their checksum (the defect: an L1 fit of
+    # 48 cp became 502 cp), a truncated file, a file for other positions, and an empty file are all
+    # recomputed, and the cache is rewritten whole.
+    boards = random_positions(seed=6, n=300)
+    truth = feature_matrix(boards, use_cache=False)
+    feature_matrix(boards, cache_dir=tmp_path)
+    (path,) = tmp_path.glob("*.npz")
+    good = path.read_bytes()
+    with np.load(path) as data:
+        key, checksum = str(data["key"]), str(data["checksum"])
+    other = truth[::-1].copy()
+    np.savez(path, features=other, key=np.array(key), checksum=np.array(checksum))
+    assert np.array_equal(feature_matrix(boards, cache_dir=tmp_path), truth)
+    assert read_cached_features(path, key, len(boards)) is not None  # rewritten with the true values
+    for broken in (good[: len(good) // 2], b"", b"not a zip"):
+        path.write_bytes(broken)
+        assert np.array_equal(feature_matrix(boards, cache_dir=tmp_path), truth)
+        rewritten = read_cached_features(path, key, len(boards))
+        assert rewritten is not None and np.array_equal(rewritten, truth)
+    np.savez(path, features=truth, key=np.array("0" * 40), checksum=np.array(checksum))
+    assert read_cached_features(path, key, len(boards)) is None  # made for other positions
 
 
 def test_decoding_known_bit_strings() -> None:
@@ -199,3 +227,92 @@ def test_expert_is_rich_and_sensible() -> None:
     assert expert.evaluate(up) > 800
     up.turn = chess.BLACK
     assert expert.evaluate(up) < -800
+
+
+def _crafted_organisms(good: dict) -> dict[str, object]:
+    """Name -> the JSON data of an organism file broken in one way (``good`` is a valid file's data)."""
+    genes = good["genes"]
+
+    def with_gene0(**changes: object) -> dict:
+        return {**good, "genes": [{**genes[0], **changes}, *genes[1:]]}
+
+    return {
+        "genes as ints": {**good, "genes": list(range(len(genes)))},
+        "genes as lists": {**good, "genes": [list(g.values()) for g in genes]},
+        "genes a dict": {**good, "genes": {"pawn": 1}},
+        "gene without bits": {**good, "genes": [{k: v for k, v in genes[0].items() if k != "bits"}, *genes[1:]]},
+        "bits a string": with_gene0(bits="10"),
+        "bits true": with_gene0(bits=True),
+        "bits 0": with_gene0(bits=0),
+        "infinite high": with_gene0(high=float("inf")),
+        "NaN low": with_gene0(low=float("nan")),
+        "huge range": with_gene0(low=-1e308, high=1e308),
+        "NaN value": with_gene0(value=float("nan"), chromosome=None),
+        "infinite value": with_gene0(value=float("inf")),
+        "value a string": with_gene0(value="100", chromosome=None),
+        "chromosome too short": with_gene0(chromosome="0"),
+        "genes missing one": {**good, "genes": genes[:-1]},
+        "genes in another order": {**good, "genes": [genes[1], genes[0], *genes[2:]]},
+        "encoding a number": {**good, "encoding": 3},
+        "encoding unknown": {**good, "encoding": "octal"},
+        "format other": {**good, "format": "something"},
+        "feature version other": {**good, "feature_version": 99},
+        "a list": [1, 2, 3],
+    }
+
+
+def test_crafted_organism_files_are_refused_with_one_clear_line(tmp_path: Path) -> None:
+    good = json.loads(Organism.random(3).to_json())
+    cases = _crafted_organisms(good)
+    texts = {name: json.dumps(data) for name, data in cases.items()}  # NaN and Infinity as Python writes them
+    texts["deep nesting"] = "[" * 100_000 + "]" * 100_000
+    texts["deep nesting in meta"] = json.dumps(good)[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    for i, (name, text) in enumerate(texts.items()):
+        path = tmp_path / f"case{i}.json"
+        path.write_text(text)
+        with pytest.raises(ValueError) as info:
+            Organism.load(path)
+        message = str(info.value)
+        assert message.startswith(str(path)) and "\n" not in message and len(message) < 400, (name, message)
+        # The same file as a player spec: one SpecError line, never a traceback from deeper down.
+        with pytest.raises(SpecError):
+            make_evaluator(f"organism:{path}")
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"format": "mimic-organism", "meta": "\xe9"}')
+    with pytest.raises(ValueError, match="not UTF-8"):
+        Organism.load(path)
+    path = tmp_path / "big.json"
+    path.write_text(" " * (2 << 20))
+    with pytest.raises(ValueError, match="too large"):
+        Organism.load(path)
+    assert len(texts) == 23
+
+
+def test_organism_load_refuses_a_fifo_and_stdin_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    outcome: dict[str, str] = {}
+
+    def load(path: str) -> None:
+        try:
+            Organism.load(path)
+            outcome[path] = "loaded"
+        except (ValueError, OSError) as exc:
+            outcome[path] = str(exc)
+
+    for path in (str(fifo), "/dev/stdin", str(tmp_path)):
+        t = threading.Thread(target=load, args=(path,), daemon=True)
+        t.start()
+        t.join(timeout=5)
+        assert not t.is_alive(), f"Organism.load({path}) blocks"
+    assert "not a regular file" in outcome[str(fifo)]
+    assert outcome["/dev/stdin"].startswith("/dev/stdin")
+    assert "not a regular file" in outcome[str(tmp_path)] or "directory" in outcome[str(tmp_path)]
+
+
+def test_organism_save_is_whole_or_nothing(tmp_path: Path) -> None:
+    # A failed save (here: the target is a directory) leaves no half-written file and nothing beside it.
+    (tmp_path / "o.json").mkdir()
+    with pytest.raises(OSError):
+        Organism.random(1).save(tmp_path / "o.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]

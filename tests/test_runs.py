@@ -1,0 +1,425 @@
+"""Hardening of runs: checkpoints that change as one unit, PGN games written whole, validated files,
+verified caches, and one-line errors instead of tracebacks."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+from evolve.ga import Evolution, GASettings
+from evolve.objectives import MentorError
+from mentor.samplers import random_playouts
+from organisms.genome import default_genome
+
+from .conftest import mimic_command
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks" / "data"
+
+# A GA run on synthetic data (seeded random features and targets): starts in about a second, so a
+# test can kill and resume it several times. argv: checkpoint path, generations, output .npy.
+GA_DRIVER = """
+import sys
+from pathlib import Path
+import numpy as np
+from evolve.ga import Evolution, GASettings, checkpoint_exists
+from evolve.objectives import MentorError
+from organisms.genome import default_genome
+
+checkpoint, generations, out = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+rng = np.random.default_rng(7)
+genome = default_genome()
+features = rng.normal(size=(400, len(genome)))
+y = features @ genome.decode(genome.random_bits(rng))[0]
+settings = GASettings(population=40, generations=generations, sample=100, seed=3)
+ev = Evolution(genome, MentorError(features, y), np.arange(300), np.arange(300, 400), settings)
+if checkpoint_exists(checkpoint):
+    ev.load(checkpoint)
+ev.run(checkpoint=checkpoint, every=1)
+np.save(out, np.concatenate([ev.population.reshape(-1), ev.winner()[0]]))
+"""
+
+
+def _run_driver(checkpoint: Path, generations: int, out: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", GA_DRIVER, str(checkpoint), str(generations), str(out)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
+def kill_after_checkpoints(checkpoint: Path, generations: int, out: Path, kills: int) -> int:
+    """Run the driver, SIGKILL it as soon as a checkpoint file changes, resume; ``kills`` times, then
+    let it finish. Returns the number of kills that landed (a run may finish first)."""
+    landed = 0
+    watched = [checkpoint.with_suffix(".npz"), checkpoint.with_suffix(".json")]
+    for _ in range(kills):
+        before = [_stamp(p) for p in watched]
+        proc = _run_driver(checkpoint, generations, out)
+        while proc.poll() is None and [_stamp(p) for p in watched] == before:
+            time.sleep(0.0005)
+        if proc.poll() is not None:
+            break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        landed += 1
+    proc = _run_driver(checkpoint, generations, out)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err.decode()
+    return landed
+
+
+def test_killed_just_after_checkpoints_resumes_bit_identical(tmp_path: Path) -> None:
+    # 3 kills, each the moment a checkpoint file changes; the finished run equals an uninterrupted one.
+    generations = 60
+    full = _run_driver(tmp_path / "full" , generations, tmp_path / "full.npy")
+    assert full.wait(timeout=120) == 0
+    landed = kill_after_checkpoints(tmp_path / "ck", generations, tmp_path / "killed.npy", kills=3)
+    assert landed == 3
+    assert np.array_equal(np.load(tmp_path / "killed.npy"), np.load(tmp_path / "full.npy"))
+
+
+# ---------------------------------------------------------------------- crafted checkpoints
+def _small_evolution(generations: int = 6) -> Evolution:
+    rng = np.random.default_rng(7)
+    genome = default_genome()
+    features = rng.normal(size=(120, len(genome)))
+    y = features @ genome.decode(genome.random_bits(rng))[0]
+    settings = GASettings(population=10, generations=generations, sample=50, seed=3, hall_of_fame=4)
+    return Evolution(genome, MentorError(features, y), np.arange(100), np.arange(100, 120), settings)
+
+
+def _saved_checkpoint(tmp_path: Path) -> tuple[dict[str, np.ndarray], dict]:
+    ev = _small_evolution()
+    ev.run(until=4)
+    ev.save(tmp_path / "good")
+    with np.load(tmp_path / "good.npz", allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    return arrays, json.loads(str(arrays.pop("meta")))
+
+
+def _write(path: Path, arrays: dict[str, np.ndarray], meta: object | None) -> None:
+    extra = {} if meta is None else {"meta": np.array(json.dumps(meta))}
+    np.savez(path.with_suffix(".npz"), **arrays, **extra)
+
+
+def _crafted(arrays: dict[str, np.ndarray], meta: dict) -> dict[str, tuple[dict[str, np.ndarray], object]]:
+    """Name -> (arrays, meta) of a checkpoint broken in one way."""
+    cases: dict[str, tuple[dict[str, np.ndarray], object]] = {}
+
+    def with_meta(name: str, **changes: object) -> None:
+        m = copy.deepcopy(meta)
+        for k, v in changes.items():
+            if v is _DROP:
+                m.pop(k)
+            else:
+                m[k] = v
+        cases[name] = (arrays, m)
+
+    def with_array(name: str, key: str, value: np.ndarray | None) -> None:
+        a = dict(arrays)
+        if value is None:
+            a.pop(key)
+        else:
+            a[key] = value
+        cases[name] = (a, meta)
+
+    for key in meta:
+        with_meta(f"missing {key}", **{key: _DROP})
+    with_meta("generation negative", generation=-3)
+    with_meta("generation huge", generation=10**12)
+    with_meta("generation a string", generation="4")
+    with_meta("generation a float", generation=4.0)
+    with_meta("elapsed NaN-like", elapsed="nan")
+    with_meta("elapsed negative", elapsed=-1.0)
+    with_meta("format other", format=99)
+    with_meta("settings a list", settings=[1, 2])
+    with_meta("settings population a string", settings={**meta["settings"], "population": "10"})
+    with_meta("settings population 1", settings={**meta["settings"], "population": 1})
+    with_meta("settings missing key", settings={k: v for k, v in meta["settings"].items() if k != "seed"})
+    with_meta("genome a string", genome="abc")
+    with_meta("genome genes as ints", genome=[1, 2, 3])
+    with_meta("genome bits a string", genome=[{**meta["genome"][0], "bits": "10"}, *meta["genome"][1:]])
+    with_meta("encoding unknown", encoding="octal")
+    with_meta("rng a list", rng_ops=[1, 2])
+    with_meta("rng of another generator", rng_ops={**meta["rng_ops"], "bit_generator": "MT19937"})
+    with_meta("rng state a string", rng_sample={**meta["rng_sample"], "state": "x"})
+    with_meta("logbook short", logbook=meta["logbook"][:-1])
+    with_meta("logbook a dict", logbook={"gen": 0})
+    with_meta("logbook record wrong", logbook=[*meta["logbook"][:-1], {"gen": "x"}])
+    cases["meta a list"] = (arrays, [1, 2])
+    cases["meta deep nesting"] = (arrays, None)  # replaced below by raw text
+    n, bits = arrays["population"].shape
+    with_array("population missing", "population", None)
+    with_array("population short", "population", arrays["population"][:-1])
+    with_array("population values 2", "population", arrays["population"] * 2)
+    with_array("population NaN", "population", np.full((n, bits), np.nan))
+    with_array("population strings", "population", np.full((n, bits), "1"))
+    with_array("losses short", "losses", arrays["losses"][:3])
+    with_array("losses NaN", "losses", np.full(n, np.nan))
+    with_array("losses missing", "losses", None)
+    with_array("hof bits wrong width", "hof_bits", arrays["hof_bits"][:, :-1])
+    with_array("hof losses short", "hof_losses", arrays["hof_losses"][:-1])
+    with_array("hof losses 2-d", "hof_losses", arrays["hof_losses"][:, None])
+    with_array("hof missing", "hof_bits", None)
+    return cases
+
+
+_DROP = object()
+
+
+def test_crafted_checkpoints_are_refused_with_one_clear_line(tmp_path: Path) -> None:
+    arrays, meta = _saved_checkpoint(tmp_path)
+    cases = _crafted(arrays, meta)
+    for i, (name, (a, m)) in enumerate(cases.items()):
+        path = tmp_path / f"case{i}"
+        if name == "meta deep nesting":
+            np.savez(path.with_suffix(".npz"), **a, meta=np.array("[" * 100_000 + "]" * 100_000))
+        else:
+            _write(path, a, m)
+        ev = _small_evolution()
+        with pytest.raises(ValueError) as info:
+            ev.load(path)
+        message = str(info.value)
+        assert message.startswith(str(path)), (name, message)
+        assert "\n" not in message, (name, message)
+        assert ev.generation == -1, name  # nothing restored
+    # Not a zip, an empty file, a truncated file, an empty npz, a directory.
+    good = (tmp_path / "good.npz").read_bytes()
+    for name, content in (("text", b"hello"), ("empty", b""), ("truncated", good[: len(good) // 2])):
+        (tmp_path / f"{name}.npz").write_bytes(content)
+    np.savez(tmp_path / "emptyz.npz")
+    (tmp_path / "adir.npz").mkdir()
+    for name in ("text", "empty", "truncated", "emptyz", "adir", "nothing"):
+        with pytest.raises(ValueError, match=f"^{tmp_path / name}"):
+            _small_evolution().load(tmp_path / name)
+    # The good one loads. Cases: one per metadata key dropped (9), 21 bad metadata values, 2 bad
+    # metadata texts, 12 bad arrays; plus the 6 broken files above: 50 in all.
+    _small_evolution().load(tmp_path / "good")
+    assert len(cases) == len(meta) + 35 == 44
+
+
+def test_checkpoint_of_the_first_format_still_loads(tmp_path: Path) -> None:
+    # Format 1 was checkpoint.npz (arrays) + checkpoint.json (the rest); a run saved so resumes as before.
+    arrays, meta = _saved_checkpoint(tmp_path)
+    np.savez(tmp_path / "old.npz", **arrays)
+    (tmp_path / "old.json").write_text(json.dumps({**meta, "format": 1}))
+    ev = _small_evolution()
+    ev.load(tmp_path / "old")
+    assert ev.generation == 4
+    ev.run(checkpoint=tmp_path / "old", every=1)
+    assert not (tmp_path / "old.json").exists()  # the stale half is removed once format 2 is written
+    fresh = _small_evolution()
+    fresh.run()
+    assert np.array_equal(ev.population, fresh.population)
+
+
+# ---------------------------------------------------------------------- one-line errors from the CLI
+def _labels(path: Path, n: int = 60) -> Path:
+    """``n`` labels of random-playout positions scored by material (centipawns, side to move)."""
+    values = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900}
+    lines = []
+    for sample in random_playouts(n, 5, min_plies=4, max_plies=60):
+        b = sample.board
+        score = sum(v * (len(b.pieces(p, b.turn)) - len(b.pieces(p, not b.turn))) for p, v in values.items())
+        lines.append(f'{b.epd()} ce {score}; acd 1; id "p{len(lines)}";\n')
+    path.write_text("".join(lines))
+    return path
+
+
+def _file_limit(max_bytes: int) -> Callable[[], None]:
+    """A preexec_fn making every file of the child at most ``max_bytes`` long, as a full disk would."""
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, resource.RLIM_INFINITY))
+
+    return limit
+
+
+def _one_line_error(run: subprocess.CompletedProcess[str], names: str | Path) -> str:
+    """The run failed with exactly one error line (warnings aside) naming ``names``, no traceback."""
+    assert run.returncode != 0, run.stdout
+    assert "Traceback" not in run.stderr, run.stderr
+    lines = [ln for ln in run.stderr.splitlines()
+             if not ln.startswith(("warning", "usage:", " ")) and ln.strip()]
+    assert len(lines) == 1, run.stderr
+    assert str(names) in lines[0], lines[0]
+    return lines[0]
+
+
+def _mimic(*args: str | Path, limit: int | None = None, cwd: Path = ROOT, env: dict[str, str] | None = None
+           ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(mimic_command(*map(str, args)), capture_output=True, text=True, cwd=cwd, timeout=120,
+                          preexec_fn=_file_limit(limit) if limit is not None else None,
+                          env={**os.environ, **(env or {})})
+
+
+def test_unreadable_inputs_give_one_line(tmp_path: Path) -> None:
+    missing, folder, loop = tmp_path / "missing.epd", tmp_path / "folder.epd", tmp_path / "loop.epd"
+    folder.mkdir()
+    loop.symlink_to(tmp_path / "loop2.epd")
+    (tmp_path / "loop2.epd").symlink_to(loop)
+    for bad in (missing, folder, loop):
+        _one_line_error(_mimic("match", "material", "random:1", "--depth", "1", "--games", "2", "--openings", bad),
+                        bad)
+        _one_line_error(_mimic("suite", bad, "--engine", "material", "--movetime", "0.05"), bad)
+    _one_line_error(_mimic("suite", BENCH / "wac.epd", "--engine", "uci:./no-such-engine", "--limit", "1"),
+                    "./no-such-engine")
+
+
+def test_bad_counts_are_refused_by_the_parser(tmp_path: Path) -> None:
+    labels = _labels(tmp_path / "l.epd", 20)
+    for args in (("match", "material", "random:1", "--jobs", "0"),
+                 ("suite", BENCH / "wac.epd", "--engine", "material", "--jobs", "0"),
+                 ("fit", labels, "--jobs", "0"),
+                 ("evolve", labels, "--out", tmp_path / "e", "--jobs", "0"),
+                 ("evolve", labels, "--out", tmp_path / "e", "--checkpoint-every", "0"),
+                 ("match", "material", "random:1", "--games", "0")):
+        assert "must be at least 1" in _one_line_error(_mimic(*args), "argument")
+    for args in (("--population", "1"), ("--elite", "100"), ("--sample", "0"), ("--seed", "-1"),
+                 ("--tournament", "0")):
+        line = _one_line_error(_mimic("evolve", labels, "--out", tmp_path / "e", *args), "mimic evolve")
+        assert "need" in line or "seed" in line
+    assert not (tmp_path / "e" / "checkpoint.npz").exists()
+
+
+def test_unwritable_outputs_give_one_line(tmp_path: Path) -> None:
+    labels = _labels(tmp_path / "l.epd")
+    cache = {"MIMIC_CACHE": str(tmp_path / "cache")}
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    match = ("match", "material@depth=1", "random:1@depth=1", "--depth", "1", "--games", "2")
+    suite = ("suite", BENCH / "wac.epd", "--engine", "material", "--movetime", "0.02", "--limit", "8")
+    # Output is a directory.
+    _one_line_error(_mimic(*match, "--pgn", folder), folder)
+    _one_line_error(_mimic(*suite, "--csv", folder), folder)
+    _one_line_error(_mimic("fit", labels, "--target", "root", "--out", folder, env=cache), folder)
+    # A full disk: every file stops at 300 bytes (a PGN game, 8 CSV rows and an organism are longer).
+    _one_line_error(_mimic(*match, "--pgn", tmp_path / "full.pgn", limit=300), tmp_path / "full.pgn")
+    assert (tmp_path / "full.pgn").read_bytes() == b""  # no torn game
+    _one_line_error(_mimic(*suite, "--csv", tmp_path / "full.csv", limit=300), tmp_path / "full.csv")
+    _one_line_error(_mimic("fit", labels, "--target", "root", "--out", tmp_path / "full.json", limit=300,
+                           env=cache), tmp_path / "full.json")
+    assert not (tmp_path / "full.json").exists()  # no torn organism file
+
+
+def test_read_only_directory_gives_one_line(tmp_path: Path) -> None:
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    if os.geteuid() == 0:
+        # root writes through a chmod; a read-only tmpfs mount stops it.
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)],
+                          capture_output=True).returncode != 0:
+            pytest.skip("root, and no read-only tmpfs mount is possible here")
+    else:
+        ro.chmod(0o555)
+    try:
+        labels = _labels(tmp_path / "l.epd")
+        _one_line_error(_mimic("match", "material@depth=1", "random:1@depth=1", "--depth", "1", "--games", "2",
+                               "--pgn", ro / "m.pgn"), ro / "m.pgn")
+        _one_line_error(_mimic("suite", BENCH / "wac.epd", "--engine", "material", "--movetime", "0.02",
+                               "--limit", "2", "--csv", ro / "s.csv"), ro / "s.csv")
+        _one_line_error(_mimic("fit", labels, "--target", "root", "--out", ro / "o.json",
+                               env={"MIMIC_CACHE": str(tmp_path / "cache")}), ro / "o.json")
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["umount", str(ro)], check=True)
+        else:
+            ro.chmod(0o755)
+
+
+# ---------------------------------------------------------------------- workers leave with their parent
+def _children(pid: int) -> set[int]:
+    try:
+        return {int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    except FileNotFoundError:
+        return set()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to list child processes")
+def test_workers_of_a_killed_parallel_match_exit_promptly(tmp_path: Path) -> None:
+    # Before: the two loky workers of a SIGKILLed `match --jobs 2` lived on for minutes (joblib's 300 s
+    # idle timeout, then 30 s waiting for the dead parent). Now they leave within a few seconds.
+    proc = subprocess.Popen(mimic_command("match", "material", "random:1", "--games", "20", "--jobs", "2",
+                                          "--movetime", "0.2", "--pgn", str(tmp_path / "m.pgn")),
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    proc.stdout.readline()  # the match line: workers start next
+    t0 = time.monotonic()
+    while len(_children(proc.pid)) < 3 and time.monotonic() - t0 < 30:  # two workers and joblib's tracker
+        time.sleep(0.05)
+    time.sleep(1.0)  # both workers inside a game
+    workers = _children(proc.pid)
+    assert len(workers) >= 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    t_kill = time.monotonic()
+    while any(_alive(w) for w in workers) and time.monotonic() - t_kill < 10:
+        time.sleep(0.05)
+    lingering = [w for w in workers if _alive(w)]
+    for w in lingering:
+        os.kill(w, signal.SIGKILL)
+    assert not lingering, f"{len(lingering)} of {len(workers)} children still alive 10 s after the parent died"
+
+
+def test_crafted_checkpoint_and_organism_files_give_one_line_from_the_cli(tmp_path: Path) -> None:
+    labels = _labels(tmp_path / "l.epd", 40)
+    out = tmp_path / "run"
+    args = ("evolve", labels, "--out", out, "--generations", "3", "--population", "10", "--sample", "20",
+            "--target", "root", "--no-progress")
+    cache = {"MIMIC_CACHE": str(tmp_path / "cache")}
+    assert _mimic(*args, env=cache).returncode == 0
+    with np.load(out / "checkpoint.npz", allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays.pop("meta")))
+    _write(out / "checkpoint", arrays, {**meta, "generation": -1})
+    line = _one_line_error(_mimic(*args, "--generations", "5", "--resume", env=cache), out / "checkpoint.npz")
+    assert "generation" in line
+    organism = tmp_path / "o.json"
+    organism.write_text(json.dumps({"format": "mimic-organism", "feature_version": 1, "genes": [1, 2]}))
+    _one_line_error(_mimic("match", f"organism:{organism}", "material", "--depth", "1", "--games", "2"), organism)
+
+
+def test_a_first_format_checkpoint_torn_between_its_files_is_refused(tmp_path: Path) -> None:
+    # What a kill between the two replaces of the first format left: generation 5's arrays beside
+    # generation 4's JSON. The logbook's last best loss (generation 4) is not the least of the losses.
+    ev = _small_evolution()
+    ev.run(until=4)
+    ev.save(tmp_path / "four")
+    ev.run(until=5)
+    ev.save(tmp_path / "five")
+    with np.load(tmp_path / "four.npz", allow_pickle=False) as data:
+        meta4 = json.loads(str(data["meta"]))
+    with np.load(tmp_path / "five.npz", allow_pickle=False) as data:
+        arrays5 = {k: data[k] for k in data.files if k != "meta"}
+    assert float(arrays5["losses"].min()) != meta4["logbook"][-1]["best"]
+    np.savez(tmp_path / "torn.npz", **arrays5)
+    (tmp_path / "torn.json").write_text(json.dumps({**meta4, "format": 1}))
+    with pytest.raises(ValueError, match="mixed from two generations"):
+        _small_evolution().load(tmp_path / "torn")
