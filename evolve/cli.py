@@ -408,8 +408,9 @@ def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--crossover-kind", choices=("one-point", "two-point", "uniform"), default="two-point")
     g.add_argument("--elite", type=int, default=2, help="best organisms copied unchanged to the next generation")
     g.add_argument("--hall-of-fame", type=int, default=10)
-    g.add_argument("--encoding", choices=("binary", "gray"), default="binary",
-                   help="how a gene's bits are read: plain binary (default, the paper's) or reflected Gray code")
+    g.add_argument("--encoding", choices=("gray", "binary"), default="gray",
+                   help="how a gene's bits are read: reflected Gray code (default; the GA ends nearer the exact "
+                        "fit) or plain binary (the paper's reading)")
     g.add_argument("--seed", type=int, default=0, help="seed of the run and of the held-out split")
     _add_data_arguments(p)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from organisms import Organism
-from organisms.genome import default_genome
+from organisms.genome import DEFAULT_ENCODING, default_genome
 
 from .baselines import coordinate_descent
 from .dataset import Dataset, load_dataset
@@ -32,7 +32,7 @@ class RunSettings:
     lam: float = 60.0
     checkpoint_every: int = 10
     jobs: int = 1
-    encoding: str = "binary"
+    encoding: str = DEFAULT_ENCODING
 
 
 @dataclass

@@ -21,6 +21,8 @@ from .linear import TermWeights
 
 FORMAT = "mimic-organism"
 FORMAT_VERSION = 1
+RANDOM_ENCODING = "binary"
+"""The encoding of :meth:`Organism.random`'s default genome (kept binary: ``random:SEED`` never changes)."""
 _CACHE_LIMIT = 200_000
 
 
@@ -70,8 +72,13 @@ class Organism:
     # ------------------------------------------------------------------ construction
     @classmethod
     def random(cls, seed: int = 0, genome: Genome | None = None) -> Organism:
-        """A uniformly random chromosome (reproducible from ``seed``)."""
-        genome = genome or default_genome()
+        """A uniformly random chromosome (reproducible from ``seed``).
+
+        Without a ``genome`` the bits are read as plain binary (:data:`RANDOM_ENCODING`), whatever the
+        default encoding, so ``random:SEED`` names the same weights it named before Gray codes became
+        the default and earlier results against it stay reproducible.
+        """
+        genome = genome or default_genome(RANDOM_ENCODING)
         bits = genome.random_bits(np.random.default_rng(seed))[0]
         return cls(genome, bits, meta={"origin": f"random:{seed}"})
 
