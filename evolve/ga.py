@@ -51,10 +51,10 @@ CROSSOVERS = ("one-point", "two-point", "uniform")
 CHECKPOINT_FORMAT = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GASettings:
     """Paper defaults: population 100, crossover 0.75, mutation 0.005 per bit, 300 generations,
-    1,000 positions per generation. (The genes' encoding is the genome's, see
+    1,000 positions per generation. Built by keyword. (The genes' encoding is the genome's, see
     ``organisms.genome``; ``mimic evolve`` takes it in ``RunSettings.encoding``.)"""
 
     population: int = 100

@@ -20,8 +20,11 @@ from .objectives import MentorError, Objective, ResultError
 from .report import plot_curve, values_table, write_logbook
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunSettings:
+    """One ``mimic evolve`` run (built by keyword): the label file, the results folder, the GA's
+    settings, the objective and the data options (``cap`` in centipawns, ``lam`` in plies)."""
+
     labels: str
     out: str
     ga: GASettings

@@ -30,7 +30,7 @@ class Evaluator(Protocol):
     def evaluate(self, board: chess.Board) -> int: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Limit:
     """When a search stops. Every field left as ``None`` is no limit.
 
