@@ -1,8 +1,8 @@
 """The organism: a chromosome decoded into the weights of a linear evaluation.
 
 ``Organism.evaluate(board)`` is ``round(weights · features(board))`` in centipawns from the side to
-move's view, computed straight from the raw bitboard terms (no feature vector is built), with a small
-cache keyed by the position.
+move's view, computed straight from the raw bitboard terms (no feature vector is built). It keeps no
+cache of its own: the engine caches every evaluation by position key (``search.Engine``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ FORMAT = "mimic-organism"
 FORMAT_VERSION = 1
 RANDOM_ENCODING = "binary"
 """The encoding of :meth:`Organism.random`'s default genome (kept binary: ``random:SEED`` never changes)."""
-_CACHE_LIMIT = 200_000
 
 
 class Organism:
@@ -46,24 +45,14 @@ class Organism:
         self.weights: np.ndarray = self.genome.decode(bits[None, :])[0]
         """Centipawns per unit of each feature, ``FEATURE_NAMES`` order (all non-negative magnitudes)."""
         self._linear = TermWeights(self.weights.tolist())
-        self._cache: dict[tuple[int, ...], int] = {}
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, board: chess.Board) -> int:
         """Centipawns from the side to move's view: ``round(weights · features(board))``."""
-        white = board.occupied_co[chess.WHITE]
-        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings, white,
-               board.turn)
-        v = self._cache.get(key)
-        if v is not None:
-            return v
-        black = board.occupied_co[chess.BLACK]
-        v = self.evaluate_terms(*raw_terms(board.pawns, board.knights, board.bishops, board.rooks,
-                                           board.queens, board.kings, white, black), board.turn)
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[key] = v
-        return v
+        occupied = board.occupied_co
+        return self.evaluate_terms(*raw_terms(board.pawns, board.knights, board.bishops, board.rooks,
+                                              board.queens, board.kings, occupied[chess.WHITE],
+                                              occupied[chess.BLACK]), board.turn)
 
     def evaluate_terms(self, phase: int, terms: list[int], white_to_move: bool) -> int:
         """The evaluation from raw terms (see :func:`organisms.features.raw_terms`), side to move's view."""
