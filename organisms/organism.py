@@ -22,7 +22,8 @@ from .linear import TermWeights
 FORMAT = "mimic-organism"
 FORMAT_VERSION = 1
 RANDOM_ENCODING = "binary"
-"""The encoding of :meth:`Organism.random`'s default genome (kept binary: ``random:SEED`` never changes)."""
+"""How :meth:`Organism.random` reads its random bits when given no genome (kept binary, so that
+``random:SEED`` names the same weights it named before Gray codes became the default)."""
 
 
 class Organism:
@@ -63,13 +64,19 @@ class Organism:
     def random(cls, seed: int = 0, genome: Genome | None = None) -> Organism:
         """A uniformly random chromosome (reproducible from ``seed``).
 
-        Without a ``genome`` the bits are read as plain binary (:data:`RANDOM_ENCODING`), whatever the
-        default encoding, so ``random:SEED`` names the same weights it named before Gray codes became
-        the default and earlier results against it stay reproducible.
+        With a ``genome``, its bits are drawn at random. Without one, the organism has the default
+        genome, and its weights are the random bits read as plain binary (:data:`RANDOM_ENCODING`),
+        re-encoded into the default genome: ``random:SEED`` names the same weights it named before Gray
+        codes became the default, so earlier results against it stay reproducible.
         """
-        genome = genome or default_genome(RANDOM_ENCODING)
-        bits = genome.random_bits(np.random.default_rng(seed))[0]
-        return cls(genome, bits, meta={"origin": f"random:{seed}"})
+        meta = {"origin": f"random:{seed}"}
+        rng = np.random.default_rng(seed)
+        if genome is not None:
+            return cls(genome, genome.random_bits(rng)[0], meta=meta)
+        drawn = default_genome(RANDOM_ENCODING)
+        weights = drawn.decode(drawn.random_bits(rng))[0]
+        genome = default_genome()
+        return cls(genome, genome.encode(weights), meta=meta)
 
     @classmethod
     def from_weights(cls, weights: np.ndarray | dict[str, float], genome: Genome | None = None,

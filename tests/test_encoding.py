@@ -81,12 +81,13 @@ def test_a_binary_organism_file_loads_and_evaluates_as_before(tmp_path: Path) ->
 
 def test_random_seed_names_the_same_weights_as_before() -> None:
     organism = Organism.random(1)
-    assert organism.genome.encoding == "binary"
-    # The bits are numpy's default_rng(1) draw of 0/1; the pawn gene is the first 10 of them read as
-    # plain binary onto [0, 400].
-    bits = np.random.default_rng(1).integers(0, 2, size=(1, organism.genome.total_bits), dtype=np.uint8)[0]
-    pawn = 400 * int("".join(map(str, bits[:10])), 2) / 1023
-    assert np.array_equal(organism.bits, bits) and organism.weights[0] == pawn
+    assert organism.genome == default_genome()  # the default genome, Gray-coded
+    # The weights are numpy's default_rng(1) draw of 0/1 bits read as plain binary: the pawn gene is
+    # the first 10 of them onto [0, 400]. The organism's own bits are the Gray code of that integer.
+    drawn = np.random.default_rng(1).integers(0, 2, size=(1, organism.genome.total_bits), dtype=np.uint8)[0]
+    pawn_int = int("".join(map(str, drawn[:10])), 2)
+    assert math.isclose(organism.weights[0], 400 * pawn_int / 1023, rel_tol=1e-12)
+    assert "".join(map(str, organism.bits[:10])) == format(pawn_int ^ (pawn_int >> 1), "010b")
     # The code before Gray became the default printed these weights for pawn..queen, and these
     # evaluations (1, -79 and 5 centipawns) of FENS.
     assert np.allclose(organism.weights[:5], [321.0166177908113, 556.0117302052786, 1106.158357771261,
