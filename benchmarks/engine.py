@@ -34,19 +34,6 @@ def ours(spec: str) -> list[str]:
     return [sys.executable, "-m", "evolve.cli", "uci", "--eval", spec]
 
 
-def richest_evaluator() -> str:
-    """The richest evaluator this version has (the built-in expert once it exists)."""
-    from evolve.players import make_evaluator
-
-    for spec in ("expert", "material"):
-        try:
-            make_evaluator(spec)
-            return spec
-        except ValueError:
-            continue
-    return "material"
-
-
 def nodes_per_second(cmd: list[str], boards: list[chess.Board], seconds: float) -> tuple[float, list[float]]:
     """Aggregate nodes/s (total nodes / total time) and the per-position figures."""
     total_nodes, total_time, each = 0, 0.0, []
@@ -76,7 +63,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sunfish", default=".venv-sunfish/bin/sunfish-uci", help="sunfish's UCI executable")
     ap.add_argument("--evals", default=None,
-                    help="our evaluators to time, comma-separated (default: material and the richest)")
+                    help="our evaluators to time, comma-separated (default: material and expert)")
     ap.add_argument("--positions", type=Path, default=DATA / "bk.epd", help="fixed position set for nodes/s")
     ap.add_argument("--nps-time", type=float, default=1.0, help="seconds per position for nodes/s")
     ap.add_argument("--suite", type=Path, default=DATA / "wac.epd", help="tactical suite (default WAC)")
@@ -87,8 +74,8 @@ def main() -> int:
     ap.add_argument("--skip-suite", action="store_true")
     args = ap.parse_args()
 
-    richest = richest_evaluator()
-    evals = args.evals.split(",") if args.evals else list(dict.fromkeys(["material", richest]))
+    richest = "expert"  # the richest evaluator: it plays the suite
+    evals = args.evals.split(",") if args.evals else ["material", richest]
     sunfish = [args.sunfish]
     if not Path(args.sunfish).exists():
         print(f"sunfish not found at {args.sunfish}: run `make sunfish` or pass --sunfish", file=sys.stderr)

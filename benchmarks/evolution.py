@@ -1,7 +1,7 @@
 """Paper-scale evolution speed: 5,000 labels, population 100, 300 generations, 1,000 positions per
 generation, excluding labelling and feature extraction. Prints wall seconds (median of --repeat runs).
 
-    python benchmarks/evolution.py [--labels FILE.epd] [--repeat 3] [--encoding binary|gray]
+    python benchmarks/evolution.py [--labels FILE.epd] [--repeat 3] [--encoding gray|binary]
 
 Without --labels, 5,000 random-playout positions are labelled by a known organism plus noise.
 Goal (issue 5): at most 1 s.
@@ -21,7 +21,7 @@ from evolve.ga import Evolution, GASettings
 from evolve.objectives import MentorError
 from mentor.samplers import random_playouts
 from organisms import Organism, feature_matrix
-from organisms.genome import default_genome
+from organisms.genome import DEFAULT_ENCODING, default_genome
 
 
 def synthetic(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -36,7 +36,7 @@ def main() -> int:
     ap.add_argument("--labels", default=None)
     ap.add_argument("--positions", type=int, default=5000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--encoding", choices=("binary", "gray"), default="binary")
+    ap.add_argument("--encoding", choices=("gray", "binary"), default=DEFAULT_ENCODING)
     args = ap.parse_args()
     if args.labels:
         ds = load_dataset(args.labels)

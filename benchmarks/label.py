@@ -99,7 +99,7 @@ def main() -> int:
         return 2
     samples = list(random_playouts(args.positions, args.seed))
     fens = [s.board.fen() for s in samples]
-    config = MentorConfig("uci", (args.stockfish,), depth=args.depth)
+    config = MentorConfig("uci", command=(args.stockfish,), depth=args.depth)
     print(f"# benchmarks/label.py: {len(samples)} random-playout positions, Stockfish at depth {args.depth}, "
           f"{args.repeat} rounds (order rotated each round), medians")
     measure = {

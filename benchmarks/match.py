@@ -25,7 +25,8 @@ def main() -> int:
     openings = load_openings(default_openings_path())[: args.games // 2]
     rates = {}
     for jobs in (1, 2):
-        settings = MatchSettings("expert", "material", args.games, jobs, openings, TimeControl(depth=args.depth))
+        settings = MatchSettings("expert", "material", games=args.games, jobs=jobs, openings=openings,
+                                 tc=TimeControl(depth=args.depth))
         t0 = time.perf_counter()
         summary = run_match(settings, make_evaluator)
         elapsed = time.perf_counter() - t0

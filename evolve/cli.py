@@ -53,12 +53,14 @@ def _cmd_label(args: argparse.Namespace) -> int:
         return 2
     options = tuple((name, value) for name, _, value in (o.partition("=") for o in args.option))
     try:
-        config = MentorConfig(kind, command, depth, args.nodes, args.hash, args.timeout, options=options)
+        config = MentorConfig(kind, command=command, depth=depth, nodes=args.nodes, hash_mb=args.hash,
+                              timeout=args.timeout, options=options)
     except ValueError as exc:
         print(f"mimic label: {exc}", file=sys.stderr)
         return 2
-    sampler = SamplerOptions(args.min_plies, args.max_plies, args.no_check, args.skip_plies, args.per_game,
-                             args.random_move, args.quiet)
+    sampler = SamplerOptions(min_plies=args.min_plies, max_plies=args.max_plies, skip_check=args.no_check,
+                             skip_plies=args.skip_plies, per_game=args.per_game, random_move=args.random_move,
+                             quiet=args.quiet)
     errors: list[str] = []
 
     def warn(msg: str) -> None:
@@ -113,8 +115,9 @@ def _cmd_evolve(args: argparse.Namespace) -> int:
     from .run import RunSettings, evolve, format_outcome
 
     try:
-        settings = RunSettings(args.labels, args.out, _ga_settings(args), args.objective, args.target, args.cap,
-                               args.held_out, args.lam, args.checkpoint_every, args.jobs, args.encoding)
+        settings = RunSettings(labels=args.labels, out=args.out, ga=_ga_settings(args), objective=args.objective,
+                               target=args.target, cap=args.cap, held_out=args.held_out, lam=args.lam,
+                               checkpoint_every=args.checkpoint_every, jobs=args.jobs, encoding=args.encoding)
     except ValueError as exc:
         print(f"mimic evolve: {exc}", file=sys.stderr)
         return 2
@@ -233,10 +236,11 @@ def _cmd_match(args: argparse.Namespace) -> int:
             print("mimic match: --sprt takes elo0,elo1,alpha,beta", file=sys.stderr)
             return 2
         sprt = (elo0, elo1, alpha, beta)
-    adjudication = Adjudication(args.resign_moves, args.resign_score, args.draw_movenumber, args.draw_moves,
-                                args.draw_score, args.max_plies)
-    settings = MatchSettings(args.a, args.b, args.games, args.jobs, openings, tc, adjudication, sprt, args.event,
-                             args.hash)
+    adjudication = Adjudication(resign_moves=args.resign_moves, resign_score=args.resign_score,
+                                draw_movenumber=args.draw_movenumber, draw_moves=args.draw_moves,
+                                draw_score=args.draw_score, max_plies=args.max_plies)
+    settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=openings, tc=tc,
+                             adjudication=adjudication, sprt=sprt, event=args.event, hash_mb=args.hash)
 
     def show(g: object, summary: object) -> None:
         from search.match import GameResult, MatchSummary
@@ -534,8 +538,9 @@ def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--crossover-kind", choices=("one-point", "two-point", "uniform"), default="two-point")
     g.add_argument("--elite", type=int, default=2, help="best organisms copied unchanged to the next generation")
     g.add_argument("--hall-of-fame", type=int, default=10)
-    g.add_argument("--encoding", choices=("binary", "gray"), default="binary",
-                   help="how a gene's bits are read: plain binary (default, the paper's) or reflected Gray code")
+    g.add_argument("--encoding", choices=("gray", "binary"), default="gray",
+                   help="how a gene's bits are read: reflected Gray code (default; the GA ends nearer the exact "
+                        "fit) or plain binary (the paper's reading)")
     g.add_argument("--seed", type=int, default=0, help="seed of the run and of the held-out split")
     _add_data_arguments(p)
 

@@ -3,7 +3,8 @@
 1. Label ``positions`` (2,000) random-playout positions with the built-in mentor (our engine with the
    built-in expert, depth 2), in parallel, into ``OUT/labels.epd``.
 2. Evolve an organism against them with the paper's settings (population 100, crossover 0.75,
-   mutation 0.005 per bit, 300 generations, 1,000 positions per generation).
+   mutation 0.005 per bit, 300 generations, 1,000 positions per generation), its genes read as Gray
+   codes (mimic's default encoding; the paper read them as plain binary).
 3. Write ``OUT/`` (summary.md, organism.json, logbook.csv, curve.png) and print the figures.
 4. A short match, the evolved organism against a random one (10 games, 0.1 s a move, paired
    openings), written to ``OUT/match.pgn`` and printed as a table.
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from mentor.labeller import LabelRun, MentorConfig, label_samples
 from mentor.samplers import collect
+from organisms.genome import DEFAULT_ENCODING
 from search.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
 from search.provenance import describe
 
@@ -50,8 +52,9 @@ def run_demo(out: str | Path = "results/demo", jobs: int = -1, positions: int = 
                             sampling=stats.as_dict())
     for line in summary.lines():
         print("  " + line)
-    print(f"[2/3] evolving with the paper's settings into {out}/")
-    settings = RunSettings(str(labels), str(out), GASettings(seed=DEMO_SEED), jobs=jobs)
+    print(f"[2/3] evolving with the paper's settings ({DEFAULT_ENCODING}-coded genes) into {out}/")
+    settings = RunSettings(labels=str(labels), out=str(out), ga=GASettings(seed=DEMO_SEED), jobs=jobs,
+                           encoding=DEFAULT_ENCODING)
     outcome = evolve(settings, command, resume=True, progress=progress, report=lambda line: print("  " + line))
     for line in format_outcome(outcome):
         print("  " + line)
@@ -61,9 +64,9 @@ def run_demo(out: str | Path = "results/demo", jobs: int = -1, positions: int = 
     evolved, rival = f"organism:{out / 'organism.json'}", "random:1"
     print(f"[3/3] a short match: the evolved organism against a random one ({match_games} games, "
           f"{MATCH_MOVETIME:g} s a move, {jobs} at once) into {out}/match.pgn")
-    match_settings = MatchSettings(evolved, rival, match_games, min(jobs, match_games),
-                                   load_openings(default_openings_path())[: max(match_games // 2, 1)],
-                                   TimeControl(movetime=MATCH_MOVETIME), event="mimic demo")
+    match_settings = MatchSettings(evolved, rival, games=match_games, jobs=min(jobs, match_games),
+                                   openings=load_openings(default_openings_path())[: max(match_games // 2, 1)],
+                                   tc=TimeControl(movetime=MATCH_MOVETIME), event="mimic demo")
     match = run_match(match_settings, make_evaluator, out / "match.pgn", resume=True)
     e = match.elo
     elo_text = f"{e.elo:+.0f} +/- {e.error:.0f}" if math.isfinite(e.error) else f"{e.elo:+} (no finite interval)"

@@ -7,7 +7,7 @@
 * L2 (least squares): ``scipy.optimize.lsq_linear`` with the same bounds.
 
 Both use the training rows; the held-out error is reported beside it. Weights are continuous (finer than
-any gene can express); :func:`quantised` turns them into the nearest organism.
+any gene can express); ``Organism.from_weights`` turns them into the nearest organism.
 """
 
 from __future__ import annotations
@@ -72,7 +72,3 @@ def exact_fit(features: np.ndarray, y: np.ndarray, train: np.ndarray, held: np.n
     return Fit(loss, w, _mae(features[train], y[train], w), _mae(features[held], y[held], w),
                time.perf_counter() - t0)
 
-
-def quantised(genome: Genome, weights: np.ndarray) -> np.ndarray:
-    """The weights the nearest chromosome expresses."""
-    return genome.decode(genome.encode(weights)[None, :])[0]

@@ -1,20 +1,23 @@
 """The genetic algorithm, on DEAP.
 
-Organisms are DEAP individuals: ``creator.MimicOrganism``, a numpy uint8 bit-string (0/1 per bit)
-with a minimising ``creator.MimicFitness``. The toolbox holds the operators:
+A population is a (population, bits) uint8 matrix of 0/1; the hall of fame holds DEAP individuals
+(``creator.MimicOrganism``, a numpy bit-string with a minimising ``creator.MimicFitness``). The
+toolbox holds only what a generation calls, each operator working on the whole matrix at once
+(pairs (0, 1), (2, 3), …), which is what makes 300 generations of 100 organisms take well under a
+second:
 
+* ``population_bits``: uniformly random chromosomes;
 * ``select``: tournament (default, size 3) or roulette on the losses (fitness-proportional to
   ``max loss − loss``), returning parent indices;
-* ``mate``: one-point, two-point or uniform crossover, *copy-safe*: DEAP's ``cxTwoPoint`` swaps
-  slices with ``a[i:j], b[i:j] = b[i:j], a[i:j]``, which on numpy arrays copies a view that has just
-  been overwritten and leaves both children with the same slice. Ours swaps through ``np.where``;
-* ``mutate``: independent bit flips;
+* ``mate_population``: one-point, two-point or uniform crossover, *copy-safe*: DEAP's ``cxTwoPoint``
+  swaps slices with ``a[i:j], b[i:j] = b[i:j], a[i:j]``, which on numpy arrays copies a view that
+  has just been overwritten and leaves both children with the same slice. Ours swaps through
+  ``np.where``;
+* ``mutate_population``: independent bit flips;
 * ``evaluate``: the objective's loss of every organism at once (decode to a weight matrix, one
   matrix product).
 
-``mate_population``/``mutate_population`` apply the same operators to the whole population matrix
-at once (pairs (0, 1), (2, 3), …): that is what makes 300 generations of 100 organisms take well
-under a second. A ``HallOfFame(similar=numpy.array_equal)`` keeps the best organisms seen.
+A ``HallOfFame(similar=numpy.array_equal)`` keeps the best organisms seen.
 
 One generation: the ``elite`` best organisms pass unchanged; the rest are chosen by ``select``,
 paired and crossed with probability ``crossover``, and flipped bit by bit with probability
@@ -52,10 +55,11 @@ CHECKPOINT_FORMAT = 2
 """2: one ``.npz`` holding the arrays and the JSON metadata; 1: ``.npz`` arrays + ``.json`` beside."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GASettings:
     """Paper defaults: population 100, crossover 0.75, mutation 0.005 per bit, 300 generations,
-    1,000 positions per generation."""
+    1,000 positions per generation. Built by keyword. (The genes' encoding is the genome's, see
+    ``organisms.genome``; ``mimic evolve`` takes it in ``RunSettings.encoding``.)"""
 
     population: int = 100
     generations: int = 300
@@ -153,39 +157,19 @@ def select_roulette(losses: np.ndarray, k: int, rng: np.random.Generator) -> np.
     return rng.choice(len(losses), size=k, p=p)
 
 
-def mutate_one(ind: Any, indpb: float, rng: np.random.Generator) -> tuple[Any]:
-    """DEAP-style mutation of one individual in place (returns a 1-tuple, as DEAP's operators do)."""
-    view = np.asarray(ind)[None, :]
-    mutate_population(view, indpb, rng)
-    return (ind,)
-
-
-def mate_copy_safe(ind1: Any, ind2: Any, kind: str, rng: np.random.Generator) -> tuple[Any, Any]:
-    """Cross two individuals in place (always) with the given kind; copy-safe for numpy arrays."""
-    pair = np.stack([ind1, ind2])
-    mate_population(pair, 1.0, kind, rng)
-    ind1[:] = pair[0]
-    ind2[:] = pair[1]
-    return ind1, ind2
-
-
 def make_toolbox(genome: Genome, settings: GASettings, objective: Objective,
                  rng: np.random.Generator) -> base.Toolbox:
     """The DEAP toolbox of a run (see the module docstring)."""
     tb = base.Toolbox()
-    tb.register("individual", lambda: as_individual(genome.random_bits(rng)[0]))
     tb.register("population_bits", lambda n: genome.random_bits(rng, n))
     if settings.selection == "tournament":
         tb.register("select", select_tournament, size=settings.tournament, rng=rng)
     else:
         tb.register("select", select_roulette, rng=rng)
-    tb.register("mate", mate_copy_safe, kind=settings.crossover_kind, rng=rng)
     tb.register("mate_population", mate_population, cxpb=settings.crossover, kind=settings.crossover_kind,
                 rng=rng)
-    tb.register("mutate", mutate_one, indpb=settings.mutation, rng=rng)
     tb.register("mutate_population", mutate_population, indpb=settings.mutation, rng=rng)
     tb.register("evaluate", lambda bits, rows: objective.losses(genome.decode(bits), rows))
-    tb.register("clone", lambda ind: as_individual(np.array(ind, dtype=np.uint8), *ind.fitness.values))
     return tb
 
 

@@ -26,7 +26,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +63,11 @@ def find_stockfish() -> str | None:
 
 @dataclass(frozen=True)
 class MentorConfig:
-    """Who labels, and how deep. ``kind`` is ``"uci"`` (``command`` runs the engine) or ``"builtin"``."""
+    """Who labels, and how deep. ``kind`` is ``"uci"`` (``command`` runs the engine) or ``"builtin"``;
+    every other field by keyword."""
 
     kind: str
+    _: KW_ONLY
     command: tuple[str, ...] = ()
     depth: int | None = None
     nodes: int | None = None

@@ -199,7 +199,7 @@ def epd_positions(path: str | Path, n: int | None = None, on_error: ErrorHook | 
             return
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SamplerOptions:
     """Options shared by the samplers (see each sampler for their meaning)."""
 

@@ -10,7 +10,8 @@ as the organism's features (knight/bishop 1, rook 2, queen 4, out of 24):
   outposts, tempo) with hand-set weights (``EXPERT_WEIGHTS``). Material and centricity are left to
   the tables.
 
-That is 768 + 10 + 44 parameters. Centipawns from the side to move's point of view.
+That is 768 + 10 + 44 parameters. Centipawns from the side to move's point of view. No cache of its
+own: the engine caches every evaluation by position key (``search.Engine``).
 """
 
 from __future__ import annotations
@@ -41,8 +42,6 @@ EXPERT_WEIGHTS: dict[str, float] = {
     "bishop_pair_mg": 30, "bishop_pair_eg": 50, "knight_outpost": 15, "tempo": 10,
 }
 """Centipawns per unit of each organism feature (all non-negative magnitudes, as genes are)."""
-
-_CACHE_LIMIT = 200_000
 
 
 def _tapered_tables() -> list[list[list[int]]]:
@@ -77,7 +76,6 @@ class Expert:
         self.weights = w
         self._linear = TermWeights([w[n] for n in FEATURE_NAMES])
         self._tables = _tapered_tables()
-        self._cache: dict[tuple[int, ...], int] = {}
 
     @property
     def n_parameters(self) -> int:
@@ -89,10 +87,6 @@ class Expert:
         pawns, knights, bishops, rooks = board.pawns, board.knights, board.bishops, board.rooks
         queens, kings = board.queens, board.kings
         white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
-        key = (pawns, knights, bishops, rooks, queens, kings, white, board.turn)
-        v = self._cache.get(key)
-        if v is not None:
-            return v
         phase, terms = raw_terms(pawns, knights, bishops, rooks, queens, kings, white, black)
         tab = self._tables[phase]
         total = 0
@@ -105,8 +99,4 @@ class Expert:
                 bb ^= low
         white_view = total / PHASE_MAX + self._linear.white_view(phase, terms)
         score = (white_view if board.turn else -white_view) + self._linear.tempo
-        v = math.floor(score + 0.5)
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[key] = v
-        return v
+        return math.floor(score + 0.5)

@@ -1,14 +1,16 @@
 """The bit-string genome: an ordered list of genes ``(name, bits, low, high)``.
 
-A gene's value is its bits read as an unsigned integer, most significant bit first, mapped linearly
-onto ``[low, high]``: ``value = low + (high − low) · int / (2^bits − 1)``. Every gene is the weight of
-the feature with the same name (centipawns per unit of feature), and every feature is oriented so
-that its weight is a non-negative magnitude, so any random bit string is a valid evaluation.
+A gene's bits, most significant first, are read as an unsigned integer ``int`` that is mapped
+linearly onto ``[low, high]``: ``value = low + (high − low) · int / (2^bits − 1)``. Every gene is the
+weight of the feature with the same name (centipawns per unit of feature), and every feature is
+oriented so that its weight is a non-negative magnitude, so any random bit string is a valid evaluation.
 
-That plain binary reading is the default (``encoding="binary"``, as DESIGN.md fixes it). A genome can
-instead read each gene's bits as a reflected Gray code (``encoding="gray"``): neighbouring values then
-differ in one bit, which removes the "Hamming cliffs" (0111111 → 1000000) that stall a bit-flip GA
-near an optimum.
+How the bits become ``int`` is the genome's encoding. The default (``encoding="gray"``, DESIGN.md)
+reads them as a reflected Gray code: neighbouring values differ in one bit, so there are no "Hamming
+cliffs" (binary 0111111 → 1000000) to stall a bit-flip GA near an optimum; over 5 seeds the GA ended
+at a median 1.009 × the exact fit's held-out error with Gray against 1.101 with binary.
+``encoding="binary"`` reads them as a plain binary number, the paper's reading. Organism files and
+checkpoints record their encoding; files without one are binary (they predate Gray).
 """
 
 from __future__ import annotations
@@ -44,12 +46,14 @@ class Gene:
 
 
 ENCODINGS = ("binary", "gray")
+DEFAULT_ENCODING = "gray"
+"""How genes are read unless a file or a flag says otherwise (``binary`` is the paper's reading)."""
 
 
 class Genome:
     """An ordered gene layout; decodes whole populations of chromosomes at once."""
 
-    def __init__(self, genes: Iterable[Gene], encoding: str = "binary") -> None:
+    def __init__(self, genes: Iterable[Gene], encoding: str = DEFAULT_ENCODING) -> None:
         if encoding not in ENCODINGS:
             raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
         self.encoding = encoding
@@ -126,12 +130,8 @@ class Genome:
     def to_list(self) -> list[dict[str, object]]:
         return [{"name": g.name, "bits": g.bits, "low": g.low, "high": g.high} for g in self.genes]
 
-    def with_encoding(self, encoding: str) -> Genome:
-        """The same genes read with another encoding."""
-        return Genome(self.genes, encoding)
-
     @classmethod
-    def from_list(cls, items: Iterable[Mapping[str, object]], encoding: str = "binary") -> Genome:
+    def from_list(cls, items: Iterable[Mapping[str, object]], encoding: str = DEFAULT_ENCODING) -> Genome:
         genes = []
         for item in items:
             name, bits, low, high = item["name"], item["bits"], item["low"], item["high"]
@@ -176,7 +176,8 @@ def gene_range(name: str) -> tuple[float, float]:
     raise KeyError(name)
 
 
-def default_genome(encoding: str = "binary") -> Genome:
-    """The paper-faithful layout: one gene per feature, material 10 bits wide, every other gene 7."""
+def default_genome(encoding: str = DEFAULT_ENCODING) -> Genome:
+    """The paper's layout: one gene per feature, material 10 bits wide, every other gene 7; genes read
+    as Gray codes unless ``encoding="binary"`` (the paper's reading)."""
     return Genome((Gene(n, MATERIAL_BITS if n in MATERIAL_GENES else OTHER_BITS, *map(float, gene_range(n)))
                    for n in FEATURE_NAMES), encoding)

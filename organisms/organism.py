@@ -1,8 +1,8 @@
 """The organism: a chromosome decoded into the weights of a linear evaluation.
 
 ``Organism.evaluate(board)`` is ``round(weights · features(board))`` in centipawns from the side to
-move's view, computed straight from the raw bitboard terms (no feature vector is built), with a small
-cache keyed by the position.
+move's view, computed straight from the raw bitboard terms (no feature vector is built). It keeps no
+cache of its own: the engine caches every evaluation by position key (``search.Engine``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ MAX_FILE_BYTES = 1 << 20
 """Organism files are a few kilobytes; a larger file (1 MiB) is refused rather than read."""
 FORMAT = "mimic-organism"
 FORMAT_VERSION = 1
-_CACHE_LIMIT = 200_000
+RANDOM_ENCODING = "binary"
+"""How :meth:`Organism.random` reads its random bits when given no genome (kept binary, so that
+``random:SEED`` names the same weights it named before Gray codes became the default)."""
 
 
 class Organism:
@@ -49,24 +51,14 @@ class Organism:
         self.weights: np.ndarray = self.genome.decode(bits[None, :])[0]
         """Centipawns per unit of each feature, ``FEATURE_NAMES`` order (all non-negative magnitudes)."""
         self._linear = TermWeights(self.weights.tolist())
-        self._cache: dict[tuple[int, ...], int] = {}
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, board: chess.Board) -> int:
         """Centipawns from the side to move's view: ``round(weights · features(board))``."""
-        white = board.occupied_co[chess.WHITE]
-        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings, white,
-               board.turn)
-        v = self._cache.get(key)
-        if v is not None:
-            return v
-        black = board.occupied_co[chess.BLACK]
-        v = self.evaluate_terms(*raw_terms(board.pawns, board.knights, board.bishops, board.rooks,
-                                           board.queens, board.kings, white, black), board.turn)
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[key] = v
-        return v
+        occupied = board.occupied_co
+        return self.evaluate_terms(*raw_terms(board.pawns, board.knights, board.bishops, board.rooks,
+                                              board.queens, board.kings, occupied[chess.WHITE],
+                                              occupied[chess.BLACK]), board.turn)
 
     def evaluate_terms(self, phase: int, terms: list[int], white_to_move: bool) -> int:
         """The evaluation from raw terms (see :func:`organisms.features.raw_terms`), side to move's view."""
@@ -75,10 +67,21 @@ class Organism:
     # ------------------------------------------------------------------ construction
     @classmethod
     def random(cls, seed: int = 0, genome: Genome | None = None) -> Organism:
-        """A uniformly random chromosome (reproducible from ``seed``)."""
-        genome = genome or default_genome()
-        bits = genome.random_bits(np.random.default_rng(seed))[0]
-        return cls(genome, bits, meta={"origin": f"random:{seed}"})
+        """A uniformly random chromosome (reproducible from ``seed``).
+
+        With a ``genome``, its bits are drawn at random. Without one, the organism has the default
+        genome, and its weights are the random bits read as plain binary (:data:`RANDOM_ENCODING`),
+        re-encoded into the default genome: ``random:SEED`` names the same weights it named before Gray
+        codes became the default, so earlier results against it stay reproducible.
+        """
+        meta = {"origin": f"random:{seed}"}
+        rng = np.random.default_rng(seed)
+        if genome is not None:
+            return cls(genome, genome.random_bits(rng)[0], meta=meta)
+        drawn = default_genome(RANDOM_ENCODING)
+        weights = drawn.decode(drawn.random_bits(rng))[0]
+        genome = default_genome()
+        return cls(genome, genome.encode(weights), meta=meta)
 
     @classmethod
     def from_weights(cls, weights: np.ndarray | dict[str, float], genome: Genome | None = None,

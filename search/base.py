@@ -40,7 +40,7 @@ class Comparator(Protocol):
     def better(self, a: chess.Board, b: chess.Board) -> bool: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Limit:
     """When a search stops. Every field left as ``None`` is no limit.
 

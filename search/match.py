@@ -19,7 +19,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 import chess
@@ -69,7 +69,7 @@ def default_openings_path() -> Path:
 
 
 # ---------------------------------------------------------------------- settings
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TimeControl:
     """Per move: a fixed ``depth``, ``nodes`` or ``movetime`` (seconds), or a clock ``base`` + ``increment``
     (seconds, optionally ``moves`` per period). Players' own ``@`` limits apply on top."""
@@ -89,7 +89,7 @@ class TimeControl:
             m, text = text.split("/", 1)
             moves = int(m)
         base, _, inc = text.partition("+")
-        tc = cls(float(base), float(inc) if inc else 0.0, moves)
+        tc = cls(base=float(base), increment=float(inc) if inc else 0.0, moves=moves)
         if tc.base is None or tc.base <= 0 or tc.increment < 0:
             raise ValueError(f"bad time control {text!r}")
         return tc
@@ -111,7 +111,7 @@ class TimeControl:
         return "-"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Adjudication:
     """cutechess-style adjudication; a count of 0 disables a rule.
 
@@ -289,8 +289,11 @@ def _pgn(board: chess.Board, opening: Opening, comments: list[str], white: str, 
 # ---------------------------------------------------------------------- the match
 @dataclass
 class MatchSettings:
+    """A match: the two player specs, then everything else by keyword."""
+
     player_a: str
     player_b: str
+    _: KW_ONLY
     games: int = 20
     jobs: int = 1
     openings: list[Opening] = field(default_factory=list)

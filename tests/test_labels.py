@@ -205,7 +205,7 @@ def test_malformed_info_lines_are_skipped(tmp_path: Path) -> None:
     script = tmp_path / "hostile.py"
     script.write_text(HOSTILE_ENGINE)
     out = tmp_path / "h.epd"
-    config = MentorConfig("uci", (sys.executable, str(script)), depth=6, timeout=20)
+    config = MentorConfig("uci", command=(sys.executable, str(script)), depth=6, timeout=20)
     summary = label_samples([Sample(chess.Board(), "test")], config, out, progress=False)
     assert summary.failed == 0 and summary.mentor == "Hostile 1.0"
     (label,) = read_labels(out)

@@ -199,7 +199,8 @@ def test_a_failing_engine_forfeits_and_the_match_goes_on(stockfish: str, tmp_pat
     pgn = tmp_path / "crash.pgn"
     settings = MatchSettings(f"uci:{stockfish}", "material@depth=1", games=2, jobs=1,
                              openings=[Opening("start")], tc=TimeControl(movetime=0.1),
-                             adjudication=Adjudication(0, 0, 0, 0, 0, 60))
+                             adjudication=Adjudication(resign_moves=0, resign_score=0, draw_movenumber=0,
+                                                        draw_moves=0, draw_score=0, max_plies=60))
 
     def strike() -> None:
         # Strike a few moves into game 1: once Stockfish has used 0.5 s of CPU. Its start-up (the net) takes
@@ -257,7 +258,8 @@ def test_a_match_resumes_from_its_pgn(tmp_path: Path) -> None:
 def test_play_game_records_the_opening_moves_and_adjudicates_length() -> None:
     op = Opening("e4 e5", moves=("e2e4", "e7e5"))
     g = play_game("material@depth=1", "material@depth=1", op, TimeControl(depth=1),
-                  Adjudication(0, 0, 0, 0, 0, 10), make_evaluator, "1.1")
+                  Adjudication(resign_moves=0, resign_score=0, draw_movenumber=0, draw_moves=0, draw_score=0,
+                               max_plies=10), make_evaluator, "1.1")
     game = read_pgn_text(g.pgn)[0]
     moves = [m.uci() for m in game.mainline_moves()]
     assert moves[:2] == ["e2e4", "e7e5"] and len(moves) == 12  # the opening plus 10 engine plies

@@ -39,7 +39,7 @@ def _by_key(path: Path) -> dict[str, tuple[int, int, str]]:
 def test_labels_agree_with_a_direct_analyse(stockfish: str, tmp_path: Path) -> None:
     samples = list(random_playouts(12, seed=3))
     out = tmp_path / "l.epd"
-    config = MentorConfig("uci", (stockfish,), depth=8)
+    config = MentorConfig("uci", command=(stockfish,), depth=8)
     summary = label_samples(samples, config, out, jobs=1, progress=False)
     assert summary.labelled == 12 and summary.failed == 0
     labels = {lab.board.epd(): lab for lab in read_labels(out)}
@@ -62,7 +62,7 @@ def test_side_to_move_sign_for_both_colours(stockfish: str, tmp_path: Path) -> N
     mirrored = white_up.mirror()  # Black a queen up, Black to move
     samples = [Sample(b, "test") for b in (white_up, black_to_move, mirrored)]
     out = tmp_path / "sign.epd"
-    label_samples(samples, MentorConfig("uci", (stockfish,), depth=6), out, progress=False)
+    label_samples(samples, MentorConfig("uci", command=(stockfish,), depth=6), out, progress=False)
     ce = {lab.board.epd(): lab.ce for lab in read_labels(out)}
     assert ce[white_up.epd()] > 500
     assert ce[black_to_move.epd()] < -500

@@ -161,7 +161,9 @@ def test_feature_cache_with_other_values_or_truncated_is_recomputed(tmp_path: Pa
 
 
 def test_decoding_known_bit_strings() -> None:
-    genome = Genome([Gene("a", 3, 0.0, 7.0), Gene("b", 4, -10.0, 20.0), Gene("c", 10, 0.0, 1023.0)])
+    # Plain binary reading (the Gray default is tested in test_encoding.py).
+    genome = Genome([Gene("a", 3, 0.0, 7.0), Gene("b", 4, -10.0, 20.0), Gene("c", 10, 0.0, 1023.0)],
+                    encoding="binary")
     bits = np.array([
         [1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
         [0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
@@ -171,7 +173,7 @@ def test_decoding_known_bit_strings() -> None:
     assert values.tolist() == [[5.0, -10.0, 0.0], [0.0, 20.0, 1023.0], [7.0, 6.0, 515.0]]
     assert np.array_equal(genome.encode(values), bits)
     # The default layout: material genes 10 bits, the rest 7, all zeros at low and all ones at high.
-    default = default_genome()
+    default = default_genome("binary")
     assert [g.bits for g in default.genes[:5]] == [10] * 5 and {g.bits for g in default.genes[5:]} == {7}
     assert default.decode(np.zeros((1, default.total_bits), np.uint8))[0].tolist() == default.low.tolist()
     assert default.decode(np.ones((1, default.total_bits), np.uint8))[0].tolist() == default.high.tolist()

@@ -2,20 +2,20 @@
 
     python tools/validation_summary.py
 
-Every number comes from those files: match records are recounted from the PGNs (rounds k.1 have player A
-as White), Elo and intervals with search.stats, suite counts from the CSVs.
+Every number comes from those files, read by the library's own readers: match records are recounted from
+the PGNs by ``search.match.rounds_in_pgn`` and ``MatchSummary`` (rounds k.1 have player A as White; Elo
+and intervals from ``search.stats``), suite counts from the CSVs by ``search.suite.read_csv``.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 
-import chess.pgn
-
-from search.stats import elo
+from search.match import MatchSummary, rounds_in_pgn
+from search.suite import SuiteSummary, read_csv, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 V = ROOT / "results" / "validation"
@@ -23,54 +23,45 @@ PLAYERS = {"evolved": "evolved organism (results/paper-stockfish)", "expert": "e
            "random": "random organism (seed 1)"}
 
 
-def record(pgn: Path) -> tuple[int, int, int, dict[str, int]] | None:
-    """Player A's wins, draws, losses in a match PGN, and its terminations."""
+def record(pgn: Path) -> MatchSummary | None:
+    """Player A's record in a match PGN (rounds k.1 have A as White), read by the library's own readers;
+    ``None`` when the match was not run."""
     if not pgn.exists():
         return None
-    w = d = lo = 0
-    terms: dict[str, int] = {}
-    with open(pgn) as fh:
-        while (h := chess.pgn.read_headers(fh)) is not None:
-            res = h.get("Result")
-            if res not in ("1-0", "0-1", "1/2-1/2"):
-                continue
-            a_white = h.get("Round", "").endswith(".1")
-            score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[res]
-            a = score if a_white else 1 - score
-            w += a == 1
-            d += a == 0.5
-            lo += a == 0
-            terms[h.get("Termination", "?")] = terms.get(h.get("Termination", "?"), 0) + 1
-    return w, d, lo, terms
+    summary = MatchSummary("A", "B")  # names unused: only the counts are read
+    for g in rounds_in_pgn(pgn):
+        summary.add(g)
+    return summary
 
 
-def elo_cell(w: int, d: int, lo: int) -> str:
-    e = elo(w, d, lo)
+def terminations(summary: MatchSummary) -> Counter[str]:
+    """How the games ended, by the PGN's ``Termination`` header."""
+    return Counter(g.termination for g in summary.games)
+
+
+def elo_cell(s: MatchSummary) -> str:
+    e = s.elo
     if not math.isfinite(e.elo) or not math.isfinite(e.error):
         return f"{e.elo:+.0f} (no finite interval: the 95% interval reaches a 0% or 100% score)"
     return f"{e.elo:+.0f} ± {e.error:.0f}"
 
 
 def match_row(label: str, name: str, folder: Path = V) -> str:
-    r = record(folder / f"{name}.pgn")
-    if r is None:
+    s = record(folder / f"{name}.pgn")
+    if s is None:
         return f"| {label} | (not run) | | | |"
-    w, d, lo, terms = r
-    n = w + d + lo
-    e = elo(w, d, lo)
-    t = ", ".join(f"{k} {v}" for k, v in sorted(terms.items()))
-    return (f"| {label} | {n} | +{w} ={d} -{lo} | {100 * e.score:.1f}% | {elo_cell(w, d, lo)} | "
+    e = s.elo
+    t = ", ".join(f"{k} {v}" for k, v in sorted(terminations(s).items()))
+    return (f"| {label} | {s.n} | +{s.wins} ={s.draws} -{s.losses} | {100 * e.score:.1f}% | {elo_cell(s)} | "
             f"{100 * e.los:.1f}% | {t} |")
 
 
-def suite(name: str) -> tuple[int, int, int, int] | None:
-    path = V / f"{name}.csv"
+def suite(name: str, folder: Path = V) -> SuiteSummary | None:
+    """Counts of a suite CSV ``folder/NAME.csv``; ``None`` when the suite was not run."""
+    path = folder / f"{name}.csv"
     if not path.exists():
         return None
-    with open(path) as fh:
-        rows = list(csv.DictReader(fh))
-    return (sum(r["solved"] == "True" for r in rows), len(rows), sum(int(r["points"]) for r in rows),
-            sum(int(r["max_points"]) for r in rows))
+    return summarize(read_csv(path))
 
 
 def goals() -> list[str]:
@@ -81,11 +72,11 @@ def goals() -> list[str]:
                             ("the same, mentor = expert (results/paper-builtin)",
                              ROOT / "results" / "paper-builtin" / "evolved-vs-expert.pgn", 0.50),
                             ("evolved vs sunfish ≥ 50% at equal time", V / "evolved-vs-sunfish.pgn", 0.50)):
-        r = record(pgn)
-        if r is None:
+        s = record(pgn)
+        if s is None:
             out.append(f"| {text} | (not run) | |")
             continue
-        score = elo(*r[:3]).score
+        score = s.elo.score
         out.append(f"| {text} | {100 * score:.1f}% | {'yes' if score >= need else 'no'} |")
     return out
 
@@ -123,13 +114,12 @@ def main() -> int:
     for who, label in PLAYERS.items():
         cells = []
         for opp in ("sunfish", "stockfish1350"):
-            r = record(V / f"{who}-vs-{opp}.pgn")
-            if r is None:
+            m = record(V / f"{who}-vs-{opp}.pgn")
+            if m is None:
                 cells.append("(not run)")
             else:
-                w, d, lo, _ = r
-                cells.append(f"{w + d + lo} games, +{w} ={d} -{lo}, {100 * elo(w, d, lo).score:.1f}%, "
-                             f"Elo {elo_cell(w, d, lo)}")
+                cells.append(f"{m.n} games, +{m.wins} ={m.draws} -{m.losses}, {100 * m.elo.score:.1f}%, "
+                             f"Elo {elo_cell(m)}")
         out.append(f"| {label} | {cells[0]} | {cells[1]} |")
     out += ["", "Detailed per-match lines:", "", "| match | games | W/D/L | score | Elo | LOS | terminations |",
             "|---|---|---|---|---|---|---|"]
@@ -141,15 +131,16 @@ def main() -> int:
     for who, label in PLAYERS.items():
         cells = []
         for s in ("ecm", "wac"):
-            r = suite(f"{s}-{who}")
-            cells.append("(not run)" if r is None else f"{r[0]} ({100 * r[0] / max(r[1], 1):.1f}%)")
+            t = suite(f"{s}-{who}")
+            cells.append("(not run)" if t is None else f"{t.solved} ({100 * t.solved / max(t.total, 1):.1f}%)")
         out.append(f"| {label} | {cells[0]} | {cells[1]} |")
-    r = suite("sts-evolved")
+    sts = suite("sts-evolved")
     out += ["", "## STS (1 s a position)", ""]
-    if r is None:
+    if sts is None:
         out.append("(not run)")
     else:
-        out.append(f"The evolved organism scores **{r[2]:,} of {r[3]:,}** STS points ({r[0]} best moves of {r[1]}); "
+        out.append(f"The evolved organism scores **{sts.points:,} of {sts.max_points:,}** STS points "
+                   f"({sts.solved} best moves of {sts.total}); "
                    "Giraffe reported 8,400 of 15,000 (Lai, 2015).")
     (V / "summary.md").write_text("\n".join(out) + "\n")
     print(f"wrote {V / 'summary.md'}")
