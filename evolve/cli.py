@@ -416,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", action="append", default=None, metavar="random|FILE.pgn|FILE.epd",
                    help="where positions come from; repeat to mix sources (split evenly). Default random")
     p.add_argument("--out", required=True, help="label file to write (EPD)")
-    p.add_argument("--jobs", type=int, default=1, help="parallel mentor processes (default 1)")
+    p.add_argument("--jobs", type=_jobs, default=1, help="parallel mentor processes (default 1; -1: every core)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--resume", action="store_true", help="continue an existing label file, skipping "
                    "positions already labelled")
@@ -512,7 +512,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="results/demo")
     p.add_argument("--positions", type=int, default=2000)
     p.add_argument("--match-games", type=int, default=10, help="games of the closing match (default 10)")
-    p.add_argument("--jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    p.add_argument("--jobs", type=_jobs, default=-1, help="parallel workers (default: all cores)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=_cmd_demo)
     return parser

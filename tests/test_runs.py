@@ -292,7 +292,9 @@ def test_bad_counts_are_refused_by_the_parser(tmp_path: Path) -> None:
                  ("fit", labels, "--jobs", "0"),
                  ("evolve", labels, "--out", tmp_path / "e", "--jobs", "0"),
                  ("evolve", labels, "--out", tmp_path / "e", "--checkpoint-every", "0"),
-                 ("match", "material", "random:1", "--games", "0")):
+                 ("match", "material", "random:1", "--games", "0"),
+                 ("label", "--mentor", "builtin", "--out", tmp_path / "x.epd", "--jobs", "0"),
+                 ("demo", "--out", tmp_path / "d", "--jobs", "0")):
         assert "must be at least 1" in _one_line_error(_mimic(*args), "argument")
     for args in (("--population", "1"), ("--elite", "100"), ("--sample", "0"), ("--seed", "-1"),
                  ("--tournament", "0")):
@@ -363,18 +365,20 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc to list child processes")
-def test_workers_of_a_killed_parallel_match_exit_promptly(tmp_path: Path) -> None:
-    # Before: the two loky workers of a SIGKILLed `match --jobs 2` lived on for minutes (joblib's 300 s
-    # idle timeout, then 30 s waiting for the dead parent). Now they leave within a few seconds.
-    proc = subprocess.Popen(mimic_command("match", "material", "random:1", "--games", "20", "--jobs", "2",
-                                          "--movetime", "0.2", "--pgn", str(tmp_path / "m.pgn")),
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    assert proc.stdout is not None
-    proc.stdout.readline()  # the match line: workers start next
+@pytest.mark.parametrize("command", [
+    ("match", "material", "random:1", "--games", "20", "--jobs", "2", "--movetime", "0.2", "--pgn", "{tmp}/m.pgn"),
+    ("label", "--mentor", "builtin", "--depth", "3", "--positions", "400", "--jobs", "2", "--out", "{tmp}/l.epd"),
+], ids=["match", "label"])
+def test_workers_of_a_killed_parallel_run_exit_promptly(tmp_path: Path, command: tuple[str, ...]) -> None:
+    # Before: the two loky workers of a SIGKILLed `match --jobs 2` (or `label --mentor builtin --jobs 2`)
+    # lived on for minutes (joblib's 300 s idle timeout, then 30 s waiting for the dead parent). Now they
+    # leave within a few seconds.
+    args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    proc = subprocess.Popen(mimic_command(*args), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     t0 = time.monotonic()
-    while len(_children(proc.pid)) < 3 and time.monotonic() - t0 < 30:  # two workers and joblib's tracker
+    while len(_children(proc.pid)) < 3 and time.monotonic() - t0 < 60:  # two workers and joblib's tracker
         time.sleep(0.05)
-    time.sleep(1.0)  # both workers inside a game
+    time.sleep(1.0)  # both workers at work
     workers = _children(proc.pid)
     assert len(workers) >= 2
     proc.send_signal(signal.SIGKILL)
