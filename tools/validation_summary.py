@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from search.match import MatchSummary, rounds_in_pgn
+from search.provenance import describe
 from search.suite import SuiteSummary, read_csv, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +97,7 @@ def main() -> int:
            "the 50 shipped balanced openings each played twice with colours swapped, cutechess-style "
            "adjudication (`mimic match` defaults), our engines and the opponents one process each, two games at "
            "a time on a 2-core machine. Elo: logistic, ± the 95% interval (cutechess's formula); LOS: "
-           "likelihood of superiority.", "",
+           "likelihood of superiority.", "", f"Recounted by {describe()}.", "",
            "```", *commands(), "```", "",
            "## The paper's matches", "",
            "| match (player A first) | games | A's W/D/L | A's score | Elo of A | LOS | terminations |",
