@@ -22,7 +22,7 @@ value.
 Positions: 30 random playouts (``mentor.samplers.random_playouts``, seed 10) and the 24 Bratko-Kopec
 positions. Cost (the reference is the slow part): depths 1 and 2 on all 54, depth 3 on every third,
 depth 4 on the 4 with the fewest legal moves; evaluator ``organisms.Material`` (cheap), plus the expert
-at depths 1-2 on 12 positions, so that a non-trivial evaluation goes through the engine's cache and clamp.
+at depths 1-2 on 8 positions, so that a non-trivial evaluation goes through the engine's cache and clamp.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def test_unpruned_engine_equals_minimax(depth: int) -> None:
 @pytest.mark.parametrize("depth", [1, 2])
 def test_unpruned_engine_equals_minimax_with_the_expert(depth: int) -> None:
     ev = Expert()
-    for board in positions()[:6] + positions()[30:36]:
+    for board in positions()[:4] + positions()[30:34]:
         want = reference(board, ev, depth)
         assert Engine(ev, use_tt=False, **NO_PRUNING).search(board, Limit(depth=depth)).score == want, board.fen()
         assert Engine(ev, hash_mb=1, **NO_PRUNING).search(board, Limit(depth=depth)).score == want, board.fen()
