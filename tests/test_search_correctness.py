@@ -207,6 +207,10 @@ MATES = [
 def test_pruned_engine_finds_every_mate(fen: str, move: str, mate: int) -> None:
     board = chess.Board(fen)
     engine = Engine(Material())
+    for depth in range(1, 2 * mate - 1):  # shallower: a mate may be seen (check extensions), never a shorter one
+        engine.new_game()
+        r = engine.search(board, Limit(depth=depth))
+        assert r.mate is None or r.mate == mate, (depth, r.score)
     for depth in range(2 * mate - 1, 2 * mate + 2):  # at the mate's depth and two plies deeper
         engine.new_game()
         r = engine.search(board, Limit(depth=depth))
