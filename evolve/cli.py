@@ -22,7 +22,15 @@ def _cmd_uci(args: argparse.Namespace) -> int:
 
     from .players import make_evaluator
 
-    return uci.main(make_evaluator, args.eval, hash_mb=args.hash)
+    try:
+        hash_mb = int(args.hash)
+    except ValueError:
+        hash_mb = 0
+    if not 1 <= hash_mb <= uci.MAX_HASH_MB:
+        print(f"mimic uci: --hash must be a whole number of MiB within 1..{uci.MAX_HASH_MB}, got {args.hash!r}",
+              file=sys.stderr)
+        return 2
+    return uci.main(make_evaluator, args.eval, hash_mb=hash_mb)
 
 
 def _cmd_label(args: argparse.Namespace) -> int:
@@ -399,7 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run our alpha-beta engine as a UCI engine on stdin/stdout.")
     p.add_argument("--eval", default="material", type=_spec, metavar="SPEC",
                    help="evaluator player spec, e.g. material or material@depth=4 (default: material)")
-    p.add_argument("--hash", default=16, type=int, metavar="MB", help="transposition table size (default 16)")
+    p.add_argument("--hash", default="16", metavar="MB", help="transposition table size, 1-4096 (default 16)")
     p.set_defaults(func=_cmd_uci)
 
     p = sub.add_parser("label", help="sample positions and label them with a mentor at a fixed depth",

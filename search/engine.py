@@ -20,7 +20,7 @@ import chess
 from .base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult
 from .conventions import PIECE_VALUES
 from .timeman import Budget, budget
-from .tt import EXACT, LOWER, UPPER, TranspositionTable, position_key
+from .tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, position_key
 
 MAX_PLY = 100
 """Deepest ply the search reaches, extensions and quiescence included."""
@@ -65,9 +65,36 @@ class Engine:
     imports a concrete evaluator; anything with that method plays.
     """
 
-    def __init__(self, evaluator: Evaluator, hash_mb: float = 16) -> None:
+    def __init__(self, evaluator: Evaluator, hash_mb: float = 16, *, null_move: bool = True, lmr: bool = True,
+                 aspiration: bool = True, delta_pruning: bool = True, tt_cutoffs: bool = True,
+                 use_tt: bool = True) -> None:
+        """``hash_mb`` sizes the transposition table (MiB). The switches (all on by default) exist for
+        tests and experiments; turned off they make the search closer to plain minimax:
+
+        * ``null_move``: null-move pruning;
+        * ``lmr``: late-move reductions;
+        * ``aspiration``: aspiration windows around the previous iteration's score (from depth 4);
+        * ``delta_pruning``: skipping quiescence captures that cannot raise alpha by ``DELTA_MARGIN``
+          (the engine's only futility-style pruning);
+        * ``tt_cutoffs``: returning a stored score instead of searching (the TT move still orders moves);
+        * ``use_tt``: the transposition table at all (off: nothing is stored or probed; ``hash_mb`` is
+          ignored and ``set_hash`` has no effect).
+
+        With the first five off the root score at a fixed depth is the minimax value of the tree the
+        engine defines (check extensions, quiescence search, draws and mate distances as in the module
+        docstring); mate-distance pruning and principal-variation search stay, as they never change it.
+        """
         self.evaluator = evaluator
-        self.tt = TranspositionTable(hash_mb)
+        self.tt: TranspositionTable = TranspositionTable(hash_mb) if use_tt else NullTable()
+        self.null_move = null_move
+        self.lmr = lmr
+        self.aspiration = aspiration
+        self.delta_pruning = delta_pruning
+        self.tt_cutoffs = tt_cutoffs
+        # Read by the recursive search, where a failing comparison is cheaper than a flag test.
+        self._null_min_depth = 3 if null_move else MAX_PLY * 4
+        self._lmr_min_depth = 3 if lmr else MAX_PLY * 4
+        self._delta_margin = DELTA_MARGIN if delta_pruning else 4 * INFINITE
         self._stop = False
         self.nodes = 0
         self._ekeys: list[int] = [0] * EVAL_CACHE_SLOTS
@@ -246,7 +273,7 @@ class Engine:
     def _aspirate(self, root: list[chess.Move], depth: int, prev: int,
                   on_iteration: InfoCallback | None) -> int:
         """One iteration at ``depth``, with an aspiration window around ``prev`` from depth 4 on."""
-        if depth >= 4 and abs(prev) < MATE_BOUND:
+        if depth >= 4 and abs(prev) < MATE_BOUND and self.aspiration:
             delta = ASPIRATION
             alpha, beta = prev - delta, prev + delta
         else:
@@ -365,7 +392,7 @@ class Engine:
         tt_move = None
         if entry is not None and entry[0] == key:
             tt_move = entry[4]
-            if not pv_node and entry[1] >= depth:
+            if not pv_node and entry[1] >= depth and self.tt_cutoffs:
                 s = entry[3]
                 if s >= MATE_BOUND:
                     s -= ply
@@ -377,8 +404,8 @@ class Engine:
 
         turn = board.turn
         # Null move: give the opponent a free move; if we still beat beta, cut.
-        if (null_ok and not pv_node and not in_check and depth >= 3 and -MATE_BOUND < beta < MATE_BOUND
-                and (board.occupied_co[turn] & ~board.pawns & ~board.kings)
+        if (null_ok and not pv_node and not in_check and depth >= self._null_min_depth
+                and -MATE_BOUND < beta < MATE_BOUND and (board.occupied_co[turn] & ~board.pawns & ~board.kings)
                 and self._eval(board, key) >= beta):
             r = 3 if depth >= 6 else 2
             board.push(_NULL)
@@ -448,7 +475,7 @@ class Engine:
             return -MATE + ply if in_check else 0
         scored.sort(key=_first, reverse=True)
 
-        lmr_ok = depth >= 3 and not in_check
+        lmr_ok = depth >= self._lmr_min_depth and not in_check
         lmr_row = _LMR[depth]
         negamax = self._negamax
         for s, move in scored:
@@ -542,7 +569,7 @@ class Engine:
                 alpha = stand
             best = stand
             scored = []
-            futile = alpha - stand - DELTA_MARGIN
+            futile = alpha - stand - self._delta_margin
             for m in board.generate_legal_captures():
                 victim = piece_type_at(m.to_square) or _PAWN
                 if _VALUE[victim] < futile and not m.promotion:

@@ -75,3 +75,21 @@ class TranspositionTable:
             if move is None and e is not None and e[0] == key:
                 move = e[4]
             slots[i] = (key, depth, flag, score, move, self.age)
+
+
+class NullTable(TranspositionTable):
+    """A table that stores nothing: one slot that stays empty. ``Engine(use_tt=False)`` uses it, so the
+    search runs the same code with every probe missing."""
+
+    __slots__ = ()
+
+    def __init__(self, megabytes: float = 0) -> None:
+        super().__init__(megabytes)
+
+    def resize(self, megabytes: float) -> None:
+        """Always one empty slot, whatever ``megabytes`` says."""
+        self.slots = [None]
+        self.mask = 0
+
+    def store(self, key: int, depth: int, flag: int, score: int, move: chess.Move | None) -> None:
+        """Store nothing."""

@@ -35,6 +35,18 @@ _UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO
                | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK | chess.STATUS_OPPOSITE_CHECK)
 """Positions the search cannot play from (a missing king, pawns on the back rank, the side not to move
 in check). Bad castling rights and en-passant squares are repaired instead."""
+ECHO_CHARS = 80
+"""Replies quote at most this many characters of a bad input text (then ``...``)."""
+
+
+def cut(text: str) -> str:
+    """``text``, or its first ``ECHO_CHARS`` characters and ``...`` when longer."""
+    return text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "..."
+
+
+def echo(text: str) -> str:
+    """A bad input ``text`` as quoted in a reply: the ``repr`` of :func:`cut` of it."""
+    return repr(cut(text))
 
 
 class UciError(ValueError):
@@ -88,14 +100,14 @@ class UciFrontEnd:
         cmd, args = tokens[0], tokens[1:]
         handler = self._handlers().get(cmd)
         if handler is None:
-            self.info_string(f"unknown command: {line.strip()[:200]}")
+            self.info_string(f"unknown command: {cut(line.strip())}")
             return True
         try:
             return handler(args) is not False
         except UciError as exc:
             self.info_string(f"error in {cmd}: {exc}")
         except Exception as exc:  # the protocol says: never die on input
-            self.info_string(f"error in {cmd}: {type(exc).__name__}: {exc}")
+            self.info_string(f"error in {cmd}: {type(exc).__name__}: {cut(str(exc))}")
         return True
 
     def _handlers(self) -> dict[str, Callable[[list[str]], object]]:
@@ -146,9 +158,11 @@ class UciFrontEnd:
             head, moves = args[:i], args[i + 1:]
         else:
             head, moves = args, []
+        if not head:
+            raise UciError("expected startpos or fen before 'moves'")
         if head[0] == "startpos":
             if len(head) > 1:
-                raise UciError(f"unexpected {' '.join(head[1:])!r} after startpos")
+                raise UciError(f"unexpected {echo(' '.join(head[1:]))} after startpos")
             board = chess.Board()
         elif head[0] == "fen":
             fen = " ".join(head[1:])
@@ -157,22 +171,25 @@ class UciFrontEnd:
             try:
                 board = chess.Board(fen)
             except ValueError as exc:
-                raise UciError(f"bad FEN {fen!r}: {exc}") from exc
+                raise UciError(f"bad FEN {echo(fen)}: {cut(str(exc))}") from exc
             status = board.status()
             if status & _UNPLAYABLE:
-                raise UciError(f"unplayable position {fen!r} ({status!r})")
+                raise UciError(f"unplayable position {echo(fen)} ({status!r})")
             board.castling_rights = board.clean_castling_rights()
             if status & chess.STATUS_INVALID_EP_SQUARE:
                 board.ep_square = None
         else:
-            raise UciError(f"expected startpos or fen, got {head[0]!r}")
+            raise UciError(f"expected startpos or fen, got {echo(head[0])}")
         for n, uci in enumerate(moves, 1):
             try:
                 move = board.parse_uci(uci)
             except ValueError as exc:
                 self.board = board
-                raise UciError(f"move {n} {uci!r} is not legal in {board.fen()}; position kept before it")\
+                raise UciError(f"move {n} {echo(uci)} is not legal in {board.fen()}; position kept before it")\
                     from exc
+            if not move and board.is_check():  # a null move would leave the king en prise
+                self.board = board
+                raise UciError(f"move {n} {uci!r} (a null move) is not allowed in check; position kept before it")
             board.push(move)
         self.board = board
 
@@ -189,7 +206,7 @@ class UciFrontEnd:
             try:
                 mb = int(value)
             except ValueError as exc:
-                raise UciError(f"Hash needs a whole number of MiB, got {value!r}") from exc
+                raise UciError(f"Hash needs a whole number of MiB, got {echo(value)}") from exc
             if not 1 <= mb <= MAX_HASH_MB:
                 raise UciError(f"Hash must be within 1..{MAX_HASH_MB}, got {mb}")
             self.stop_search()
@@ -202,7 +219,11 @@ class UciFrontEnd:
             spec = self.make_evaluator.parse(value)
             if spec.is_external:
                 raise UciError("Eval takes an evaluator spec, not an external engine")
-            evaluator = self.make_evaluator(value)
+            try:
+                evaluator = self.make_evaluator(value)
+            except Exception as exc:  # any failure: one line, and the old evaluator stays
+                raise UciError(f"cannot load Eval {echo(value)}: {type(exc).__name__}: {cut(str(exc))}; "
+                               f"keeping {self.eval_spec!r}") from exc
             self.stop_search()
             self.engine.set_evaluator(evaluator)
             self.eval_spec, self.cap = value, spec.limit
@@ -210,10 +231,10 @@ class UciFrontEnd:
             try:
                 ms = int(value)
             except ValueError as exc:
-                raise UciError(f"Move Overhead needs milliseconds, got {value!r}") from exc
+                raise UciError(f"Move Overhead needs milliseconds, got {echo(value)}") from exc
             self.engine.overhead = min(max(ms, 0), 5000) / 1000
         else:
-            raise UciError(f"no option named {name!r}")
+            raise UciError(f"no option named {echo(name)}")
 
     def _go(self, args: list[str]) -> None:
         if self.searching:
@@ -253,7 +274,7 @@ class UciFrontEnd:
                     try:
                         searchmoves.append(self.board.parse_uci(args[i]))
                     except ValueError:
-                        self.info_string(f"searchmoves: {args[i]!r} is not a legal move; ignored")
+                        self.info_string(f"searchmoves: {echo(args[i])} is not a legal move; ignored")
                     i += 1
             elif tok in GO_INT_PARAMS or tok in GO_MS_PARAMS:
                 if i >= len(args):
@@ -264,14 +285,14 @@ class UciFrontEnd:
                 try:
                     value = int(raw)
                 except ValueError:
-                    self.info_string(f"go {tok} {raw!r}: not an integer; ignored")
+                    self.info_string(f"go {tok} {echo(raw)}: not an integer; ignored")
                     continue
                 if tok in GO_MS_PARAMS:
                     fields[tok] = max(value, 0) / 1000
                 else:
                     fields[tok] = max(value, 1) if tok != "movestogo" else max(value, 0)
             else:
-                self.info_string(f"go: unknown token {tok!r}; ignored")
+                self.info_string(f"go: unknown token {echo(tok)}; ignored")
         limit = Limit(**fields).capped(self.cap)  # type: ignore[arg-type]
         return limit, searchmoves, ponder
 

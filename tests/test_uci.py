@@ -8,6 +8,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import chess
 import chess.engine
@@ -229,3 +230,58 @@ def test_malformed_lines_leave_the_process_answering(live: _Process, lines: list
     live.expect("readyok", count=readies)  # one answer per isready, none lost, none extra yet
     live.send("stop")
     assert live.proc.poll() is None
+
+
+# ---------------------------------------------------------------------- hardening (issue 10, item 8)
+def test_position_without_startpos_or_fen_is_a_clear_info_string() -> None:
+    replies = _session("position moves e2e4", "isready")
+    assert replies == ["info string error in position: expected startpos or fen before 'moves'", "readyok"]
+
+
+def test_null_move_in_check_is_refused_and_position_kept() -> None:
+    # After 1.e4 f6 2.Qh5+ Black is in check: "0000" would leave the king en prise.
+    out = io.StringIO()
+    front = UciFrontEnd(make_evaluator, "material", out=out)
+    front.handle("position startpos moves e2e4 f7f6 d1h5 0000 e8f7")
+    assert [m.uci() for m in front.board.move_stack] == ["e2e4", "f7f6", "d1h5"]
+    assert out.getvalue().splitlines() == [
+        "info string error in position: move 4 '0000' (a null move) is not allowed in check; "
+        "position kept before it"]
+    # Out of check a null move is still accepted (some GUIs send it).
+    front.handle("position startpos moves e2e4 0000")
+    assert front.board.move_stack[-1] == chess.Move.null() and front.board.turn == chess.WHITE
+
+
+def test_error_replies_do_not_echo_huge_input() -> None:
+    huge = "x" * 400_000
+    replies = _session(huge, f"position fen {huge}", f"position startpos moves {huge}",
+                       f"setoption name {huge} value 1", f"go depth 1 {huge}", "isready")
+    strings = [r for r in replies if r.startswith("info string")]
+    assert len(strings) == 5
+    for r in strings:
+        # The echo is the first 80 characters of the bad text and "..."; the reason stays whole.
+        assert "x" * 80 + "..." in r and "x" * 81 not in r and len(r) < 300, r[:300]
+
+
+def test_failing_eval_option_keeps_the_old_evaluator(tmp_path: Path) -> None:
+    out = io.StringIO()
+    front = UciFrontEnd(make_evaluator, "material", out=out)
+    old = front.engine.evaluator
+    for bad in (str(tmp_path), str(tmp_path / "missing.json")):
+        out.seek(0)
+        out.truncate()
+        front.handle(f"setoption name Eval value organism:{bad}")
+        lines = out.getvalue().splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith("info string error in setoption: cannot load Eval 'organism:/")
+        assert lines[0].endswith("; keeping 'material'")
+        assert front.engine.evaluator is old and front.eval_spec == "material"
+
+
+@pytest.mark.parametrize("mb", ["100000000", "0", "-3", "lots"])
+def test_uci_hash_out_of_range_is_one_line(mb: str) -> None:
+    proc = subprocess.run(mimic_uci_command("--hash", mb), input="quit\n", capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [f"mimic uci: --hash must be a whole number of MiB within 1..4096, got {mb!r}"]
