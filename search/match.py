@@ -190,7 +190,7 @@ def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeContro
                 termination = "normal"
                 reason = outcome.termination.name.lower().replace("_", " ")
                 break
-            if adj.max_plies and board.ply() - opening_plies >= adj.max_plies:
+            if adj.max_plies and len(board.move_stack) - opening_plies >= adj.max_plies:
                 result, termination = "1/2-1/2", "adjudication"
                 reason = f"draw by maximum length ({adj.max_plies} plies)"
                 break
@@ -257,7 +257,7 @@ def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeContro
     assert result is not None and termination is not None and reason is not None
     pgn = _pgn(board, opening, comments, spec_white, spec_black, result, termination, reason, round_id, tc, event)
     return GameResult(round_id, spec_white, spec_black, result, termination, reason,
-                      board.ply() - opening_plies, pgn, time.perf_counter() - t_start)
+                      len(board.move_stack) - opening_plies, pgn, time.perf_counter() - t_start)
 
 
 def _pgn(board: chess.Board, opening: Opening, comments: list[str], white: str, black: str, result: str,
@@ -273,7 +273,7 @@ def _pgn(board: chess.Board, opening: Opening, comments: list[str], white: str, 
     game.headers["TimeControl"] = tc.pgn()
     game.headers["Termination"] = termination
     game.headers["Opening"] = opening.name
-    game.headers["PlyCount"] = str(board.ply())
+    game.headers["PlyCount"] = str(len(board.move_stack))  # the half-moves of the movetext
     node: chess.pgn.GameNode = game
     i = 0
     for ply, nxt in enumerate(game.mainline()):

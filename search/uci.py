@@ -21,6 +21,7 @@ from typing import TextIO
 import chess
 
 from .base import Limit, SearchResult
+from .conventions import uci_score
 from .engine import Engine
 from .spec import PlayerRegistry
 
@@ -313,8 +314,7 @@ class UciFrontEnd:
             self.send(f"bestmove {result.move.uci()}")
 
     def _info(self, r: SearchResult) -> None:
-        mate = r.mate
-        score = f"mate {mate}" if mate is not None else f"cp {r.score}"
+        score = uci_score(r.score)
         if r.bound == "lower":
             score += " lowerbound"
         elif r.bound == "upper":

@@ -116,9 +116,9 @@ def test_resign_adjudication() -> None:
     g = play_game("material", "material", flipped, DEPTH2, Adjudication(resign_moves=2, resign_score=800),
                   make_evaluator, "1.2")
     assert (g.result, g.termination) == ("1-0", "adjudication"), g.reason
-    # Four moves were played (one comment each). GameResult.plies says 5 here: match.py counts plies with
-    # board.ply(), which starts at 1 for a root with Black to move (reported to the lead, not fixed here).
-    assert len(_spent(g.pgn)) == 4
+    # Four moves were played (one comment each), and that is what the game counts (board.ply() would say 5:
+    # it starts at 1 for a root with Black to move, which once made such games longer than they were).
+    assert len(_spent(g.pgn)) == 4 and g.plies == 4 and '[PlyCount "4"]' in g.pgn
 
 
 def test_resign_needs_the_score_threshold() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import queue
 import subprocess
 import threading
@@ -267,7 +268,9 @@ def test_failing_eval_option_keeps_the_old_evaluator(tmp_path: Path) -> None:
     out = io.StringIO()
     front = UciFrontEnd(make_evaluator, "material", out=out)
     old = front.engine.evaluator
-    for bad in (str(tmp_path), str(tmp_path / "missing.json")):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)  # opening it for reading would block until a writer comes: it must be refused, not read
+    for bad in (str(tmp_path), str(tmp_path / "missing.json"), str(fifo), "/dev/stdin"):
         out.seek(0)
         out.truncate()
         front.handle(f"setoption name Eval value organism:{bad}")
