@@ -299,6 +299,12 @@ def _cmd_suite(args: argparse.Namespace) -> int:
     if args.resume and not args.csv:
         print("mimic suite: --resume needs --csv (the rows already solved are read from it)", file=sys.stderr)
         return 2
+    try:  # before any output or CSV: a suite that cannot be read is one line and nothing else
+        with open(args.epd, "rb"):
+            pass
+    except OSError as exc:
+        print(f"mimic suite: cannot read the suite: {_os_error(exc, args.epd)}", file=sys.stderr)
+        return 2
     errors: list[str] = []
     try:
         out = SuiteCsv(args.csv, resume=args.resume) if args.csv else None
