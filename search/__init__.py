@@ -1,11 +1,12 @@
-"""The shared alpha-beta engine, its UCI front end and (later) the match and test-suite runners.
+"""The shared alpha-beta engine, its UCI front end, players, the match and test-suite runners, and the chess
+conventions every package shares (:mod:`search.conventions`).
 
-Evaluators arrive as objects with ``evaluate(board) -> int`` (centipawns, side to move); this
-package never imports a concrete evaluator.
+Evaluators arrive as objects with ``evaluate(board) -> int`` (centipawns, side to move) and comparators as
+objects with ``better(a, b) -> bool``; this package never imports a concrete evaluator.
 """
 
-from .base import MATE, MATE_BOUND, Evaluator, Limit, SearchResult
+from .base import MATE, MATE_BOUND, Comparator, Evaluator, Limit, SearchResult
 from .engine import Engine
 from .tt import position_key
 
-__all__ = ["MATE", "MATE_BOUND", "Engine", "Evaluator", "Limit", "SearchResult", "position_key"]
+__all__ = ["MATE", "MATE_BOUND", "Comparator", "Engine", "Evaluator", "Limit", "SearchResult", "position_key"]
