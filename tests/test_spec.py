@@ -149,3 +149,22 @@ def test_registry_builds_evaluators_and_refuses_engines() -> None:
     clone = pickle.loads(pickle.dumps(PLAYERS))
     assert [k.name for k in clone] == [k.name for k in PLAYERS]
     assert isinstance(clone("material"), Material)
+
+
+class _MoreMaterialForWhite:
+    """A comparator by material, for the protocol test: ``a`` is better for White when White's balance is larger."""
+
+    def better(self, a: chess.Board, b: chess.Board) -> bool:
+        def white(board: chess.Board) -> int:
+            return sum(len(board.pieces(pt, chess.WHITE)) - len(board.pieces(pt, chess.BLACK)) for pt in range(1, 6))
+
+        return white(a) > white(b)
+
+
+def test_comparator_protocol_sits_beside_the_evaluator() -> None:
+    from search import Comparator
+
+    assert isinstance(_MoreMaterialForWhite(), Comparator) and not isinstance(Material(), Comparator)
+    assert not isinstance(_MoreMaterialForWhite(), Evaluator)
+    up = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")  # White has a rook more
+    assert _MoreMaterialForWhite().better(up, chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1"))
