@@ -90,27 +90,18 @@ class Organism:
     def _evaluate_rich(self, board: chess.Board) -> int:
         """The rich layout's evaluation: the paper part plus the piece-square tables, side to move's view."""
         assert self._pst is not None
-        white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
         pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+        white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
         phase, terms = raw_terms(*pieces, white, black)
-        mg = eg = 0.0
-        for piece_bb, (w_mg, w_eg, b_mg, b_eg) in zip(pieces, self._pst, strict=True):
-            bb = piece_bb & white
+        tab = self._pst[phase]
+        total = 0.0
+        for i, bb in enumerate([p & white for p in pieces] + [p & black for p in pieces]):
+            t = tab[i]
             while bb:
                 low = bb & -bb
-                s = low.bit_length() - 1
+                total += t[low.bit_length() - 1]
                 bb ^= low
-                mg += w_mg[s]
-                eg += w_eg[s]
-            bb = piece_bb & black
-            while bb:
-                low = bb & -bb
-                s = low.bit_length() - 1
-                bb ^= low
-                mg += b_mg[s]
-                eg += b_eg[s]
-        phi = phase / PHASE_MAX
-        v = self._linear.white_view(phase, terms) + mg * phi + eg * (1.0 - phi)
+        v = total / PHASE_MAX + self._linear.white_view(phase, terms)
         return math.floor((v if board.turn else -v) + self._linear.tempo + 0.5)
 
     # ------------------------------------------------------------------ construction
@@ -263,20 +254,24 @@ class Organism:
         return dict(zip(self.genome.names, self.weights.tolist(), strict=True))
 
 
-def _pst_tables(weights: np.ndarray) -> tuple[tuple[list[float], list[float], list[float], list[float]], ...]:
-    """Piece-square weights (``PST_FEATURE_NAMES`` order, centipawns) folded into per piece type (pawn to
-    king) 64-entry tables indexed by python-chess square, White's view: White's middle game and endgame,
-    then Black's (a black piece on ``s`` counts against White on its flipped square ``s ^ 56``)."""
-    w = [float(x) for x in weights]
-    tables = []
+def _pst_tables(weights: np.ndarray) -> list[list[list[float]]]:
+    """Piece-square weights (``PST_FEATURE_NAMES`` order, centipawns) folded into tapered tables:
+    ``[phase][piece][square]`` = 24 × (mg · phase + eg · (24 − phase)) / 24, i.e. ``PHASE_MAX`` times the
+    tapered value, White's view, indexed by python-chess square; pieces 0–5 are White's pawn to king,
+    6–11 Black's (a black piece on ``s`` counts against White on its flipped square ``s ^ 56``)."""
+    w = np.asarray(weights, dtype=np.float64)
+    mg = np.zeros((12, 64))
+    eg = np.zeros((12, 64))
+    flipped = np.arange(64) ^ 56
     for piece in range(6):
-        cols, shift = PST_MG_COLUMN[piece], PST_EG_SHIFT[piece]
-        w_mg = [w[c] if c >= 0 else 0.0 for c in cols]
-        w_eg = [w[c + shift] if c >= 0 else 0.0 for c in cols]
-        b_mg = [-w_mg[s ^ 56] for s in range(64)]
-        b_eg = [-w_eg[s ^ 56] for s in range(64)]
-        tables.append((w_mg, w_eg, b_mg, b_eg))
-    return tuple(tables)
+        cols = np.array(PST_MG_COLUMN[piece])
+        has = cols >= 0
+        mg[piece, has] = w[cols[has]]
+        eg[piece, has] = w[cols[has] + PST_EG_SHIFT[piece]]
+        mg[6 + piece] = -mg[piece, flipped]
+        eg[6 + piece] = -eg[piece, flipped]
+    phases = np.arange(PHASE_MAX + 1, dtype=np.float64)[:, None, None]
+    return (mg[None] * phases + eg[None] * (PHASE_MAX - phases)).tolist()  # type: ignore[no-any-return]
 
 
 def read_small_text(path: str | Path, max_bytes: int, what: str) -> str:
