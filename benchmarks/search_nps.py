@@ -1,6 +1,7 @@
 """In-process search speed: our engine at a fixed depth on a fixed position set, nodes/s per evaluator.
 
-    python benchmarks/search_nps.py [--depth 4] [--evals random:1,rich-random:1,expert] [--positions benchmarks/data/bk.epd]
+    python benchmarks/search_nps.py [--depth 4] [--evals random:1,rich-random:1,expert]
+                                    [--positions benchmarks/data/bk.epd]
 
 One ``search.Engine`` per evaluator plays every position in turn (``new_game`` before each, as a GUI
 sends ``ucinewgame``: the transposition table is cleared, the evaluation cache stays), with no UCI

@@ -271,7 +271,7 @@ def _pst_tables(weights: np.ndarray) -> list[list[list[float]]]:
         mg[6 + piece] = -mg[piece, flipped]
         eg[6 + piece] = -eg[piece, flipped]
     phases = np.arange(PHASE_MAX + 1, dtype=np.float64)[:, None, None]
-    return (mg[None] * phases + eg[None] * (PHASE_MAX - phases)).tolist()  # type: ignore[no-any-return]
+    return (mg[None] * phases + eg[None] * (PHASE_MAX - phases)).tolist()
 
 
 def read_small_text(path: str | Path, max_bytes: int, what: str) -> str:
