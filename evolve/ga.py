@@ -292,7 +292,6 @@ class Evolution:
         meta = {
             "format": CHECKPOINT_FORMAT, "generation": self.generation, "elapsed": self.elapsed,
             "settings": asdict(self.settings), "genome": self.genome.to_list(), "encoding": self.genome.encoding,
-            "layout": layout_of(self.genome.names),
             "rng_ops": _jsonable(self.rng_ops.bit_generator.state),
             "rng_sample": _jsonable(self.rng_sample.bit_generator.state),
             "logbook": [dict(r) for r in self.logbook],
