@@ -1,6 +1,7 @@
 """In-process search speed: our engine at a fixed depth on a fixed position set, nodes/s per evaluator.
 
-    python benchmarks/search_nps.py [--depth 4] [--evals random:1,expert] [--positions benchmarks/data/bk.epd]
+    python benchmarks/search_nps.py [--depth 4] [--evals random:1,rich-random:1,expert]
+                                    [--positions benchmarks/data/bk.epd]
 
 One ``search.Engine`` per evaluator plays every position in turn (``new_game`` before each, as a GUI
 sends ``ucinewgame``: the transposition table is cleared, the evaluation cache stays), with no UCI
@@ -44,7 +45,7 @@ def run(spec: str, boards: list[chess.Board], depth: int) -> tuple[int, float, f
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--depth", type=int, default=4, help="plies per position (default 4)")
-    ap.add_argument("--evals", default="random:1,expert", help="player specs, comma-separated")
+    ap.add_argument("--evals", default="random:1,rich-random:1,expert", help="player specs, comma-separated")
     ap.add_argument("--positions", type=Path, default=DATA / "bk.epd", help="EPD position set (default Bratko-Kopec)")
     args = ap.parse_args()
     boards = [r.board for r in read_epd(args.positions)]

@@ -125,7 +125,8 @@ def _cmd_evolve(args: argparse.Namespace) -> int:
     try:
         settings = RunSettings(labels=args.labels, out=args.out, ga=_ga_settings(args), objective=args.objective,
                                target=args.target, cap=args.cap, held_out=args.held_out, lam=args.lam,
-                               checkpoint_every=args.checkpoint_every, jobs=args.jobs, encoding=args.encoding)
+                               checkpoint_every=args.checkpoint_every, jobs=args.jobs, encoding=args.encoding,
+                               genome=args.genome)
     except ValueError as exc:
         print(f"mimic evolve: {exc}", file=sys.stderr)
         return 2
@@ -146,20 +147,21 @@ def _cmd_evolve(args: argparse.Namespace) -> int:
 
 def _cmd_fit(args: argparse.Namespace) -> int:
     from organisms import Organism
-    from organisms.genome import default_genome
+    from organisms.genome import layout_genome
 
     from .dataset import load_dataset
     from .fit import exact_fit
 
     try:
-        ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs)
+        ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs,
+                          layout=args.genome)
     except ValueError as exc:
         print(f"mimic fit: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"mimic fit: {_os_error(exc, args.labels)}", file=sys.stderr)
         return 2
-    genome = default_genome()
+    genome = layout_genome(args.genome)
     if args.out and Path(args.out).is_dir():
         print(f"mimic fit: {args.out}: is a directory (--out names the organism file to write)", file=sys.stderr)
         return 2
@@ -538,6 +540,9 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cap", type=int, default=1500, help="leave out labels with |score| above this (cp)")
     p.add_argument("--held-out", type=float, default=0.2, help="share never sampled for fitness (default 0.2)")
     p.add_argument("--jobs", type=_jobs, default=1, help="feature extraction workers (default 1; -1: every core)")
+    p.add_argument("--genome", choices=("paper", "rich"), default="paper",
+                   help="the genome layout: paper (49 genes, default) or rich (417: those plus signed "
+                        "middle-game and endgame piece-square genes, files mirrored)")
 
 
 def _add_ga_arguments(p: argparse.ArgumentParser) -> None:

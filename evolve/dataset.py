@@ -70,8 +70,9 @@ def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
-                 seed: int = 0, n_jobs: int = 1, cache_dir: str | Path | None = None) -> Dataset:
-    """Read ``path``, resolve targets, extract features, and split; see the module docstring."""
+                 seed: int = 0, n_jobs: int = 1, cache_dir: str | Path | None = None, layout: str = "paper") -> Dataset:
+    """Read ``path``, resolve targets, extract the features of ``layout`` (``paper`` or ``rich``, see
+    ``organisms.features.feature_names``), and split; see the module docstring."""
     errors: list[str] = []
     rows, ys, results, plies = [], [], [], []
     total = over = mates = 0
@@ -90,7 +91,7 @@ def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP,
     if not rows:
         raise ValueError(f"{path}: no usable labels (of {total}, {over} beyond the cap of {cap} cp)")
     matrix = feature_matrix(np.array(rows, dtype=np.uint64), n_jobs=n_jobs, cache_dir=cache_dir,
-                            parallel_options=pool_options())
+                            parallel_options=pool_options(), layout=layout)
     train, held = split(len(rows), held_out, seed)
     return Dataset(matrix.astype(np.float64), np.array(ys, dtype=np.float64), np.array(results),
                    np.array(plies, dtype=np.float64), train, held, str(path), target, total, over, mates,

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 from deap import base, creator, tools
 
+from organisms.features import layout_of
 from organisms.genome import Genome
 
 from .objectives import Objective
@@ -328,6 +329,10 @@ class Evolution:
             diff = {k: (saved.get(k), v) for k, v in mine.items() if saved.get(k) != v}
             raise ValueError(f"{state.source}: settings differ from the checkpoint's (checkpoint, now): {diff}")
         if state.genome != self.genome:
+            theirs, ours = layout_of(state.genome.names), layout_of(self.genome.names)
+            if theirs is not None and theirs != ours:
+                raise ValueError(f"{state.source}: the checkpoint evolves the {theirs} genome layout, not "
+                                 f"{ours} (resume with --genome {theirs})")
             raise ValueError(f"{state.source}: the checkpoint has another genome layout")
         rng_ops = np.random.default_rng()
         rng_sample = np.random.default_rng()

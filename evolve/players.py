@@ -8,6 +8,7 @@ travels to worker processes.
 from __future__ import annotations
 
 from organisms import Expert, Material, Organism
+from organisms.genome import rich_genome
 from search import Evaluator
 from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError
 
@@ -22,6 +23,10 @@ def _expert(spec: PlayerSpec) -> Evaluator:
 
 def _random(spec: PlayerSpec) -> Evaluator:
     return Organism.random(spec.seed)
+
+
+def _rich_random(spec: PlayerSpec) -> Evaluator:
+    return Organism.random(spec.seed, genome=rich_genome())
 
 
 def _organism(spec: PlayerSpec) -> Evaluator:
@@ -40,6 +45,8 @@ PLAYERS = PlayerRegistry([
     PlayerKind("expert", "none", "the built-in expert evaluation (PeSTO tables plus the organism's terms)", _expert),
     PlayerKind("material", "none", "material only: pawn 100, knight 320, bishop 330, rook 500, queen 900", _material),
     PlayerKind("random", "seed", "a random organism (a random chromosome; seed 0 by default)", _random),
+    PlayerKind("rich-random", "seed", "a random organism of the rich genome (417 genes with piece-square ones; "
+               "seed 0 by default)", _rich_random),
     *EXTERNAL_KINDS,
 ])
 """Every player kind mimic knows, in the order help texts list them."""

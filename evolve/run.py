@@ -12,7 +12,8 @@ from typing import Any
 
 from mentor.labels import comment_lines, provenance_lines
 from organisms import Organism
-from organisms.genome import DEFAULT_ENCODING, default_genome
+from organisms.features import LAYOUTS
+from organisms.genome import DEFAULT_ENCODING, layout_genome
 from search.provenance import describe, provenance
 
 from .baselines import DescentResult, coordinate_descent
@@ -26,7 +27,8 @@ from .report import plot_curve, values_table, write_logbook
 @dataclass(frozen=True, kw_only=True)
 class RunSettings:
     """One ``mimic evolve`` run (built by keyword): the label file, the results folder, the GA's
-    settings, the objective and the data options (``cap`` in centipawns, ``lam`` in plies)."""
+    settings, the objective and the data options (``cap`` in centipawns, ``lam`` in plies). ``genome``
+    is the layout evolved: ``paper`` (49 genes) or ``rich`` (417, with piece-square genes)."""
 
     labels: str
     out: str
@@ -39,6 +41,11 @@ class RunSettings:
     checkpoint_every: int = 10
     jobs: int = 1
     encoding: str = DEFAULT_ENCODING
+    genome: str = "paper"
+
+    def __post_init__(self) -> None:
+        if self.genome not in LAYOUTS:
+            raise ValueError(f"unknown genome layout {self.genome!r} (one of {', '.join(LAYOUTS)})")
 
 
 @dataclass
@@ -78,12 +85,12 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     ds = dataset or load_dataset(settings.labels, settings.target, settings.cap, settings.held_out,
-                                 settings.ga.seed, n_jobs=settings.jobs)
+                                 settings.ga.seed, n_jobs=settings.jobs, layout=settings.genome)
     seconds["labels and features"] = time.perf_counter() - t0
     if report is not None:
         for line in ds.malformed_report():
             report(line)
-    genome = default_genome(settings.encoding)
+    genome = layout_genome(settings.genome, settings.encoding)
     objective = build_objective(ds, settings.objective, settings.lam)
 
     t0 = time.perf_counter()
@@ -157,7 +164,7 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
              "## Settings", "", "| setting | value |", "|---|---|"]
     for k, v in asdict(settings.ga).items():
         lines.append(f"| {k} | {v} |")
-    for k in ("encoding", "objective", "target", "cap", "held_out"):
+    for k in ("genome", "encoding", "objective", "target", "cap", "held_out"):
         lines.append(f"| {k} | {getattr(settings, k)} |")
     if settings.objective == "result":
         assert isinstance(o.objective, ResultError)

@@ -126,6 +126,70 @@ FEATURE_NAMES: tuple[str, ...] = (
 N_FEATURES = len(FEATURE_NAMES)
 TEMPO = N_FEATURES - 1
 
+# ---------------------------------------------------------------------------------------------------
+# The rich layout: the paper's features followed by piece-square features.
+#
+# Symmetry: files are mirrored (a<->h, b<->g, c<->f, d<->e) and each side's squares are read from its
+# own point of view (Black's vertically flipped), so a piece type has 32 squares (a1-d8), pawns 24
+# (ranks 2-7). The feature of (piece, square, phase) is the number of White's pieces of that type on
+# the square or its file mirror, minus Black's on the vertically flipped ones, turned to the side to
+# move's view, times phi (``_mg``) or 1 - phi (``_eg``). Its weight is a signed offset in centipawns
+# added to the material gene. Feature names read ``pst_knight_c3_mg``.
+LAYOUTS = ("paper", "rich")
+"""The feature layouts: ``paper`` (the 49 features above) and ``rich`` (those plus piece-square ones)."""
+PST_PIECES = ("pawn", "knight", "bishop", "rook", "queen", "king")
+PST_RANKS: tuple[range, ...] = (range(1, 7), *(range(8),) * 5)
+"""Ranks (0 = rank 1, own point of view) each piece type has piece-square features for."""
+PST_FEATURE_NAMES: tuple[str, ...] = tuple(
+    f"pst_{piece}_{chess.square_name(r * 8 + f)}_{phase}"
+    for piece, ranks in zip(PST_PIECES, PST_RANKS, strict=True) for phase in ("mg", "eg")
+    for r in ranks for f in range(4))
+N_PST = len(PST_FEATURE_NAMES)  # (24 + 5 * 32) * 2 = 368
+RICH_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + PST_FEATURE_NAMES
+N_RICH = len(RICH_FEATURE_NAMES)  # 49 + 368 = 417
+
+
+def _pst_column(piece: int, square: int) -> int:
+    """Column within the PST block of the ``_mg`` feature of a piece (0 = pawn .. 5 = king) of the side
+    whose own-view square is ``square``; the ``_eg`` column follows its piece's mg block. -1 when none
+    (a pawn on rank 1 or 8)."""
+    rank, file = square >> 3, min(square & 7, 7 - (square & 7))
+    ranks = PST_RANKS[piece]
+    if rank not in ranks:
+        return -1
+    start = sum(2 * 4 * len(r) for r in PST_RANKS[:piece])
+    return start + (rank - ranks.start) * 4 + file
+
+
+PST_MG_COLUMN: tuple[tuple[int, ...], ...] = tuple(tuple(_pst_column(p, s) for s in range(64)) for p in range(6))
+"""``PST_MG_COLUMN[piece][own-view square]``: the mg column in the PST block (eg: plus ``4 * ranks``)."""
+PST_EG_SHIFT: tuple[int, ...] = tuple(4 * len(r) for r in PST_RANKS)
+
+
+def feature_names(layout: str = "paper") -> tuple[str, ...]:
+    """The feature (and gene) names of a layout, in column order."""
+    if layout == "paper":
+        return FEATURE_NAMES
+    if layout == "rich":
+        return RICH_FEATURE_NAMES
+    raise ValueError(f"unknown genome layout {layout!r} (one of {', '.join(LAYOUTS)})")
+
+
+def layout_of(names: Sequence[str]) -> str | None:
+    """The layout whose feature names are exactly ``names`` (in order), or ``None``."""
+    names = tuple(names)
+    for layout in LAYOUTS:
+        if names == feature_names(layout):
+            return layout
+    return None
+
+
+def feature_set_id(layout: str = "paper") -> str:
+    """The name and version of a layout's feature set, as the feature cache keys it:
+    ``features-v1-49`` (paper) and ``features-v1-rich-417`` (rich)."""
+    n = len(feature_names(layout))
+    return f"features-v{FEATURE_VERSION}-{n}" if layout == "paper" else f"features-v{FEATURE_VERSION}-{layout}-{n}"
+
 
 def _flip(bb: int) -> int:
     """Mirror a bitboard vertically (rank 1 <-> rank 8)."""
@@ -303,20 +367,58 @@ def _features_from_terms(phase: np.ndarray, terms: np.ndarray, white_to_move: np
     return out.astype(np.float32)
 
 
-def features(board: chess.Board) -> np.ndarray:
-    """The feature vector of ``board`` (float32, ``FEATURE_NAMES`` order, side to move's view)."""
+def features(board: chess.Board, layout: str = "paper") -> np.ndarray:
+    """The feature vector of ``board`` (float32, :func:`feature_names` order, side to move's view)."""
+    if layout != "paper":
+        return _rows_to_features(np.array([bitboard_row(board)], dtype=np.uint64), layout)[0]
     phase, terms = board_terms(board)
     return _features_from_terms(np.array([phase]), np.array([terms], dtype=np.float64),
                                 np.array([board.turn]))[0]
 
 
-def _rows_to_features(rows: np.ndarray) -> np.ndarray:
+def _squares(bitboards: np.ndarray, flip: bool) -> np.ndarray:
+    """(N,) uint64 bitboards -> (N, 8 ranks, 8 files) uint8 0/1, vertically flipped when ``flip``."""
+    as_bytes = np.ascontiguousarray(bitboards, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    if flip:
+        as_bytes = as_bytes[:, ::-1]
+    return np.unpackbits(as_bytes, axis=1, bitorder="little").reshape(-1, 8, 8)
+
+
+def pst_features(rows: np.ndarray) -> np.ndarray:
+    """The piece-square features (``PST_FEATURE_NAMES`` order, float32, side to move's view) of
+    :func:`bitboard_row` rows, vectorised: each piece bitboard is unpacked to 0/1 squares, Black's
+    flipped vertically, White's minus Black's folded onto files a-d, then tapered by the phase."""
+    rows = np.asarray(rows, dtype=np.uint64).reshape(-1, 9)
+    white, black = rows[:, 6], rows[:, 7]
+    pieces = rows[:, :5]
+    phase = sum((np.bitwise_count(pieces[:, k]).astype(np.int64) * w for k, w in ((1, 1), (2, 1), (3, 2), (4, 4))),
+                np.zeros(len(rows), dtype=np.int64))
+    phi = np.minimum(phase, PHASE_MAX).astype(np.float32) / PHASE_MAX
+    sign = np.where(rows[:, 8].astype(bool), np.float32(1.0), np.float32(-1.0))
+    mg_scale, eg_scale = (sign * phi)[:, None], (sign * (1 - phi))[:, None]
+    out = np.empty((len(rows), N_PST), dtype=np.float32)
+    col = 0
+    for k, ranks in enumerate(PST_RANKS):
+        diff = _squares(rows[:, k] & white, False).astype(np.int8) - _squares(rows[:, k] & black, True)
+        folded = (diff[:, :, :4] + diff[:, :, 7:3:-1])[:, ranks.start:ranks.stop].reshape(len(rows), -1)
+        n = folded.shape[1]
+        out[:, col:col + n] = folded * mg_scale
+        out[:, col + n:col + 2 * n] = folded * eg_scale
+        col += 2 * n
+    return out
+
+
+def _rows_to_features(rows: np.ndarray, layout: str = "paper") -> np.ndarray:
     """Features of many positions given as :func:`bitboard_row` rows (an (N, 9) uint64 array)."""
     phases = np.empty(len(rows), dtype=np.int64)
     terms = np.empty((len(rows), N_TERMS), dtype=np.float64)
     for i, r in enumerate(rows.tolist()):
         phases[i], terms[i] = raw_terms(*r[:8])
-    return _features_from_terms(phases, terms, rows[:, 8].astype(bool))
+    paper = _features_from_terms(phases, terms, rows[:, 8].astype(bool))
+    if layout == "paper":
+        return paper
+    feature_names(layout)  # refuses an unknown layout
+    return np.concatenate([paper, pst_features(rows)], axis=1)
 
 
 def default_cache_dir() -> Path:
@@ -327,13 +429,14 @@ def default_cache_dir() -> Path:
 
 def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
                    cache_dir: str | Path | None = None, use_cache: bool = True,
-                   parallel_options: Mapping[str, Any] | None = None) -> np.ndarray:
-    """Features of many positions, an (N, P) float32 array in ``FEATURE_NAMES`` order.
+                   parallel_options: Mapping[str, Any] | None = None, layout: str = "paper") -> np.ndarray:
+    """Features of many positions, an (N, P) float32 array in :func:`feature_names` order of ``layout``
+    (``paper``: P = 49; ``rich``: P = 417, the piece-square columns computed vectorised from the rows).
 
     ``boards`` is a sequence of boards or an (N, 9) uint64 array of :func:`bitboard_row` rows.
     Extraction runs in ``n_jobs`` joblib workers (``-1``: all cores) and is cached on disk as ``.npz``
     under ``cache_dir`` (default :func:`default_cache_dir`), keyed by a BLAKE2 hash of the positions
-    and ``FEATURE_VERSION``, with that key and a checksum of the values stored inside: a cache hit
+    and :func:`feature_set_id` of the layout, with that key and a checksum of the values stored inside: a cache hit
     whose key and checksum agree returns without extracting anything; any other file is recomputed.
     ``parallel_options`` go to ``joblib.Parallel`` (``search.workers.pool_options()`` makes the workers
     exit with their parent).
@@ -341,26 +444,27 @@ def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
     rows = boards if isinstance(boards, np.ndarray) else np.array(
         [bitboard_row(b) for b in boards], dtype=np.uint64).reshape(-1, 9)
     rows = np.ascontiguousarray(rows, dtype=np.uint64)
+    n_cols = len(feature_names(layout))
     path = key = None
     if use_cache:
         digest = hashlib.blake2b(rows.tobytes(), digest_size=20)
-        digest.update(f"features-v{FEATURE_VERSION}-{N_FEATURES}".encode())
+        digest.update(feature_set_id(layout).encode())
         key = digest.hexdigest()
         path = Path(cache_dir or default_cache_dir()) / f"{key}.npz"
-        cached = read_cached_features(path, key, len(rows))
+        cached = read_cached_features(path, key, len(rows), n_cols)
         if cached is not None:
             return cached
     if len(rows) == 0:
-        result = np.zeros((0, N_FEATURES), dtype=np.float32)
+        result = np.zeros((0, n_cols), dtype=np.float32)
     elif n_jobs == 1 or len(rows) < 2000:
-        result = _rows_to_features(rows)
+        result = _rows_to_features(rows, layout)
     else:
         from joblib import Parallel, cpu_count, delayed
 
         workers = cpu_count() if n_jobs < 0 else n_jobs
         chunks = np.array_split(rows, max(workers * 4, 1))
         parts = Parallel(n_jobs=workers, **(parallel_options or {}))(
-            delayed(_rows_to_features)(c) for c in chunks if len(c))
+            delayed(_rows_to_features)(c, layout) for c in chunks if len(c))
         result = np.concatenate(parts)
     if path is not None and key is not None:
         write_cached_features(path, key, result)
@@ -375,8 +479,8 @@ def _checksum(features: np.ndarray) -> str:
     return digest.hexdigest()
 
 
-def read_cached_features(path: Path, key: str, n: int) -> np.ndarray | None:
-    """The cached (n, P) float32 features in ``path``, or ``None`` when the file is missing, truncated,
+def read_cached_features(path: Path, key: str, n: int, n_cols: int = N_FEATURES) -> np.ndarray | None:
+    """The cached (n, n_cols) float32 features in ``path``, or ``None`` when the file is missing, truncated,
     unreadable, made for other positions (``key``), of another shape, or its values do not match the
     checksum stored with them: the caller then recomputes (and rewrites) them."""
     try:
@@ -386,7 +490,7 @@ def read_cached_features(path: Path, key: str, n: int) -> np.ndarray | None:
             features, stored_key, checksum = data["features"], str(data["key"]), str(data["checksum"])
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
         return None
-    if (stored_key != key or features.dtype != np.float32 or features.shape != (n, N_FEATURES)
+    if (stored_key != key or features.dtype != np.float32 or features.shape != (n, n_cols)
             or checksum != _checksum(features)):
         return None
     return features

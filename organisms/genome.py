@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .features import FEATURE_NAMES
+from .features import FEATURE_NAMES, LAYOUTS, PST_FEATURE_NAMES
 
 
 @dataclass(frozen=True)
@@ -181,3 +181,36 @@ def default_genome(encoding: str = DEFAULT_ENCODING) -> Genome:
     as Gray codes unless ``encoding="binary"`` (the paper's reading)."""
     return Genome((Gene(n, MATERIAL_BITS if n in MATERIAL_GENES else OTHER_BITS, *map(float, gene_range(n)))
                    for n in FEATURE_NAMES), encoding)
+
+
+PST_BITS = 6
+"""Width of a piece-square gene (64 values; a step of about 2 cp)."""
+PST_RANGE = (-60.0, 60.0)
+"""Range of a piece-square gene of a piece (knight to king), centipawns: a signed offset added to the
+piece's material gene. PeSTO's tables, files folded and each table's mean taken out (that part is the
+material gene's), lie within it from their 10th to their 90th percentile in both phases (the widest
+are the knight's middle game, -50..+65, and the rook's, -33..+32); only the knight's corners (-136)
+reach beyond."""
+PST_PAWN_RANGE = (-50.0, 100.0)
+"""Range of a pawn's piece-square gene, centipawns: PeSTO's folded pawn tables run from -50 to +140
+(the endgame's seventh rank; the passed-pawn genes carry most of that), so the range leans upward."""
+
+
+def rich_genome(encoding: str = DEFAULT_ENCODING) -> Genome:
+    """The rich layout: the paper's 49 genes, then one signed :data:`PST_BITS`-bit gene per
+    piece-square feature (368; ``organisms.features.PST_FEATURE_NAMES``), 417 genes in all.
+
+    A random chromosome stays a playable evaluation: material is still a non-negative magnitude and a
+    piece-square offset moves a piece's value by at most 60 cp (pawns -50..+100)."""
+    pst = (Gene(n, PST_BITS, *(PST_PAWN_RANGE if n.startswith("pst_pawn_") else PST_RANGE))
+           for n in PST_FEATURE_NAMES)
+    return Genome((*default_genome(encoding).genes, *pst), encoding)
+
+
+def layout_genome(layout: str = "paper", encoding: str = DEFAULT_ENCODING) -> Genome:
+    """The genome of a layout (``paper``: :func:`default_genome`; ``rich``: :func:`rich_genome`)."""
+    if layout == "paper":
+        return default_genome(encoding)
+    if layout == "rich":
+        return rich_genome(encoding)
+    raise ValueError(f"unknown genome layout {layout!r} (one of {', '.join(LAYOUTS)})")

@@ -3,6 +3,12 @@
 ``Organism.evaluate(board)`` is ``round(weights · features(board))`` in centipawns from the side to
 move's view, computed straight from the raw bitboard terms (no feature vector is built). It keeps no
 cache of its own: the engine caches every evaluation by position key (``search.Engine``).
+
+An organism has one of two layouts (``organisms.features.LAYOUTS``), told by its genome's gene names:
+``paper`` (49 genes) or ``rich`` (those plus 368 signed piece-square genes). A rich organism folds its
+piece-square weights, once, into 64-entry middle-game and endgame tables per piece type and colour
+(White's view), and its evaluation adds the tables' entries over the set bits of each piece bitboard,
+tapered by the phase, to the paper part. Organism files name their layout; a file without one is paper.
 """
 
 from __future__ import annotations
@@ -18,7 +24,17 @@ from typing import Any
 import chess
 import numpy as np
 
-from .features import FEATURE_NAMES, FEATURE_VERSION, raw_terms
+from .features import (
+    FEATURE_VERSION,
+    LAYOUTS,
+    N_FEATURES,
+    PHASE_MAX,
+    PST_EG_SHIFT,
+    PST_MG_COLUMN,
+    feature_names,
+    layout_of,
+    raw_terms,
+)
 from .genome import Genome, default_genome
 from .linear import TermWeights
 
@@ -39,8 +55,11 @@ class Organism:
     def __init__(self, genome: Genome | None = None, bits: np.ndarray | None = None,
                  meta: dict[str, Any] | None = None) -> None:
         self.genome = genome or default_genome()
-        if tuple(self.genome.names) != FEATURE_NAMES:
-            raise ValueError("the genome's genes must be the features, in FEATURE_NAMES order")
+        layout = layout_of(self.genome.names)
+        if layout is None:
+            raise ValueError("the genome's genes must be the features of a layout "
+                             f"({', '.join(LAYOUTS)}), in feature_names() order")
+        self.layout: str = layout
         if bits is None:
             bits = np.zeros(self.genome.total_bits, dtype=np.uint8)
         bits = np.asarray(bits, dtype=np.uint8).reshape(-1)
@@ -49,13 +68,17 @@ class Organism:
         self.bits = bits
         self.meta: dict[str, Any] = dict(meta or {})
         self.weights: np.ndarray = self.genome.decode(bits[None, :])[0]
-        """Centipawns per unit of each feature, ``FEATURE_NAMES`` order (all non-negative magnitudes)."""
-        self._linear = TermWeights(self.weights.tolist())
+        """Centipawns per unit of each feature, ``feature_names(layout)`` order (the paper's genes are
+        non-negative magnitudes, piece-square genes signed offsets)."""
+        self._linear = TermWeights(self.weights[:N_FEATURES].tolist())
+        self._pst = _pst_tables(self.weights[N_FEATURES:]) if layout == "rich" else None
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, board: chess.Board) -> int:
         """Centipawns from the side to move's view: ``round(weights · features(board))``."""
         occupied = board.occupied_co
+        if self._pst is not None:
+            return self._evaluate_rich(board)
         return self.evaluate_terms(*raw_terms(board.pawns, board.knights, board.bishops, board.rooks,
                                               board.queens, board.kings, occupied[chess.WHITE],
                                               occupied[chess.BLACK]), board.turn)
@@ -63,6 +86,23 @@ class Organism:
     def evaluate_terms(self, phase: int, terms: list[int], white_to_move: bool) -> int:
         """The evaluation from raw terms (see :func:`organisms.features.raw_terms`), side to move's view."""
         return math.floor(self._linear.side_to_move(phase, terms, white_to_move) + 0.5)
+
+    def _evaluate_rich(self, board: chess.Board) -> int:
+        """The rich layout's evaluation: the paper part plus the piece-square tables, side to move's view."""
+        assert self._pst is not None
+        pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+        white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+        phase, terms = raw_terms(*pieces, white, black)
+        tab = self._pst[phase]
+        total = 0.0
+        for i, bb in enumerate([p & white for p in pieces] + [p & black for p in pieces]):
+            t = tab[i]
+            while bb:
+                low = bb & -bb
+                total += t[low.bit_length() - 1]
+                bb ^= low
+        v = total / PHASE_MAX + self._linear.white_view(phase, terms)
+        return math.floor((v if board.turn else -v) + self._linear.tempo + 0.5)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -107,7 +147,7 @@ class Organism:
             })
         return {"format": FORMAT, "version": FORMAT_VERSION, "feature_version": FEATURE_VERSION,
                 "units": "centipawns per unit of feature; features are side-to-move, oriented non-negative",
-                "encoding": self.genome.encoding, "meta": self.meta, "genes": genes}
+                "layout": self.layout, "encoding": self.genome.encoding, "meta": self.meta, "genes": genes}
 
     def to_json(self) -> str:
         """Readable JSON: per gene (one a line) its layout, its bits (``chromosome``) and its ``value``."""
@@ -120,7 +160,8 @@ class Organism:
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "<organism>") -> Organism:
         """Inverse of :meth:`to_dict`. A ``value`` edited by hand (so that it no longer matches its
-        ``chromosome``), or a gene with no ``chromosome``, is re-encoded to the nearest bit pattern."""
+        ``chromosome``), or a gene with no ``chromosome``, is re-encoded to the nearest bit pattern.
+        A file without ``layout`` is ``paper`` (it predates the rich layout)."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{source}: not a {FORMAT} file")
         if data.get("feature_version") != FEATURE_VERSION:
@@ -135,6 +176,9 @@ class Organism:
             missing = [k for k in ("name", "bits", "low", "high") if k not in item]
             if missing:
                 raise ValueError(f"{source}: gene {i} lacks {', '.join(missing)}")
+        layout = data.get("layout", "paper")
+        if layout not in LAYOUTS:
+            raise ValueError(f"{source}: unknown 'layout' {str(layout)[:40]!r} (one of {', '.join(LAYOUTS)})")
         encoding = data.get("encoding", "binary")
         if not isinstance(encoding, str):
             raise ValueError(f"{source}: 'encoding' must be a string")
@@ -142,9 +186,10 @@ class Organism:
             genome = Genome.from_list(items, encoding)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{source}: {exc}") from exc
-        if genome.names != FEATURE_NAMES:
-            raise ValueError(f"{source}: the genes must be the features of version {FEATURE_VERSION}, in order "
-                             f"({len(FEATURE_NAMES)} genes from {FEATURE_NAMES[0]!r} to {FEATURE_NAMES[-1]!r})")
+        names = feature_names(layout)
+        if genome.names != names:
+            raise ValueError(f"{source}: the genes must be the {layout} layout's features of version "
+                             f"{FEATURE_VERSION}, in order ({len(names)} genes from {names[0]!r} to {names[-1]!r})")
         bits = np.zeros(genome.total_bits, dtype=np.uint8)
         for j, (g, item) in enumerate(zip(genome.genes, items, strict=True)):
             start = int(genome.offsets[j])
@@ -207,6 +252,26 @@ class Organism:
     def values(self) -> dict[str, float]:
         """Decoded gene values by name."""
         return dict(zip(self.genome.names, self.weights.tolist(), strict=True))
+
+
+def _pst_tables(weights: np.ndarray) -> list[list[list[float]]]:
+    """Piece-square weights (``PST_FEATURE_NAMES`` order, centipawns) folded into tapered tables:
+    ``[phase][piece][square]`` = 24 × (mg · phase + eg · (24 − phase)) / 24, i.e. ``PHASE_MAX`` times the
+    tapered value, White's view, indexed by python-chess square; pieces 0–5 are White's pawn to king,
+    6–11 Black's (a black piece on ``s`` counts against White on its flipped square ``s ^ 56``)."""
+    w = np.asarray(weights, dtype=np.float64)
+    mg = np.zeros((12, 64))
+    eg = np.zeros((12, 64))
+    flipped = np.arange(64) ^ 56
+    for piece in range(6):
+        cols = np.array(PST_MG_COLUMN[piece])
+        has = cols >= 0
+        mg[piece, has] = w[cols[has]]
+        eg[piece, has] = w[cols[has] + PST_EG_SHIFT[piece]]
+        mg[6 + piece] = -mg[piece, flipped]
+        eg[6 + piece] = -eg[piece, flipped]
+    phases = np.arange(PHASE_MAX + 1, dtype=np.float64)[:, None, None]
+    return (mg[None] * phases + eg[None] * (PHASE_MAX - phases)).tolist()
 
 
 def read_small_text(path: str | Path, max_bytes: int, what: str) -> str:
