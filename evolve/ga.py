@@ -382,6 +382,13 @@ class Evolution:
         leaves this run untouched. A checkpoint of the first format (``path.npz`` + ``path.json``) loads too.
         """
         state = read_checkpoint(path)
+        # The layout first: another genome's checkpoint also has that genome's default settings.
+        if state.genome != self.genome:
+            theirs, ours = layout_of(state.genome.names), layout_of(self.genome.names)
+            if theirs is not None and theirs != ours:
+                raise ValueError(f"{state.source}: the checkpoint evolves the {theirs} genome layout, not "
+                                 f"{ours} (resume with --genome {theirs})")
+            raise ValueError(f"{state.source}: the checkpoint has another genome layout")
         saved = dict(state.settings)
         mine = asdict(self.settings)
         if allow_more_generations:
@@ -390,12 +397,6 @@ class Evolution:
         if saved != mine:
             diff = {k: (saved.get(k), v) for k, v in mine.items() if saved.get(k) != v}
             raise ValueError(f"{state.source}: settings differ from the checkpoint's (checkpoint, now): {diff}")
-        if state.genome != self.genome:
-            theirs, ours = layout_of(state.genome.names), layout_of(self.genome.names)
-            if theirs is not None and theirs != ours:
-                raise ValueError(f"{state.source}: the checkpoint evolves the {theirs} genome layout, not "
-                                 f"{ours} (resume with --genome {theirs})")
-            raise ValueError(f"{state.source}: the checkpoint has another genome layout")
         rng_ops = np.random.default_rng()
         rng_sample = np.random.default_rng()
         for rng, key in ((rng_ops, "rng_ops"), (rng_sample, "rng_sample")):
