@@ -105,12 +105,15 @@ def _cmd_label(args: argparse.Namespace) -> int:
 
 
 def _ga_settings(args: argparse.Namespace) -> GASettings:
-    from .ga import GASettings
+    """The GA's settings: those given on the command line, the rest the genome's defaults (the paper's
+    for ``--genome paper``, :data:`evolve.ga.RICH_DEFAULTS` over them for ``--genome rich``)."""
+    from dataclasses import fields, replace
 
-    return GASettings(population=args.population, generations=args.generations, crossover=args.crossover,
-                      mutation=args.mutation, sample=args.sample, selection=args.selection,
-                      tournament=args.tournament, crossover_kind=args.crossover_kind, elite=args.elite,
-                      hall_of_fame=args.hall_of_fame, seed=args.seed)
+    from .ga import GASettings, rich_defaults
+
+    base = rich_defaults(GASettings()) if args.genome == "rich" else GASettings()
+    given = {f.name: getattr(args, f.name) for f in fields(GASettings) if getattr(args, f.name, None) is not None}
+    return replace(base, **given)
 
 
 def _command_line() -> str:
@@ -126,7 +129,7 @@ def _cmd_evolve(args: argparse.Namespace) -> int:
         settings = RunSettings(labels=args.labels, out=args.out, ga=_ga_settings(args), objective=args.objective,
                                target=args.target, cap=args.cap, held_out=args.held_out, lam=args.lam,
                                checkpoint_every=args.checkpoint_every, jobs=args.jobs, encoding=args.encoding,
-                               genome=args.genome)
+                               genome=args.genome, polish=args.polish)
     except ValueError as exc:
         print(f"mimic evolve: {exc}", file=sys.stderr)
         return 2
@@ -381,6 +384,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from exc
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
 def _jobs(text: str) -> int:
     """Worker processes: a positive count, or -1 for every core."""
     try:
@@ -546,21 +559,38 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("genetic algorithm (paper defaults)")
-    g.add_argument("--population", type=int, default=100)
-    g.add_argument("--generations", type=int, default=300)
-    g.add_argument("--crossover", type=float, default=0.75, help="crossover probability per pair")
-    g.add_argument("--mutation", type=float, default=0.005, help="flip probability per bit")
-    g.add_argument("--sample", type=int, default=1000, help="training positions drawn afresh each generation")
-    g.add_argument("--selection", choices=("tournament", "roulette"), default="tournament")
-    g.add_argument("--tournament", type=int, default=3, help="tournament size")
-    g.add_argument("--crossover-kind", choices=("one-point", "two-point", "uniform"), default="two-point")
-    g.add_argument("--elite", type=int, default=2, help="best organisms copied unchanged to the next generation")
-    g.add_argument("--hall-of-fame", type=int, default=10)
+    g = p.add_argument_group("genetic algorithm",
+                             "Defaults: the paper's; with --genome rich, the rich genome's where they differ "
+                             "(shown as 'rich: ...'; see README). A flag given always wins.")
+    g.add_argument("--population", type=int, default=None, help="organisms per generation (default 100)")
+    g.add_argument("--generations", type=int, default=None, help="generations (default 300; rich: 1000)")
+    g.add_argument("--crossover", type=float, default=None, help="crossover probability per pair (default 0.75)")
+    g.add_argument("--crossover-kind", choices=("one-point", "two-point", "uniform"), default=None,
+                   help="default two-point; rich: uniform")
+    g.add_argument("--mutation-kind", choices=("bit", "gaussian", "uniform"), default=None,
+                   help="bit: flip each bit with probability --mutation (default); gaussian: move each gene with "
+                        "probability --mutation by a Gaussian step of --mutation-sigma x its range (rich); "
+                        "uniform: give each gene with probability --mutation a random other value")
+    g.add_argument("--mutation", type=float, default=None,
+                   help="mutation probability, per bit (default 0.005) or per gene (rich: 0.01)")
+    g.add_argument("--mutation-sigma", type=float, default=None,
+                   help="gaussian gene mutation: step's standard deviation as a share of the gene's range "
+                        "(default 0.1)")
+    g.add_argument("--sample", type=int, default=None,
+                   help="training positions drawn afresh each generation (default 1000)")
+    g.add_argument("--selection", choices=("tournament", "roulette"), default=None, help="default tournament")
+    g.add_argument("--tournament", type=int, default=None, help="tournament size (default 3)")
+    g.add_argument("--elite", type=int, default=None,
+                   help="best organisms copied unchanged to the next generation (default 2)")
+    g.add_argument("--hall-of-fame", type=int, default=None, help="default 10")
+    g.add_argument("--polish", type=_non_negative_int, default=0,
+                   help="memetic option, off by default: after the GA, up to P passes of GreKo's coordinate "
+                        "descent from the GA's winner on the training rows; reported beside the pure GA's "
+                        "winner (organism.json stays the pure GA's; the polished one is organism-polished.json)")
     g.add_argument("--encoding", choices=("gray", "binary"), default="gray",
                    help="how a gene's bits are read: reflected Gray code (default; the GA ends nearer the exact "
                         "fit) or plain binary (the paper's reading)")
-    g.add_argument("--seed", type=int, default=0, help="seed of the run and of the held-out split")
+    g.add_argument("--seed", type=int, default=None, help="seed of the run and of the held-out split (default 0)")
     _add_data_arguments(p)
 
 

@@ -13,17 +13,21 @@ second:
   swaps slices with ``a[i:j], b[i:j] = b[i:j], a[i:j]``, which on numpy arrays copies a view that
   has just been overwritten and leaves both children with the same slice. Ours swaps through
   ``np.where``;
-* ``mutate_population``: independent bit flips;
+* ``mutate_population``: independent bit flips (``mutation_kind="bit"``, DEAP's ``mutFlipBit``), or
+  per gene (``mutate_genes``): with probability ``mutation`` a gene gets a new value, either a Gaussian
+  step in value space (``"gaussian"``, DEAP's ``mutGaussian``: standard deviation ``mutation_sigma`` ×
+  the gene's range, at least one grid step, reflected at the range's ends) or a uniformly random other
+  value (``"uniform"``, DEAP's ``mutUniformInt``), re-encoded into the gene's bits (Gray or binary);
 * ``evaluate``: the objective's loss of every organism at once (decode to a weight matrix, one
   matrix product).
 
 A ``HallOfFame(similar=numpy.array_equal)`` keeps the best organisms seen.
 
 One generation: the ``elite`` best organisms pass unchanged; the rest are chosen by ``select``,
-paired and crossed with probability ``crossover``, and flipped bit by bit with probability
-``mutation``. A fresh sample of ``sample`` training rows is drawn every generation and the whole
-new population (elites included) is scored on it. The held-out rows are never sampled; the error of
-each generation's best organism on them is logged.
+paired and crossed with probability ``crossover``, and mutated with probability ``mutation`` (per
+bit or, for the gene kinds, per gene). A fresh sample of ``sample`` training rows is drawn every
+generation and the whole new population (elites included) is scored on it. The held-out rows are
+never sampled; the error of each generation's best organism on them is logged.
 
 Everything random comes from two numpy generators (operators, samples) seeded from ``seed``; a
 checkpoint stores the population, the hall of fame, the logbook, the generation and both generator
@@ -52,6 +56,11 @@ from .objectives import Objective
 
 SELECTIONS = ("tournament", "roulette")
 CROSSOVERS = ("one-point", "two-point", "uniform")
+MUTATIONS = ("bit", "gaussian", "uniform")
+"""``bit``: flip each bit with probability ``mutation`` (the paper's); ``gaussian`` / ``uniform``: give each
+gene a new value with probability ``mutation`` (see :func:`mutate_genes`)."""
+NEW_SETTINGS = {"mutation_kind": "bit", "mutation_sigma": 0.1}
+"""Settings added after checkpoints were first written: a checkpoint without them ran with these values."""
 CHECKPOINT_FORMAT = 2
 """2: one ``.npz`` holding the arrays and the JSON metadata; 1: ``.npz`` arrays + ``.json`` beside."""
 
@@ -59,7 +68,8 @@ CHECKPOINT_FORMAT = 2
 @dataclass(frozen=True, kw_only=True)
 class GASettings:
     """Paper defaults: population 100, crossover 0.75, mutation 0.005 per bit, 300 generations,
-    1,000 positions per generation. Built by keyword. (The genes' encoding is the genome's, see
+    1,000 positions per generation. Built by keyword. ``mutation`` is a probability per bit
+    (``mutation_kind="bit"``) or per gene (``"gaussian"``, ``"uniform"``). (The genes' encoding is the genome's, see
     ``organisms.genome``; ``mimic evolve`` takes it in ``RunSettings.encoding``.)"""
 
     population: int = 100
@@ -70,6 +80,8 @@ class GASettings:
     selection: str = "tournament"
     tournament: int = 3
     crossover_kind: str = "two-point"
+    mutation_kind: str = "bit"
+    mutation_sigma: float = 0.1  # gaussian gene mutation: standard deviation as a share of the gene's range
     elite: int = 2
     hall_of_fame: int = 10
     seed: int = 0
@@ -79,6 +91,10 @@ class GASettings:
             raise ValueError(f"selection must be one of {SELECTIONS}")
         if self.crossover_kind not in CROSSOVERS:
             raise ValueError(f"crossover kind must be one of {CROSSOVERS}")
+        if self.mutation_kind not in MUTATIONS:
+            raise ValueError(f"mutation kind must be one of {MUTATIONS}")
+        if not (math.isfinite(self.mutation_sigma) and self.mutation_sigma > 0):
+            raise ValueError("the mutation sigma is a positive share of a gene's range")
         if self.population < 2 or not 0 <= self.elite < self.population:
             raise ValueError("need a population of at least 2 and 0 <= elite < population")
         if not (0 <= self.crossover <= 1 and 0 <= self.mutation <= 1):
@@ -144,6 +160,48 @@ def mutate_population(children: np.ndarray, indpb: float, rng: np.random.Generat
     children ^= (rng.random(children.shape) < indpb).astype(np.uint8)
 
 
+def integers_to_bits(genome: Genome, ints: np.ndarray) -> np.ndarray:
+    """(population, genes) integers within each gene's ``0..2^bits − 1`` -> (population, total_bits)
+    uint8, each gene's bits most significant first in the genome's encoding (inverse of
+    ``Genome.integers``)."""
+    widths = np.array([g.bits for g in genome.genes])
+    gene_of_bit = np.repeat(np.arange(len(widths)), widths)
+    shift = (genome.offsets[1:][gene_of_bit] - 1 - np.arange(genome.total_bits)).astype(np.int64)
+    codes = ints ^ (ints >> 1) if genome.encoding == "gray" else ints
+    return ((codes[:, gene_of_bit] >> shift) & 1).astype(np.uint8)
+
+
+def mutate_genes(children: np.ndarray, genome: Genome, indpb: float, kind: str, sigma: float,
+                 rng: np.random.Generator) -> np.ndarray:
+    """Give each gene of ``children`` a new value with probability ``indpb`` (in place); return the
+    (population, genes) mask of the genes changed.
+
+    ``gaussian``: the gene's integer moves by ``round(N(0, sigma · (2^bits − 1)))`` grid steps, at least
+    one (a zero step becomes ±1), reflected back into ``0..2^bits − 1`` at the ends; ``uniform``: the
+    gene takes a uniformly random value other than its own. Either way every chosen gene changes and
+    no other bit moves. A one-bit gene simply flips."""
+    ints = genome.integers(children)
+    top = genome.max_int[None, :]
+    chosen = rng.random(ints.shape) < indpb
+    if kind == "gaussian":
+        step = np.rint(rng.normal(0.0, 1.0, ints.shape) * sigma * top).astype(np.int64)
+        step = np.where(step == 0, np.where(rng.random(ints.shape) < 0.5, -1, 1), step)
+        step = np.clip(step, -top, top)  # one reflection then always lands within range
+        new = ints + step
+        new = np.where(new < 0, -new, new)
+        new = np.where(new > top, 2 * top - new, new)
+        new = np.where(new == ints, np.where(ints > 0, ints - 1, ints + 1), new)  # a step reflected home
+    elif kind == "uniform":
+        new = (ints + rng.integers(1, top + 1, size=ints.shape)) % (top + 1)
+    else:
+        raise ValueError(kind)
+    new = np.where(chosen, new, ints)
+    widths = np.array([g.bits for g in genome.genes])
+    bit_mask = np.repeat(chosen, widths, axis=1)
+    children[...] = np.where(bit_mask, integers_to_bits(genome, new), children)
+    return chosen
+
+
 def select_tournament(losses: np.ndarray, k: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """Indices of ``k`` tournament winners (lowest loss of ``size`` drawn with replacement)."""
     contenders = rng.integers(0, len(losses), size=(k, size))
@@ -169,7 +227,11 @@ def make_toolbox(genome: Genome, settings: GASettings, objective: Objective,
         tb.register("select", select_roulette, rng=rng)
     tb.register("mate_population", mate_population, cxpb=settings.crossover, kind=settings.crossover_kind,
                 rng=rng)
-    tb.register("mutate_population", mutate_population, indpb=settings.mutation, rng=rng)
+    if settings.mutation_kind == "bit":
+        tb.register("mutate_population", mutate_population, indpb=settings.mutation, rng=rng)
+    else:
+        tb.register("mutate_population", mutate_genes, genome=genome, indpb=settings.mutation,
+                    kind=settings.mutation_kind, sigma=settings.mutation_sigma, rng=rng)
     tb.register("evaluate", lambda bits, rows: objective.losses(genome.decode(bits), rows))
     return tb
 
@@ -320,6 +382,13 @@ class Evolution:
         leaves this run untouched. A checkpoint of the first format (``path.npz`` + ``path.json``) loads too.
         """
         state = read_checkpoint(path)
+        # The layout first: another genome's checkpoint also has that genome's default settings.
+        if state.genome != self.genome:
+            theirs, ours = layout_of(state.genome.names), layout_of(self.genome.names)
+            if theirs is not None and theirs != ours:
+                raise ValueError(f"{state.source}: the checkpoint evolves the {theirs} genome layout, not "
+                                 f"{ours} (resume with --genome {theirs})")
+            raise ValueError(f"{state.source}: the checkpoint has another genome layout")
         saved = dict(state.settings)
         mine = asdict(self.settings)
         if allow_more_generations:
@@ -328,12 +397,6 @@ class Evolution:
         if saved != mine:
             diff = {k: (saved.get(k), v) for k, v in mine.items() if saved.get(k) != v}
             raise ValueError(f"{state.source}: settings differ from the checkpoint's (checkpoint, now): {diff}")
-        if state.genome != self.genome:
-            theirs, ours = layout_of(state.genome.names), layout_of(self.genome.names)
-            if theirs is not None and theirs != ours:
-                raise ValueError(f"{state.source}: the checkpoint evolves the {theirs} genome layout, not "
-                                 f"{ours} (resume with --genome {theirs})")
-            raise ValueError(f"{state.source}: the checkpoint has another genome layout")
         rng_ops = np.random.default_rng()
         rng_sample = np.random.default_rng()
         for rng, key in ((rng_ops, "rng_ops"), (rng_sample, "rng_sample")):
@@ -466,6 +529,8 @@ def _validate(source: str, meta: object, arrays: dict[str, np.ndarray], legacy: 
     # Settings: exactly GASettings' fields, accepted by its own checks.
     settings = meta["settings"]
     field_names = {f.name for f in fields(GASettings)}
+    if isinstance(settings, dict):
+        settings = {**{k: v for k, v in NEW_SETTINGS.items() if k not in settings}, **settings}
     if not isinstance(settings, dict) or set(settings) != field_names:
         raise bad(f"'settings' must be an object with the keys {sorted(field_names)}")
     for f in fields(GASettings):
@@ -544,3 +609,16 @@ def _jsonable(state: Mapping[str, Any]) -> dict[str, Any]:
         else:
             out[k] = v
     return out
+
+
+RICH_DEFAULTS: dict[str, Any] = {"generations": 1000, "crossover_kind": "uniform", "mutation_kind": "gaussian",
+                                 "mutation": 0.01}
+"""The GA settings of the rich genome (``--genome rich``) that differ from the paper's, picked from
+``results/ga-study/study.md``; every other setting is the paper's."""
+
+
+def rich_defaults(settings: GASettings) -> GASettings:
+    """``settings`` with :data:`RICH_DEFAULTS` in place of the corresponding fields."""
+    from dataclasses import replace
+
+    return replace(settings, **RICH_DEFAULTS)
