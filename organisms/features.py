@@ -319,6 +319,13 @@ def _rows_to_features(rows: np.ndarray) -> np.ndarray:
     return _features_from_terms(phases, terms, rows[:, 8].astype(bool))
 
 
+def feature_key() -> str:
+    """The name and version of the feature set, e.g. ``features-v1-49``: it keys every cache of
+    features (:func:`feature_matrix`'s and ``evolve.cache``'s). A layout that adds features extends
+    this one string; a change of any feature's definition bumps :data:`FEATURE_VERSION`."""
+    return f"features-v{FEATURE_VERSION}-{N_FEATURES}"
+
+
 def default_cache_dir() -> Path:
     """``$MIMIC_CACHE`` or ``~/.cache/mimic``, plus ``features/``."""
     root = os.environ.get("MIMIC_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "mimic")
@@ -344,7 +351,7 @@ def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
     path = key = None
     if use_cache:
         digest = hashlib.blake2b(rows.tobytes(), digest_size=20)
-        digest.update(f"features-v{FEATURE_VERSION}-{N_FEATURES}".encode())
+        digest.update(feature_key().encode())
         key = digest.hexdigest()
         path = Path(cache_dir or default_cache_dir()) / f"{key}.npz"
         cached = read_cached_features(path, key, len(rows))
