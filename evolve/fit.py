@@ -6,12 +6,14 @@
   those rows, so no GA run beats it there.
 * L2 (least squares): ``scipy.optimize.lsq_linear`` with the same bounds.
 
-At scale (more than :data:`LP_MAX_ROWS` training rows; a million labels) the LP is slow and memory
-hungry (two sparse rows and a variable per label), so L1 is solved by iteratively reweighted least
+Above :data:`LP_MAX_ROWS` training rows the LP is slow (HiGHS: 2.8 s on 3,959 rows, 34 s on 16,000;
+two constraint rows and a variable per label), so L1 is solved by iteratively reweighted least
 squares (:func:`fit_l1_irls`): each step minimises ``Σ (F_i·w − y_i)² / max(|r_i|, δ)`` within the
 bounds, a quadratic that touches ``Σ|r_i|`` at the current residuals ``r`` and lies above it, so the
 L1 error never rises; the step's normal equations are a genes × genes system (one pass over the rows).
-``Fit.method`` says which solver ran; tests/test_scale.py bounds its gap to the LP.
+``Fit.method`` says which solver ran. Measured against the LP (benchmarks/million.py data, 16,000
+rows): 0.79 s against 34 s, mean absolute error 116.4144 against 116.4137 cp (+0.0007%); on the
+reference run's 3,959 rows 36.3992 against 36.3989 cp. tests/test_scale.py bounds the gap at 0.5%.
 
 Both use the training rows; the held-out error is reported beside it. Weights are continuous (finer than
 any gene can express); ``Organism.from_weights`` turns them into the nearest organism.
@@ -36,7 +38,7 @@ class Fit:
     method: str = ""  # "lp", "irls" or "lsq"
 
 
-LP_MAX_ROWS = 50_000
+LP_MAX_ROWS = 2_000
 """Above this many training rows, L1 is fitted by :func:`fit_l1_irls` instead of the LP."""
 
 

@@ -170,7 +170,8 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
                   f"| GA winner | {o.train_loss:.2f} | {o.held_loss:.2f} |"]
         for fit in (o.fit_l1, o.fit_l2):
             if fit is not None:
-                lines.append(f"| exact {fit.loss.upper()} fit, bounded | {fit.train_mae:.2f} | {fit.held_mae:.2f} |")
+                lines.append(f"| exact {fit.loss.upper()} fit, bounded ({_METHODS.get(fit.method, fit.method)}) | "
+                             f"{fit.train_mae:.2f} | {fit.held_mae:.2f} |")
         if o.ratio is not None:
             lines += ["", f"**GA held-out error ÷ exact L1 fit held-out error: {o.ratio:.3f}**"]
     else:
@@ -210,6 +211,9 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 
+_METHODS = {"lp": "HiGHS LP", "irls": "IRLS", "lsq": "bounded least squares"}
+
+
 def _label_provenance(path: Path) -> list[str]:
     """What made a label file: its sidecar's runs (:func:`mentor.labels.provenance_lines`), or the
     ``#`` lines of an old file not yet converted."""
@@ -226,7 +230,7 @@ def format_outcome(o: RunOutcome) -> list[str]:
     unit = o.objective.unit
     lines = [f"winner: training {o.train_loss:.4g} {unit}, held out {o.held_loss:.4g} {unit}"]
     if o.fit_l1 is not None and o.ratio is not None:
-        lines.append(f"exact L1 fit: training {o.fit_l1.train_mae:.4g}, held out {o.fit_l1.held_mae:.4g}; "
+        lines.append(f"exact L1 fit ({o.fit_l1.method}): training {o.fit_l1.train_mae:.4g}, held out {o.fit_l1.held_mae:.4g}; "
                      f"GA held-out / exact held-out = {o.ratio:.3f}")
     lines.append("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in o.seconds.items()))
     return lines
