@@ -59,7 +59,7 @@ def _lines(boards: list[chess.Board], rng: random.Random, seed: int, source: str
                 break
             pv.append(rng.choice(moves))
             b.push(pv[-1])
-        ops: dict[str, object] = {"ce": int(round(ce)), "acd": 0}
+        ops: dict[str, object] = {"ce": round(float(ce)), "acd": 0}
         if pv:
             ops["pv"] = pv
         ops["c0"] = source
@@ -145,7 +145,8 @@ def main() -> int:
               "--generations", str(args.generations)]
     runs = [("evolve, first run (empty cache)", [*evolve, "--out", str(args.out / "run1")]),
             ("evolve, second run (cached)", [*evolve, "--out", str(args.out / "run2")]),
-            ("fit l1 + l2 (cached)", [*mimic, "fit", str(labels), "--jobs", str(args.jobs), "--loss", "l1", "--loss", "l2"])]
+            ("fit l1 + l2 (cached)",
+             [*mimic, "fit", str(labels), "--jobs", str(args.jobs), "--loss", "l1", "--loss", "l2"])]
     for name, command in runs:
         shutil.rmtree(args.out / "run1", ignore_errors=True) if "first" in name else None
         shutil.rmtree(args.out / "run2", ignore_errors=True) if "second" in name else None

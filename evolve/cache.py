@@ -27,6 +27,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -216,7 +217,8 @@ def write_cached_labels(path: Path, key: str, resolved: ResolvedLabels) -> bool:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays, key=np.array(key), checksum=np.array(_checksum(arrays)))
+            stored: dict[str, Any] = {**arrays, "key": np.array(key), "checksum": np.array(_checksum(arrays))}
+            np.savez(fh, **stored)
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):

@@ -230,7 +230,8 @@ def format_outcome(o: RunOutcome) -> list[str]:
     unit = o.objective.unit
     lines = [f"winner: training {o.train_loss:.4g} {unit}, held out {o.held_loss:.4g} {unit}"]
     if o.fit_l1 is not None and o.ratio is not None:
-        lines.append(f"exact L1 fit ({o.fit_l1.method}): training {o.fit_l1.train_mae:.4g}, held out {o.fit_l1.held_mae:.4g}; "
+        lines.append(f"exact L1 fit ({o.fit_l1.method}): training {o.fit_l1.train_mae:.4g}, "
+                     f"held out {o.fit_l1.held_mae:.4g}; "
                      f"GA held-out / exact held-out = {o.ratio:.3f}")
     lines.append("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in o.seconds.items()))
     return lines
