@@ -171,19 +171,42 @@ def test_feature_matrix_from_cached_rows_equals_boards(tmp_path: Path) -> None:
     assert np.array_equal(feature_matrix(r.rows, use_cache=False), feature_matrix(boards, use_cache=False))
 
 
-def test_irls_l1_agrees_with_the_exact_lp(tmp_path: Path) -> None:
-    # 1,500 real labels (features of the reference run's targets, mentor scores): the IRLS solution's
-    # mean absolute error is within 0.5% of the LP optimum (which no bounded solution can beat), and
-    # never below it by more than rounding.
-    ds = load_dataset(LABELS, cache_dir=tmp_path / "c")
+@pytest.fixture(scope="module")
+def fit_problem(tmp_path_factory: pytest.TempPathFactory) -> tuple[np.ndarray, np.ndarray]:
+    """1,500 real labels: features of the reference run's targets and the mentor's scores (cp)."""
+    ds = load_dataset(LABELS, cache_dir=tmp_path_factory.mktemp("fit"))
     rows = ds.train[:1500]
+    return ds.features[rows], ds.y[rows]
+
+
+def test_irls_l1_agrees_with_the_exact_lp(fit_problem: tuple[np.ndarray, np.ndarray]) -> None:
+    # The IRLS solution's mean absolute error is within 0.5% of the LP optimum (which no bounded
+    # solution can beat), and never below it by more than rounding.
     from organisms.genome import default_genome
 
     g = default_genome()
-    f, y = ds.features[rows], ds.y[rows]
+    f, y = fit_problem
     exact = fit_l1(f, y, g.low, g.high)
     approx = fit_l1_irls(f, y, g.low, g.high)
     mae_exact = float(np.abs(f @ exact - y).mean())
     mae_irls = float(np.abs(f @ approx - y).mean())
     assert mae_exact - 1e-6 <= mae_irls <= 1.005 * mae_exact
     assert np.all(approx >= g.low) and np.all(approx <= g.high)
+
+
+def test_bounded_least_squares_on_the_normal_equations_equals_bvls_on_the_rows(
+        fit_problem: tuple[np.ndarray, np.ndarray]) -> None:
+    # The same bounded least-squares problem solved by BVLS on the 1,500 rows and through the 49 × 49
+    # normal equations: same weights to rounding, so the same squared error to 1e-9 relative.
+    from scipy.optimize import lsq_linear
+
+    from evolve.fit import fit_l2
+    from organisms.genome import default_genome
+
+    g = default_genome()
+    f, y = fit_problem
+    direct = np.clip(lsq_linear(f, y, bounds=(g.low, g.high), method="bvls").x, g.low, g.high)
+    normal = fit_l2(f, y, g.low, g.high)
+    sse = lambda w: float(((f @ w - y) ** 2).sum())  # noqa: E731
+    assert abs(sse(normal) - sse(direct)) <= 1e-9 * sse(direct)
+    assert np.allclose(normal, direct, rtol=1e-5, atol=1e-4)
