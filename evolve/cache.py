@@ -37,7 +37,7 @@ from organisms.features import bitboard_row, default_cache_dir
 from search.conventions import ce_is_mate, result_points
 from search.epd import EpdError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Bumped whenever what :func:`resolve_labels` computes changes (target rules, stored arrays)."""
 
 CHUNK = 5000
@@ -61,7 +61,7 @@ class ResolvedLabels:
     over_cap: int = 0
     mates: int = 0
     malformed: int = 0
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # FILE:LINE: reason (the first MAX_ERRORS)
     cached: bool = False  # read from the cache (nothing was parsed)
 
 
@@ -100,7 +100,7 @@ def _resolve_chunk(path: str, lines: list[tuple[int, str]], target: str, cap: in
         try:
             label = parse_label(text, path, line_no)
         except EpdError as err:
-            errors.append(str(err))
+            errors.append(f"{err.line_no}:{err.reason}")
             continue
         total += 1
         if abs(label.ce) > cap:
@@ -134,9 +134,10 @@ def resolve_labels(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CA
         cache_path = Path(cache_dir or label_cache_dir()) / f"{key}.npz"
         cached = read_cached_labels(cache_path, key)
         if cached is not None:
+            cached.errors = _with_path(path, cached.errors)
             return cached
-    errors: list[str] = []
-    lines = list(label_lines(path, on_error=lambda e: errors.append(str(e))))
+    errors: list[str] = []  # "LINE:reason"; the path is added when read (the cache is keyed by content)
+    lines = list(label_lines(path, on_error=lambda e: errors.append(f"{e.line_no}:{e.reason}")))
     chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
     if n_jobs == 1 or len(chunks) <= 1:
         parts = []
@@ -167,7 +168,14 @@ def resolve_labels(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CA
         total, over, mates, len(errors), errors[:MAX_ERRORS])
     if cache_path is not None and key is not None:
         write_cached_labels(cache_path, key, out)
+    out.errors = _with_path(path, out.errors)
     return out
+
+
+def _with_path(path: str | Path, errors: list[str]) -> list[str]:
+    """``FILE:LINE: reason`` from the stored ``LINE:reason`` (a cache may have been made for a copy of
+    the file under another name)."""
+    return [f"{path}:{line}: {reason}" for line, _, reason in (e.partition(":") for e in errors)]
 
 
 def _arrays(r: ResolvedLabels) -> dict[str, np.ndarray]:

@@ -210,3 +210,15 @@ def test_bounded_least_squares_on_the_normal_equations_equals_bvls_on_the_rows(
     sse = lambda w: float(((f @ w - y) ** 2).sum())  # noqa: E731
     assert abs(sse(normal) - sse(direct)) <= 1e-9 * sse(direct)
     assert np.allclose(normal, direct, rtol=1e-5, atol=1e-4)
+
+
+def test_malformed_lines_name_the_file_read_not_the_one_cached(tmp_path: Path) -> None:
+    # Two files with the same bytes share a cache entry; each one's malformed line is reported under its
+    # own name (line 3, see _labels).
+    first = _labels(tmp_path)
+    second = tmp_path / "copy.epd"
+    second.write_bytes(first.read_bytes())
+    cache = tmp_path / "cache"
+    assert resolve_labels(first, cache_dir=cache).errors[0].startswith(f"{first}:3: ")
+    again = resolve_labels(second, cache_dir=cache)
+    assert again.cached and len(again.errors) == 1 and again.errors[0].startswith(f"{second}:3: ")
