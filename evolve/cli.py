@@ -176,7 +176,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         nearest = Organism.from_weights(fit.weights, genome)
         q_train = float(abs(ds.features[ds.train] @ nearest.weights - ds.y[ds.train]).mean())
         q_held = float(abs(ds.features[ds.held] @ nearest.weights - ds.y[ds.held]).mean())
-        print(f"{loss.upper()} fit ({fit.seconds:.2f} s): mean absolute error {fit.train_mae:.2f} cp training, "
+        print(f"{loss.upper()} fit ({fit.method}, {fit.seconds:.2f} s): mean absolute error {fit.train_mae:.2f} cp "
+              f"training, "
               f"{fit.held_mae:.2f} cp held out; nearest organism {q_train:.2f} / {q_held:.2f}")
         if args.out:
             path = args.out if len(args.loss) == 1 else args.out.replace(".json", f"-{loss}.json")

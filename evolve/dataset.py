@@ -3,7 +3,8 @@
 Each label becomes its target position (:mod:`mentor.target`: the quiet leaf of the mentor's PV by
 default) with the mentor's score from that position's side to move (centipawns), the game result from
 the same side's view when the label carries ``c9`` (1 win, 0.5 draw, 0 loss), and the number of plies
-to the game's end. Features are extracted once (in parallel, cached on disk). Labels whose ``|ce|``
+to the game's end. Features are parsed, resolved and extracted once
+(in parallel) and cached on disk (:mod:`evolve.cache`). Labels whose ``|ce|``
 exceeds the cap (mates included) are left out and counted. A fixed share is held out: it is never
 sampled for fitness, and its error is reported.
 """
@@ -15,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mentor.labels import DEFAULT_CAP, read_labels
-from mentor.target import target_with_plies
-from organisms.features import bitboard_row, feature_matrix
-from search.conventions import ce_is_mate, result_points
+from mentor.labels import DEFAULT_CAP
+from organisms.features import feature_matrix
 from search.workers import pool_options
+
+from .cache import resolve_labels
 
 
 @dataclass
@@ -70,29 +71,23 @@ def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
-                 seed: int = 0, n_jobs: int = 1, cache_dir: str | Path | None = None, layout: str = "paper") -> Dataset:
+                 seed: int = 0, n_jobs: int = 1, cache_dir: str | Path | None = None,
+                 use_cache: bool = True, layout: str = "paper") -> Dataset:
     """Read ``path``, resolve targets, extract the features of ``layout`` (``paper`` or ``rich``, see
-    ``organisms.features.feature_names``), and split; see the module docstring."""
-    errors: list[str] = []
-    rows, ys, results, plies = [], [], [], []
-    total = over = mates = 0
-    for label in read_labels(path, on_error=lambda e: errors.append(str(e))):
-        total += 1
-        if abs(label.ce) > cap:
-            over += 1
-            mates += ce_is_mate(label.ce)
-            continue
-        board, score, k = target_with_plies(label, target)
-        rows.append(bitboard_row(board))
-        ys.append(score)
-        points = result_points(label.result, board.turn)  # the game's result from the target's side to move
-        results.append(float("nan") if points is None else points)
-        plies.append(float("nan") if label.plies_to_end is None else max(label.plies_to_end - k, 0))
-    if not rows:
-        raise ValueError(f"{path}: no usable labels (of {total}, {over} beyond the cap of {cap} cp)")
-    matrix = feature_matrix(np.array(rows, dtype=np.uint64), n_jobs=n_jobs, cache_dir=cache_dir,
+    ``organisms.features.feature_names``), and split; see the module docstring.
+
+    The resolved labels are cached by :func:`evolve.cache.resolve_labels` (keyed by the file's bytes,
+    the target mode and the cap) and the features by :func:`organisms.features.feature_matrix` (keyed by
+    the target positions and the feature set's version). ``cache_dir`` holds the feature cache, and the
+    label cache in its ``labels/`` folder (default: ``$MIMIC_CACHE``, see ``default_cache_dir``).
+    """
+    resolved = resolve_labels(path, target, cap, n_jobs=n_jobs, use_cache=use_cache,
+                              cache_dir=Path(cache_dir) / "labels" if cache_dir is not None else None)
+    if not len(resolved.y):
+        raise ValueError(f"{path}: no usable labels (of {resolved.total}, {resolved.over_cap} beyond the cap of "
+                         f"{cap} cp)")
+    matrix = feature_matrix(resolved.rows, n_jobs=n_jobs, cache_dir=cache_dir, use_cache=use_cache,
                             parallel_options=pool_options(), layout=layout)
-    train, held = split(len(rows), held_out, seed)
-    return Dataset(matrix.astype(np.float64), np.array(ys, dtype=np.float64), np.array(results),
-                   np.array(plies, dtype=np.float64), train, held, str(path), target, total, over, mates,
-                   len(errors), errors)
+    train, held = split(len(resolved.y), held_out, seed)
+    return Dataset(matrix.astype(np.float64), resolved.y, resolved.result, resolved.plies, train, held, str(path),
+                   target, resolved.total, resolved.over_cap, resolved.mates, resolved.malformed, resolved.errors)

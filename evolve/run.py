@@ -195,7 +195,8 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
                   f"| GA winner | {o.train_loss:.2f} | {o.held_loss:.2f} |"]
         for fit in (o.fit_l1, o.fit_l2):
             if fit is not None:
-                lines.append(f"| exact {fit.loss.upper()} fit, bounded | {fit.train_mae:.2f} | {fit.held_mae:.2f} |")
+                lines.append(f"| exact {fit.loss.upper()} fit, bounded ({_METHODS.get(fit.method, fit.method)}) | "
+                             f"{fit.train_mae:.2f} | {fit.held_mae:.2f} |")
         if o.polished is not None:
             lines.append(f"| GA winner + memetic polish ({o.polished.passes} coordinate-descent passes, "
                          f"{o.polished.evaluations} evaluations) | {o.polished.train_loss:.2f} | "
@@ -251,6 +252,9 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 
+_METHODS = {"lp": "HiGHS LP", "irls": "IRLS", "lsq": "bounded least squares"}
+
+
 def _label_provenance(path: Path) -> list[str]:
     """What made a label file: its sidecar's runs (:func:`mentor.labels.provenance_lines`), or the
     ``#`` lines of an old file not yet converted."""
@@ -267,7 +271,8 @@ def format_outcome(o: RunOutcome) -> list[str]:
     unit = o.objective.unit
     lines = [f"winner: training {o.train_loss:.4g} {unit}, held out {o.held_loss:.4g} {unit}"]
     if o.fit_l1 is not None and o.ratio is not None:
-        lines.append(f"exact L1 fit: training {o.fit_l1.train_mae:.4g}, held out {o.fit_l1.held_mae:.4g}; "
+        lines.append(f"exact L1 fit ({o.fit_l1.method}): training {o.fit_l1.train_mae:.4g}, "
+                     f"held out {o.fit_l1.held_mae:.4g}; "
                      f"GA held-out / exact held-out = {o.ratio:.3f}")
     if o.polished is not None:
         lines.append(f"GA + memetic polish ({o.polished.passes} coordinate-descent passes): training "

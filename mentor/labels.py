@@ -32,7 +32,8 @@ from typing import Any
 import chess
 
 from search.conventions import ce_is_mate, legal_prefix
-from search.epd import EpdError, read_epd
+from search.epd import EpdError, parse_epd_line
+from search.textfile import EncodingError, open_text
 from search.tt import position_key
 
 DEFAULT_CAP = 1500
@@ -100,35 +101,68 @@ def _warn_legacy(path: str | Path, line_no: int) -> None:
                   f"with: python tools/convert_labels.py {path}", LegacyHeaderWarning, stacklevel=3)
 
 
+def label_lines(path: str | Path, on_error: Callable[[EpdError], None] | None = None) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every line of a label file that may hold a label: blank lines are
+    left out, ``#`` lines (old files' headers) too, with one :class:`LegacyHeaderWarning` per file.
+    A file that cannot be decoded as text is reported once, as line 1, and yields nothing. The text is
+    parsed by :func:`parse_label` (the two halves of :func:`read_labels`, so that a large file's lines
+    can be parsed in chunks by worker processes)."""
+    try:
+        fh = open_text(path)
+    except EncodingError as exc:
+        err = EpdError(path, 1, exc.reason)
+        if on_error is None:
+            raise err from exc
+        on_error(err)
+        return
+    with fh:
+        for line_no, line in enumerate(fh, 1):
+            text = line.strip()
+            if not text:
+                continue
+            if text.startswith("#"):
+                _warn_legacy(path, line_no)
+                continue
+            yield line_no, text
+
+
+def parse_label(text: str, path: str | Path = "<string>", line_no: int = 0) -> Label:
+    """The label of one EPD line, or :class:`EpdError` (``FILE:LINE: reason``) when the line is not
+    a position or has no numeric ``ce``."""
+    rec = parse_epd_line(text, path, line_no)
+    ops = rec.ops
+    ce = ops.get("ce")
+    if not isinstance(ce, int | float):
+        raise EpdError(rec.path, rec.line_no, "no numeric ce (centipawn evaluation) opcode")
+    acd = ops.get("acd")
+    pv = ops.get("pv") or []
+    c2 = ops.get("c2")
+    plies = None
+    if c2 is not None:
+        try:
+            plies = int(str(c2))
+        except ValueError:
+            plies = None
+    result = ops.get("c9")
+    return Label(rec.board, int(ce), int(acd) if isinstance(acd, int | float) else 0,
+                 list(pv) if isinstance(pv, list) else [],
+                 str(result) if result is not None else None,
+                 str(ops["id"]) if "id" in ops else None,
+                 str(ops["c0"]) if "c0" in ops else None, plies)
+
+
 def read_labels(path: str | Path, on_error: Callable[[EpdError], None] | None = None) -> Iterator[Label]:
     """Labels of a file; a line without a numeric ``ce`` is reported as malformed (file:line).
 
     ``#`` lines (old files' headers) are skipped with one :class:`LegacyHeaderWarning` per file.
     """
-    for rec in read_epd(path, on_error, on_comment=lambda line_no, text: _warn_legacy(path, line_no)):
-        ops = rec.ops
-        ce = ops.get("ce")
-        if not isinstance(ce, int | float):
-            err = EpdError(rec.path, rec.line_no, "no numeric ce (centipawn evaluation) opcode")
+    for line_no, text in label_lines(path, on_error):
+        try:
+            yield parse_label(text, path, line_no)
+        except EpdError as err:
             if on_error is None:
-                raise err
+                raise
             on_error(err)
-            continue
-        acd = ops.get("acd")
-        pv = ops.get("pv") or []
-        c2 = ops.get("c2")
-        plies = None
-        if c2 is not None:
-            try:
-                plies = int(str(c2))
-            except ValueError:
-                plies = None
-        result = ops.get("c9")
-        yield Label(rec.board, int(ce), int(acd) if isinstance(acd, int | float) else 0,
-                    list(pv) if isinstance(pv, list) else [],
-                    str(result) if result is not None else None,
-                    str(ops["id"]) if "id" in ops else None,
-                    str(ops["c0"]) if "c0" in ops else None, plies)
 
 
 class LabelWriter:

@@ -421,6 +421,13 @@ def _rows_to_features(rows: np.ndarray, layout: str = "paper") -> np.ndarray:
     return np.concatenate([paper, pst_features(rows)], axis=1)
 
 
+def feature_key(layout: str = "paper") -> str:
+    """The name and version of a layout's feature set (:func:`feature_set_id`): it keys every cache of
+    features (:func:`feature_matrix`'s and ``evolve.cache``'s); a change of any feature's definition bumps
+    :data:`FEATURE_VERSION`."""
+    return feature_set_id(layout)
+
+
 def default_cache_dir() -> Path:
     """``$MIMIC_CACHE`` or ``~/.cache/mimic``, plus ``features/``."""
     root = os.environ.get("MIMIC_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "mimic")
