@@ -21,7 +21,7 @@ import math
 import chess
 
 from .features import FEATURE_NAMES, PHASE_MAX, raw_terms
-from .linear import TermWeights
+from .linear import TermWeights, square_table_sum
 from .pesto import EG_TABLES, EG_VALUE, MG_TABLES, MG_VALUE
 
 EXPERT_WEIGHTS: dict[str, float] = {
@@ -88,15 +88,7 @@ class Expert:
         queens, kings = board.queens, board.kings
         white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
         phase, terms = raw_terms(pawns, knights, bishops, rooks, queens, kings, white, black)
-        tab = self._tables[phase]
-        total = 0
-        pieces = (pawns, knights, bishops, rooks, queens, kings)
-        for i, bb in enumerate([p & white for p in pieces] + [p & black for p in pieces]):
-            t = tab[i]
-            while bb:
-                low = bb & -bb
-                total += t[low.bit_length() - 1]
-                bb ^= low
+        total = square_table_sum(self._tables[phase], (pawns, knights, bishops, rooks, queens, kings), white, black)
         white_view = total / PHASE_MAX + self._linear.white_view(phase, terms)
         score = (white_view if board.turn else -white_view) + self._linear.tempo
         return math.floor(score + 0.5)

@@ -42,3 +42,20 @@ class TermWeights:
         """Centipawns from the side to move's view, tempo included."""
         v = self.white_view(phase, terms)
         return (v if white_to_move else -v) + self.tempo
+
+
+def square_table_sum(tables: Sequence[Sequence[float]], pieces: Sequence[int], white: int, black: int) -> float:
+    """Sum of per-square table entries over every piece on the board, from White's point of view.
+
+    ``tables[i][square]`` for piece slot ``i``: White's pawn, knight, bishop, rook, queen, king (0-5), then
+    Black's (6-11); ``pieces`` are the six piece-type bitboards, ``white``/``black`` the colour masks. The
+    tapered piece-square tables of the expert and of the rich organism are summed this way (bit by bit).
+    """
+    total = 0.0
+    for i, bb in enumerate([p & white for p in pieces] + [p & black for p in pieces]):
+        t = tables[i]
+        while bb:
+            low = bb & -bb
+            total += t[low.bit_length() - 1]
+            bb ^= low
+    return total

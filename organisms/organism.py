@@ -36,7 +36,7 @@ from .features import (
     raw_terms,
 )
 from .genome import Genome, default_genome
-from .linear import TermWeights
+from .linear import TermWeights, square_table_sum
 
 MAX_FILE_BYTES = 1 << 20
 """Organism files are a few kilobytes; a larger file (1 MiB) is refused rather than read."""
@@ -93,15 +93,7 @@ class Organism:
         pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
         white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
         phase, terms = raw_terms(*pieces, white, black)
-        tab = self._pst[phase]
-        total = 0.0
-        for i, bb in enumerate([p & white for p in pieces] + [p & black for p in pieces]):
-            t = tab[i]
-            while bb:
-                low = bb & -bb
-                total += t[low.bit_length() - 1]
-                bb ^= low
-        v = total / PHASE_MAX + self._linear.white_view(phase, terms)
+        v = square_table_sum(self._pst[phase], pieces, white, black) / PHASE_MAX + self._linear.white_view(phase, terms)
         return math.floor((v if board.turn else -v) + self._linear.tempo + 0.5)
 
     # ------------------------------------------------------------------ construction
