@@ -20,20 +20,17 @@ recomputes the features and keeps the parsed labels.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from mentor.labels import DEFAULT_CAP, label_lines, parse_label
 from mentor.target import target_with_plies
-from organisms.features import bitboard_row, default_cache_dir
+from organisms.features import bitboard_row, default_cache_dir, save_npz_atomic
 from search.conventions import ce_is_mate, result_points
 from search.epd import EpdError
 
@@ -221,15 +218,4 @@ def write_cached_labels(path: Path, key: str, resolved: ResolvedLabels) -> bool:
     A cache that cannot be written (full disk, read-only) is skipped: returns False, nothing half-written
     is left."""
     arrays = _arrays(resolved)
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as fh:
-            stored: dict[str, Any] = {**arrays, "key": np.array(key), "checksum": np.array(_checksum(arrays))}
-            np.savez(fh, **stored)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        return False
-    return True
+    return save_npz_atomic(path, {**arrays, "key": np.array(key), "checksum": np.array(_checksum(arrays))})

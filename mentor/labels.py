@@ -32,8 +32,7 @@ from typing import Any
 import chess
 
 from search.conventions import ce_is_mate, legal_prefix
-from search.epd import EpdError, parse_epd_line
-from search.textfile import EncodingError, open_text
+from search.epd import EpdError, epd_lines, parse_epd_line
 from search.tt import position_key
 
 DEFAULT_CAP = 1500
@@ -107,23 +106,7 @@ def label_lines(path: str | Path, on_error: Callable[[EpdError], None] | None = 
     A file that cannot be decoded as text is reported once, as line 1, and yields nothing. The text is
     parsed by :func:`parse_label` (the two halves of :func:`read_labels`, so that a large file's lines
     can be parsed in chunks by worker processes)."""
-    try:
-        fh = open_text(path)
-    except EncodingError as exc:
-        err = EpdError(path, 1, exc.reason)
-        if on_error is None:
-            raise err from exc
-        on_error(err)
-        return
-    with fh:
-        for line_no, line in enumerate(fh, 1):
-            text = line.strip()
-            if not text:
-                continue
-            if text.startswith("#"):
-                _warn_legacy(path, line_no)
-                continue
-            yield line_no, text
+    return epd_lines(path, on_error, on_comment=lambda line_no, _text: _warn_legacy(path, line_no))
 
 
 def parse_label(text: str, path: str | Path = "<string>", line_no: int = 0) -> Label:

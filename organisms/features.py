@@ -507,11 +507,19 @@ def write_cached_features(path: Path, key: str, features: np.ndarray) -> bool:
     """Store ``features`` for the positions ``key`` names, with their checksum, in one ``.npz`` written
     beside and moved into place. A cache that cannot be written (full disk, read-only) is skipped:
     returns False, and nothing half-written is left."""
+    return save_npz_atomic(path, {"features": features, "key": np.array(key),
+                                  "checksum": np.array(_checksum(features))})
+
+
+def save_npz_atomic(path: Path, arrays: dict[str, Any]) -> bool:
+    """Write ``arrays`` as one ``.npz`` beside ``path`` and move it into place (a cache file: whole or absent).
+    A file that cannot be written (full disk, read-only) is skipped: returns False, nothing half-written is
+    left. Shared by the feature cache and ``evolve.cache``'s label cache."""
     tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as fh:
-            np.savez(fh, features=features, key=np.array(key), checksum=np.array(_checksum(features)))
+            np.savez(fh, **arrays)
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):

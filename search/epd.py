@@ -58,13 +58,11 @@ def parse_epd_line(line: str, path: str | Path = "<string>", line_no: int = 0) -
     return EpdRecord(str(path), line_no, board, ops)
 
 
-def read_epd(path: str | Path, on_error: Callable[[EpdError], None] | None = None,
-             on_comment: Callable[[int, str], None] | None = None) -> Iterator[EpdRecord]:
-    """Yield every well-formed position of ``path``; report each malformed line to ``on_error``.
-
-    With ``on_error=None`` a malformed line raises. A file that cannot be decoded as text is reported
-    once, as line 1, and yields nothing. ``on_comment(line_no, text)`` receives each ``#`` line.
-    """
+def epd_lines(path: str | Path, on_error: Callable[[EpdError], None] | None = None,
+              on_comment: Callable[[int, str], None] | None = None) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every line of ``path`` that may hold a position: blank lines are left out,
+    and each ``#`` line goes to ``on_comment(line_no, text)`` instead (EPD has no comments). A file that cannot
+    be decoded as text is reported once, as line 1 (raised when ``on_error`` is None), and yields nothing."""
     try:
         fh = open_text(path)
     except EncodingError as exc:
@@ -82,9 +80,20 @@ def read_epd(path: str | Path, on_error: Callable[[EpdError], None] | None = Non
                 if on_comment is not None:
                     on_comment(line_no, text)
                 continue
-            try:
-                yield parse_epd_line(text, path, line_no)
-            except EpdError as err:
-                if on_error is None:
-                    raise
-                on_error(err)
+            yield line_no, text
+
+
+def read_epd(path: str | Path, on_error: Callable[[EpdError], None] | None = None,
+             on_comment: Callable[[int, str], None] | None = None) -> Iterator[EpdRecord]:
+    """Yield every well-formed position of ``path``; report each malformed line to ``on_error``.
+
+    With ``on_error=None`` a malformed line raises. A file that cannot be decoded as text is reported
+    once, as line 1, and yields nothing. ``on_comment(line_no, text)`` receives each ``#`` line.
+    """
+    for line_no, text in epd_lines(path, on_error, on_comment):
+        try:
+            yield parse_epd_line(text, path, line_no)
+        except EpdError as err:
+            if on_error is None:
+                raise
+            on_error(err)
