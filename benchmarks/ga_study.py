@@ -46,6 +46,9 @@ GRID: list[tuple[str, dict[str, object]]] = [
     ("uniform crossover + gaussian 0.01/gene", {"crossover_kind": "uniform", "mutation_kind": "gaussian",
                                                 "mutation": 0.01}),
     ("rich defaults", {"rich": True}),
+    ("rich defaults, sigma shrinking 0.1 -> 0.005", {"rich": True, "mutation_sigma_final": 0.005}),
+    ("rich defaults, sigma shrinking 0.1 -> 0.005, 3000 generations",
+     {"rich": True, "mutation_sigma_final": 0.005, "generations": 3000}),
 ]
 
 

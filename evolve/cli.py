@@ -577,6 +577,9 @@ def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--mutation-sigma", type=float, default=None,
                    help="gaussian gene mutation: step's standard deviation as a share of the gene's range "
                         "(default 0.1)")
+    g.add_argument("--mutation-sigma-final", type=float, default=None,
+                   help="gaussian gene mutation: shrink the step's sigma geometrically from --mutation-sigma to "
+                        "this by the last generation (default: no shrinking)")
     g.add_argument("--sample", type=int, default=None,
                    help="training positions drawn afresh each generation (default 1000)")
     g.add_argument("--selection", choices=("tournament", "roulette"), default=None, help="default tournament")

@@ -59,7 +59,7 @@ CROSSOVERS = ("one-point", "two-point", "uniform")
 MUTATIONS = ("bit", "gaussian", "uniform")
 """``bit``: flip each bit with probability ``mutation`` (the paper's); ``gaussian`` / ``uniform``: give each
 gene a new value with probability ``mutation`` (see :func:`mutate_genes`)."""
-NEW_SETTINGS = {"mutation_kind": "bit", "mutation_sigma": 0.1}
+NEW_SETTINGS = {"mutation_kind": "bit", "mutation_sigma": 0.1, "mutation_sigma_final": None}
 """Settings added after checkpoints were first written: a checkpoint without them ran with these values."""
 CHECKPOINT_FORMAT = 2
 """2: one ``.npz`` holding the arrays and the JSON metadata; 1: ``.npz`` arrays + ``.json`` beside."""
@@ -82,6 +82,7 @@ class GASettings:
     crossover_kind: str = "two-point"
     mutation_kind: str = "bit"
     mutation_sigma: float = 0.1  # gaussian gene mutation: standard deviation as a share of the gene's range
+    mutation_sigma_final: float | None = None  # if set, the sigma shrinks geometrically to this by the last generation
     elite: int = 2
     hall_of_fame: int = 10
     seed: int = 0
@@ -95,6 +96,19 @@ class GASettings:
             raise ValueError(f"mutation kind must be one of {MUTATIONS}")
         if not (math.isfinite(self.mutation_sigma) and self.mutation_sigma > 0):
             raise ValueError("the mutation sigma is a positive share of a gene's range")
+        final = self.mutation_sigma_final
+        if final is not None and not (math.isfinite(final) and 0 < final <= self.mutation_sigma):
+            raise ValueError("the final mutation sigma is a positive share of a gene's range, at most the first")
+
+    def sigma_at(self, generation: int) -> float:
+        """The gaussian mutation's sigma when making generation ``generation`` (1 … ``generations``):
+        ``mutation_sigma``, shrinking geometrically to ``mutation_sigma_final`` at the last generation when
+        that is set."""
+        final = self.mutation_sigma_final
+        if final is None or self.generations <= 1:
+            return self.mutation_sigma
+        t = min(max((generation - 1) / (self.generations - 1), 0.0), 1.0)
+        return float(self.mutation_sigma * (final / self.mutation_sigma) ** t)
         if self.population < 2 or not 0 <= self.elite < self.population:
             raise ValueError("need a population of at least 2 and 0 <= elite < population")
         if not (0 <= self.crossover <= 1 and 0 <= self.mutation <= 1):
@@ -231,7 +245,7 @@ def make_toolbox(genome: Genome, settings: GASettings, objective: Objective,
         tb.register("mutate_population", mutate_population, indpb=settings.mutation, rng=rng)
     else:
         tb.register("mutate_population", mutate_genes, genome=genome, indpb=settings.mutation,
-                    kind=settings.mutation_kind, sigma=settings.mutation_sigma, rng=rng)
+                    kind=settings.mutation_kind, rng=rng)
     tb.register("evaluate", lambda bits, rows: objective.losses(genome.decode(bits), rows))
     return tb
 
@@ -308,7 +322,10 @@ class Evolution:
             chosen = self.toolbox.select(self.losses, s.population - s.elite)
             children = self.population[chosen].copy()
             self.toolbox.mate_population(children)
-            self.toolbox.mutate_population(children)
+            if s.mutation_kind == "bit":
+                self.toolbox.mutate_population(children)
+            else:
+                self.toolbox.mutate_population(children, sigma=s.sigma_at(self.generation + 1))
             self.population = np.concatenate([elites, children])
         self.generation += 1
         self._score(self._sample())
@@ -536,7 +553,8 @@ def _validate(source: str, meta: object, arrays: dict[str, np.ndarray], legacy: 
     for f in fields(GASettings):
         v = settings[f.name]
         ok = isinstance(v, str) if f.type == "str" else (
-            isinstance(v, int) and not isinstance(v, bool) if f.type == "int" else _number(v))
+            isinstance(v, int) and not isinstance(v, bool) if f.type == "int" else
+            (v is None or _number(v)) if f.type == "float | None" else _number(v))
         if not ok:
             raise bad(f"settings.{f.name} must be {'a string' if f.type == 'str' else 'a number'}, got {v!r}")
     try:

@@ -76,3 +76,75 @@ def values_table(genome: Genome, weights: np.ndarray, fit: np.ndarray | None = N
         cells += [expert_value(g.name), f"{g.low:g}–{g.high:g} ({g.bits} bits)"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def pst_boards(genome: Genome, weights: np.ndarray) -> dict[tuple[str, str], np.ndarray]:
+    """The organism's piece-square values as 8×8 boards (rank 8 first, file a first), centipawns for a
+    White piece, keyed by (piece, phase ``mg``/``eg``): its material gene (0 for the king) plus the
+    square's piece-square gene (files mirrored, as the rich layout reads them); NaN where the layout has
+    no gene (pawns on ranks 1 and 8)."""
+    import chess
+
+    from organisms.features import PST_PIECES
+
+    w = dict(zip(genome.names, np.asarray(weights, dtype=np.float64), strict=True))
+    out = {}
+    for piece in PST_PIECES:
+        for phase in ("mg", "eg"):
+            board = np.full((8, 8), np.nan)
+            for sq in chess.SQUARES:
+                rank, file = chess.square_rank(sq), chess.square_file(sq)
+                name = f"pst_{piece}_{chess.square_name(rank * 8 + min(file, 7 - file))}_{phase}"
+                if name in w:
+                    board[7 - rank, file] = w.get(piece, 0.0) + w[name]
+            out[piece, phase] = board
+    return out
+
+
+def expert_pst_boards() -> dict[tuple[str, str], np.ndarray]:
+    """The expert's (PeSTO's) piece-square values laid out as :func:`pst_boards`: material plus table,
+    centipawns for a White piece, rank 8 first. (The expert's other terms are not in these tables.)"""
+    from organisms.features import PST_PIECES
+    from organisms.pesto import EG_TABLES, MG_TABLES
+
+    out = {}
+    for k, piece in enumerate(PST_PIECES):
+        for phase, tables, values in (("mg", MG_TABLES, MG_VALUE), ("eg", EG_TABLES, EG_VALUE)):
+            # PeSTO lists a8 first, as these boards do.
+            out[piece, phase] = values[k] + np.array(tables[k], dtype=np.float64).reshape(8, 8)
+    return out
+
+
+def plot_pst(path: Path, genome: Genome, weights: np.ndarray, title: str) -> None:
+    """``pst.png``: for each piece (rows) the organism's middle-game and endgame piece-square values
+    beside the expert's, as board heat maps (White's view, rank 8 on top), one colour scale per piece
+    and phase shared by the organism and the expert, values printed on the squares (centipawns)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from organisms.features import PST_PIECES
+
+    mine, expert = pst_boards(genome, weights), expert_pst_boards()
+    fig, axes = plt.subplots(len(PST_PIECES), 4, figsize=(13, 19), dpi=100)
+    for i, piece in enumerate(PST_PIECES):
+        for j, phase in enumerate(("mg", "eg")):
+            both = np.concatenate([mine[piece, phase][~np.isnan(mine[piece, phase])],
+                                   expert[piece, phase].ravel()])
+            lo, hi = float(both.min()), float(both.max())
+            for k, (who, board) in enumerate((("organism", mine[piece, phase]),
+                                               ("expert", expert[piece, phase]))):
+                ax = axes[i, 2 * j + k]
+                ax.imshow(board, cmap="RdYlGn", vmin=lo, vmax=hi if hi > lo else lo + 1)
+                for r in range(8):
+                    for f in range(8):
+                        if not np.isnan(board[r, f]):
+                            ax.text(f, r, f"{board[r, f]:.0f}", ha="center", va="center", fontsize=6.5)
+                ax.set_xticks(range(8), list("abcdefgh"), fontsize=7)
+                ax.set_yticks(range(8), [str(8 - r) for r in range(8)], fontsize=7)
+                ax.set_title(f"{piece} {phase}: {who}", fontsize=9)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
+    fig.savefig(path)
+    plt.close(fig)

@@ -21,7 +21,7 @@ from .dataset import Dataset, load_dataset
 from .fit import Fit, exact_fit
 from .ga import Evolution, GASettings, checkpoint_exists
 from .objectives import MentorError, Objective, ResultError
-from .report import plot_curve, values_table, write_logbook
+from .report import plot_curve, plot_pst, values_table, write_logbook
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -164,6 +164,10 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
     ceiling = o.fit_l1.held_mae if o.fit_l1 is not None else None
     plot_curve(out / "curve.png", o.records, unit, f"{Path(settings.out).name}: {o.objective.name} error",
                ceiling)
+    if any(n.startswith("pst_") for n in o.organism.genome.names):
+        plot_pst(out / "pst.png", o.organism.genome, o.organism.weights,
+                 f"{Path(settings.out).name}: the evolved organism's piece-square values (material + table, cp, "
+                 "White's view) beside the expert's (PeSTO)")
     if o.fit_l1 is not None:
         (out / "fit-l1.json").write_text(json.dumps(
             {"loss": "l1", "train_mae": o.fit_l1.train_mae, "held_out_mae": o.fit_l1.held_mae,

@@ -145,3 +145,12 @@ def test_rich_defaults_differ_from_the_papers_only_where_documented() -> None:
                                 "--mutation-kind", "bit", "--mutation", "0.004"]))
     assert (given.generations, given.mutation_kind, given.mutation) == (7, "bit", 0.004)
     assert given.crossover_kind == RICH_DEFAULTS.get("crossover_kind", "two-point")
+
+
+def test_shrinking_sigma_is_geometric_from_first_to_final() -> None:
+    # 0.1 -> 0.001 over generations 1..3 is a factor 10 per generation: 0.1, 0.01, 0.001 (by hand).
+    s = GASettings(generations=3, mutation_kind="gaussian", mutation_sigma=0.1, mutation_sigma_final=0.001)
+    assert [round(s.sigma_at(g), 12) for g in (1, 2, 3)] == [0.1, 0.01, 0.001]
+    assert GASettings(mutation_kind="gaussian").sigma_at(200) == 0.1  # no final sigma: constant
+    with pytest.raises(ValueError, match="final mutation sigma"):
+        GASettings(mutation_sigma=0.1, mutation_sigma_final=0.2)

@@ -173,8 +173,29 @@ def test_resume_with_another_genome_is_refused_in_one_line(tmp_path: Path) -> No
                    cwd=ROOT)
     summary = (tmp_path / "run" / "summary.md").read_text()
     assert "| genome | rich |" in summary and "pst_knight_d4_mg" in summary
+    assert (tmp_path / "run" / "pst.png").stat().st_size > 10_000  # the heat maps of a rich run
     run = subprocess.run([*common, "--resume"], capture_output=True, text=True, env=env, cwd=ROOT)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     errors = [line for line in run.stderr.splitlines() if not line.startswith("warning:")]
     assert errors == [f"mimic evolve: {tmp_path / 'run' / 'checkpoint.npz'}: the checkpoint evolves the rich "
                       "genome layout, not paper (resume with --genome rich)"], run.stderr
+
+
+def test_pst_boards_read_material_plus_mirrored_square_genes() -> None:
+    from evolve.report import expert_pst_boards, pst_boards
+
+    genome = rich_genome()
+    w = np.zeros(len(genome.names))
+    names = list(genome.names)
+    w[names.index("knight")] = 300.0
+    w[names.index("pst_knight_b1_mg")] = -20.0
+    w[names.index("pst_pawn_d7_eg")] = 50.0
+    boards = pst_boards(genome, w)
+    # Rows are ranks 8..1, columns files a..h: b1 is row 7, column 1; its file mirror g1 is column 6.
+    assert boards["knight", "mg"][7, 1] == boards["knight", "mg"][7, 6] == 280.0
+    assert boards["knight", "mg"][5, 2] == 300.0 and boards["knight", "eg"][7, 1] == 300.0  # c3; eg untouched
+    assert boards["pawn", "eg"][1, 4] == boards["pawn", "eg"][1, 3] == 50.0  # e7 and its mirror d7
+    assert np.isnan(boards["pawn", "mg"][0]).all() and np.isnan(boards["pawn", "mg"][7]).all()
+    # PeSTO by hand: a white knight on a8 in the middle game is 337 - 167 = 170; a king on h1 (eg) 0 - 43.
+    expert = expert_pst_boards()
+    assert expert["knight", "mg"][0, 0] == 170 and expert["king", "eg"][7, 7] == -43
