@@ -49,6 +49,8 @@ GRID: list[tuple[str, dict[str, object]]] = [
     ("rich defaults, sigma shrinking 0.1 -> 0.005", {"rich": True, "mutation_sigma_final": 0.005}),
     ("rich defaults, sigma shrinking 0.1 -> 0.005, 3000 generations",
      {"rich": True, "mutation_sigma_final": 0.005, "generations": 3000}),
+    ("rich defaults, 3000 generations", {"rich": True, "generations": 3000}),
+    ("rich defaults, 3000 generations, population 200", {"rich": True, "generations": 3000, "population": 200}),
 ]
 
 

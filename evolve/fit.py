@@ -4,8 +4,8 @@
   programme (HiGHS through ``scipy.optimize.linprog``): variables ``w`` and one ``t_i ≥ |F_i·w − y_i|`` per
   row. Its training error is the lowest mean absolute error any organism of this genome can reach on
   those rows, so no GA run beats it there.
-* L2 (least squares): ``scipy.optimize.lsq_linear`` (BVLS) with the same bounds, on the normal
-  equations' Cholesky factor (:func:`bounded_lsq`).
+* L2 (least squares): the normal equations' box-constrained quadratic with the same bounds, solved by
+  L-BFGS-B (:func:`bounded_lsq`).
 
 Above :data:`LP_MAX_ROWS` training rows the LP is slow (HiGHS: 2.8 s on 3,959 rows, 34 s on 16,000;
 two constraint rows and a variable per label), so L1 is solved by iteratively reweighted least
@@ -73,30 +73,38 @@ def fit_l1(features: np.ndarray, y: np.ndarray, low: np.ndarray, high: np.ndarra
 
 
 def bounded_lsq(features: np.ndarray, y: np.ndarray, low: np.ndarray, high: np.ndarray,
-                row_weights: np.ndarray | None = None) -> np.ndarray:
+                row_weights: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
     """``argmin Σ ω_i (F_i·w − y_i)²`` within the bounds (``ω`` = ``row_weights``, 1 when omitted).
 
-    One pass over the rows builds the genes × genes normal equations ``Fᵀ Ω F w = Fᵀ Ω y``; with
-    ``Fᵀ Ω F = Uᵀ U`` (Cholesky) the problem is ``min |U w − U⁻ᵀ Fᵀ Ω y|²``, a square system that
-    ``lsq_linear`` (BVLS) solves with the bounds in milliseconds, however many rows there are. (BVLS on
-    the rows themselves factorises the whole (rows × genes) matrix at each of its steps: minutes at a
-    million rows.)
+    One pass over the rows builds the genes × genes normal equations ``A = Fᵀ Ω F``, ``b = Fᵀ Ω y``; the
+    box-constrained quadratic ``min ½ wᵀAw − bᵀw`` is then solved by L-BFGS-B (scipy) on the variables
+    scaled by ``1/√A_jj`` (a diagonal preconditioner), from ``start`` when given (IRLS warm-starts each
+    step from the last), however many rows there are. Measured on the rich genome's 3,959 training rows
+    (417 genes): the same objective to 7 significant digits as BVLS on the Cholesky factor, 0.3–0.9 s
+    against 3.6–6.0 s; BVLS's active-set steps cost O(genes³) each, minutes per IRLS run at 417 genes.
     """
-    from scipy.linalg import cho_factor, solve_triangular
-    from scipy.optimize import lsq_linear
+    from scipy.optimize import minimize
 
     f = np.asarray(features, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    p = f.shape[1]
     lo, hi = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
     fw = f if row_weights is None else f * row_weights[:, None]
     a = fw.T @ f
     b = fw.T @ y
-    a[np.diag_indices(p)] += 1e-10 * max(float(np.trace(a)) / p, 1e-12)  # a feature constantly zero
-    c, _ = cho_factor(a, lower=False)
-    upper = np.triu(c)
-    rhs = solve_triangular(upper.T, b, lower=True)
-    return np.clip(lsq_linear(upper, rhs, bounds=(lo, hi), method="bvls").x, lo, hi)
+    diag = np.diag(a).copy()
+    d = 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0))  # a feature constantly zero keeps scale 1
+    a_s, b_s = a * d[:, None] * d[None, :], b * d
+    lo_s, hi_s = lo / d, hi / d
+    w0 = np.clip((lo + hi) / 2, lo, hi) if start is None else np.asarray(start, dtype=np.float64)
+
+    def objective(v: np.ndarray) -> tuple[float, np.ndarray]:
+        av = a_s @ v
+        return 0.5 * float(v @ av) - float(b_s @ v), av - b_s
+
+    res = minimize(objective, np.clip(w0 / d, lo_s, hi_s), jac=True, method="L-BFGS-B",
+                   bounds=list(zip(lo_s, hi_s, strict=True)),
+                   options={"maxiter": 50_000, "maxcor": 30, "ftol": 1e-15, "gtol": 1e-10})
+    return np.clip(res.x * d, lo, hi)
 
 
 def fit_l1_irls(features: np.ndarray, y: np.ndarray, low: np.ndarray, high: np.ndarray,
@@ -114,7 +122,7 @@ def fit_l1_irls(features: np.ndarray, y: np.ndarray, low: np.ndarray, high: np.n
     best_w, best = w, float(np.abs(f @ w - y).mean())
     for _ in range(max_iter):
         r = np.abs(f @ w - y)
-        w = bounded_lsq(f, y, low, high, 1.0 / np.maximum(r, delta))
+        w = bounded_lsq(f, y, low, high, 1.0 / np.maximum(r, delta), start=w)
         mae = float(np.abs(f @ w - y).mean())
         if mae < best:
             improved = (best - mae) / max(best, 1e-12)
