@@ -31,6 +31,9 @@ from evolve.objectives import MentorError
 from organisms.genome import layout_genome
 
 BASE = GASettings()
+FIRST_RICH: dict[str, object] = {"generations": 1000, "crossover_kind": "uniform", "mutation_kind": "gaussian",
+                                 "mutation": 0.01}
+"""The rich genome's defaults picked by the first study (parts 1 and 2), before the shrinking step."""
 GRID: list[tuple[str, dict[str, object]]] = [
     ("baseline (paper settings)", {}),
     ("encoding binary", {"encoding": "binary"}),
@@ -45,12 +48,12 @@ GRID: list[tuple[str, dict[str, object]]] = [
     ("generations 1000", {"generations": 1000}),
     ("uniform crossover + gaussian 0.01/gene", {"crossover_kind": "uniform", "mutation_kind": "gaussian",
                                                 "mutation": 0.01}),
-    ("rich defaults", {"rich": True}),
-    ("rich defaults, sigma shrinking 0.1 -> 0.005", {"rich": True, "mutation_sigma_final": 0.005}),
-    ("rich defaults, sigma shrinking 0.1 -> 0.005, 3000 generations",
-     {"rich": True, "mutation_sigma_final": 0.005, "generations": 3000}),
-    ("rich defaults, 3000 generations", {"rich": True, "generations": 3000}),
-    ("rich defaults, 3000 generations, population 200", {"rich": True, "generations": 3000, "population": 200}),
+    ("rich defaults of the first study (1000 generations)", dict(FIRST_RICH)),
+    ("the first rich defaults, sigma shrinking 0.1 -> 0.005", {**FIRST_RICH, "mutation_sigma_final": 0.005}),
+    ("the first rich defaults, sigma shrinking 0.1 -> 0.005, 3000 generations",
+     {**FIRST_RICH, "mutation_sigma_final": 0.005, "generations": 3000}),
+    ("the first rich defaults, 3000 generations", {**FIRST_RICH, "generations": 3000}),
+    ("rich defaults (evolve.ga.RICH_DEFAULTS)", {"rich": True}),
 ]
 
 

@@ -564,7 +564,7 @@ def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
                              "Defaults: the paper's; with --genome rich, the rich genome's where they differ "
                              "(shown as 'rich: ...'; see README). A flag given always wins.")
     g.add_argument("--population", type=int, default=None, help="organisms per generation (default 100)")
-    g.add_argument("--generations", type=int, default=None, help="generations (default 300; rich: 1000)")
+    g.add_argument("--generations", type=int, default=None, help="generations (default 300; rich: 3000)")
     g.add_argument("--crossover", type=float, default=None, help="crossover probability per pair (default 0.75)")
     g.add_argument("--crossover-kind", choices=("one-point", "two-point", "uniform"), default=None,
                    help="default two-point; rich: uniform")
@@ -579,7 +579,7 @@ def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
                         "(default 0.1)")
     g.add_argument("--mutation-sigma-final", type=float, default=None,
                    help="gaussian gene mutation: shrink the step's sigma geometrically from --mutation-sigma to "
-                        "this by the last generation (default: no shrinking)")
+                        "this by the last generation (default: no shrinking; rich: 0.005)")
     g.add_argument("--sample", type=int, default=None,
                    help="training positions drawn afresh each generation (default 1000)")
     g.add_argument("--selection", choices=("tournament", "roulette"), default=None, help="default tournament")

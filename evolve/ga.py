@@ -629,8 +629,8 @@ def _jsonable(state: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-RICH_DEFAULTS: dict[str, Any] = {"generations": 1000, "crossover_kind": "uniform", "mutation_kind": "gaussian",
-                                 "mutation": 0.01}
+RICH_DEFAULTS: dict[str, Any] = {"generations": 3000, "crossover_kind": "uniform", "mutation_kind": "gaussian",
+                                 "mutation": 0.01, "mutation_sigma_final": 0.005}
 """The GA settings of the rich genome (``--genome rich``) that differ from the paper's, picked from
 ``results/ga-study/study.md``; every other setting is the paper's."""
 
