@@ -44,6 +44,7 @@ def main() -> int:
     ap.add_argument("--evals", default="material,expert,random:1")
     ap.add_argument("--cap", type=int, default=1500)
     ap.add_argument("--limit", type=int, default=None, help="use only the first N labels")
+    ap.add_argument("--jobs", type=int, default=1, help="evaluators measured in parallel (one process each)")
     args = ap.parse_args()
     labels = [(lab.board, lab.ce) for lab in read_labels(args.labels) if abs(lab.ce) <= args.cap]
     if args.limit:
@@ -52,11 +53,18 @@ def main() -> int:
     print(f"# Depth-{args.depth} error against `{args.labels}`\n")
     print(f"{len(labels)} labels within ±{args.cap} cp; labelled by `{runs[-1].get('command', '?')}` "
           f"(mentor {runs[-1].get('mentor', {}).get('id_name', '?')}); measured with {describe()} by "
-          f"`python benchmarks/heldout_error.py {args.labels} --depth {args.depth} --evals {args.evals}`.\n")
+          f"`python benchmarks/heldout_error.py {args.labels} --depth {args.depth} --evals {args.evals} "
+          f"--jobs {args.jobs}`.\n")
     print("| evaluator | mean abs error (cp) | median | 90th percentile | seconds |")
     print("|---|---|---|---|---|")
-    for spec in args.evals.split(","):
-        e, seconds = errors(spec, labels, args.depth)
+    from joblib import delayed
+
+    from search.workers import parallel
+
+    specs = args.evals.split(",")
+    # Each evaluator runs in its own process (one search at a time, so its seconds are comparable).
+    measured = parallel(args.jobs)(delayed(errors)(spec, labels, args.depth) for spec in specs)
+    for spec, (e, seconds) in zip(specs, measured, strict=True):
         print(f"| `{spec}` | {e.mean():.1f} | {statistics.median(e):.1f} | {np.percentile(e, 90):.1f} | "
               f"{seconds:.0f} |", flush=True)
     return 0
