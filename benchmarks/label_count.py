@@ -2,8 +2,8 @@
 
     python benchmarks/label_count.py LABELS.epd --genome rich --counts 2000,4000,8000,16000,32000
 
-The label file's rows are split once (the ``mimic evolve`` split: 20% held out, seed 0); each count ``m``
-fits the exact bounded L1 model (``evolve.fit.exact_fit``: the LP up to 2,000 rows, IRLS above) on the
+The label file's rows are split once (the ``mimic evolve`` split: 20% held out, ``--seed`` as the run's);
+each count ``m`` fits the exact bounded L1 model (``evolve.fit.exact_fit``: the LP up to 2,000 rows, IRLS above) on the
 first ``m`` training rows in file order and measures it on the same held-out rows every time. When more
 rows stop lowering the held-out error and training and held-out errors meet, the genome has the labels it
 needs. Errors: mean |eval − mentor| in centipawns, side to move. Prints a Markdown table; passes or
@@ -32,12 +32,14 @@ def main() -> int:
     ap.add_argument("--counts", default="2000,4000,8000,16000,32000",
                     help="comma-separated numbers of training rows (the last may be 'all')")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the held-out split (as mimic evolve --seed)")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    ds = load_dataset(args.labels, layout=args.genome, n_jobs=args.jobs)
+    ds = load_dataset(args.labels, layout=args.genome, n_jobs=args.jobs, seed=args.seed)
     genome = layout_genome(args.genome)
     print(f"# Labels needed: {args.genome} genome ({len(genome.genes)} genes)\n")
-    print(f"Made by `python benchmarks/label_count.py {args.labels} --genome {args.genome} --counts {args.counts}` "
+    print(f"Made by `python benchmarks/label_count.py {args.labels} --genome {args.genome} --counts {args.counts} "
+          f"--seed {args.seed}` "
           f"({describe()}).\n")
     print(f"{ds.describe()}. Held out: the same {len(ds.held)} rows for every count (features in "
           f"{time.perf_counter() - t0:.1f} s).\n")
