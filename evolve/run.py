@@ -188,7 +188,8 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
         assert isinstance(ds, Dataset)
         fit_l1 = exact_fit(ds.features, ds.y, train, held, genome, "l1")
         fit_l2 = exact_fit(ds.features, ds.y, train, held, genome, "l2")
-    seconds["exact fits"] = time.perf_counter() - t0
+    if settings.objective != "moves":
+        seconds["exact fits"] = time.perf_counter() - t0
     descent = None
     if settings.objective == "result":
         descent = coordinate_descent(genome, objective, train, held)
@@ -282,7 +283,7 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
         assert isinstance(o.objective, ResultError)
         lines.append(f"| lambda (plies) | {settings.lam:g} |")
         lines.append(f"| K (fitted, cp) | {o.objective.k:.1f} |")
-    lines += ["", "## Errors", ""]
+    lines += ["", "## Move agreement" if settings.objective == "moves" else "## Errors", ""]
     if settings.objective == "mentor":
         lines += ["Mean absolute difference from the mentor's score, centipawns (side to move at the target).", "",
                   "| | training | held out |", "|---|---|---|",
