@@ -112,6 +112,11 @@ class MoveAgreement:
     ``played[i]`` is the child of the move made. An organism's choice is the first child of best score
     (a segment arg-max). Positions where a move mates are left out of ``rows``: every organism mates there.
 
+    Speed: the features are stored once multiplied by their sign, in float32 (scores to about 0.001 cp);
+    a generation gathers the sampled positions' children, computes every organism's score of every child
+    with one product ``W · Fᵀ`` (population, children), and takes segment maxima with ``np.maximum.reduceat``
+    along each organism's contiguous row.
+
     The loss is, by ``loss``:
 
     * ``agreement`` (the paper's): 1 − the share of positions where the choice is the played move
@@ -134,8 +139,8 @@ class MoveAgreement:
             raise ValueError(f"unknown move loss {loss!r} (one of {', '.join(MOVE_LOSSES)})")
         if agreement not in AGREEMENTS:
             raise ValueError(f"unknown agreement {agreement!r} (one of {', '.join(AGREEMENTS)})")
-        self.features = np.ascontiguousarray(features, dtype=np.float64)
-        self.sign = np.asarray(sign, dtype=np.float64)
+        self.signed = np.ascontiguousarray(np.asarray(features, dtype=np.float32)
+                                           * np.asarray(sign, dtype=np.float32)[:, None])
         self.fixed = np.asarray(fixed, dtype=np.float64)
         self.offsets = np.asarray(offsets, dtype=np.int64)
         self.played = np.asarray(played, dtype=np.int64)
@@ -143,8 +148,8 @@ class MoveAgreement:
         self.agreement_kind = agreement
         self.unit = "1 − agreement" if loss == "agreement" else "nats"
         mates = self.fixed == MATE_FIXED
-        has_mate = np.add.reduceat(mates.astype(np.int64), self.offsets[:-1]) > 0 if len(self.played) else \
-            np.zeros(0, dtype=bool)
+        has_mate = (np.add.reduceat(mates.astype(np.int64), self.offsets[:-1]) > 0 if len(self.played)
+                    else np.zeros(0, dtype=bool))
         self.mate_positions = int(has_mate.sum())
         self.rows = np.flatnonzero(~has_mate)
         self._kept: tuple[np.ndarray, _Gathered] | None = None
@@ -157,38 +162,35 @@ class MoveAgreement:
         starts, ends = self.offsets[rows], self.offsets[rows + 1]
         lengths = ends - starts
         local = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-        if len(rows) == len(self.played) and np.array_equal(rows, np.arange(len(self.played))):
-            idx = np.arange(len(self.sign))
-        else:
-            idx = np.repeat(starts - local, lengths) + np.arange(int(lengths.sum()))
+        idx = np.repeat(starts - local, lengths) + np.arange(int(lengths.sum()))
         fixed = self.fixed[idx]
         fixed_at = np.flatnonzero(~np.isnan(fixed))
         played = self.played[rows] - starts + local
-        g = _Gathered(self.features[idx], self.sign[idx], fixed_at, fixed[fixed_at], local, lengths, played,
+        g = _Gathered(self.signed[idx], fixed_at, fixed[fixed_at].astype(np.float32), local, lengths, played,
                       np.stack([local, played], axis=1).reshape(-1), idx)
         self._kept = (np.array(rows), g)
         return g
 
     def scores(self, weights: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, _Gathered]:
-        """The mover's score of every child of ``rows`` (children, population), and the gathered rows."""
+        """The mover's score (cp, float32) of every child of ``rows`` by every organism, (population,
+        children), and the gathered rows."""
         g = self._gather(np.asarray(rows, dtype=np.int64))
-        s = g.features @ np.atleast_2d(weights).T
-        s *= g.sign[:, None]
+        s = np.atleast_2d(weights).astype(np.float32) @ g.features.T
         if len(g.fixed_at):
-            s[g.fixed_at] = g.fixed_values[:, None]
+            s[:, g.fixed_at] = g.fixed_values
         return s, g
 
     def choices(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """(positions, population): the index (into all children) of each organism's choice at each row."""
+        """(population, positions): the index (into all children) of each organism's choice at each row."""
         s, g = self.scores(weights, rows)
-        best = np.maximum.reduceat(s, g.starts, axis=0)
-        first = np.where(s == np.repeat(best, g.lengths, axis=0), np.arange(len(s))[:, None], len(s))
-        return g.idx[np.minimum.reduceat(first, g.starts, axis=0)]
+        best = np.maximum.reduceat(s, g.starts, axis=1)
+        first = np.where(s == np.repeat(best, g.lengths, axis=1), np.arange(s.shape[1]), s.shape[1])
+        return g.idx[np.minimum.reduceat(first, g.starts, axis=1)]
 
     def agreement(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Per organism, the share of ``rows`` where its choice is the played move."""
         s, g = self.scores(weights, rows)
-        return _agrees(s, g).mean(axis=0)
+        return _agrees(s, g).mean(axis=1)
 
     def log_likelihood(self, weights: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per organism, the mean log-likelihood of the played moves (nats) at its fitted β, and that β."""
@@ -199,7 +201,7 @@ class MoveAgreement:
         s, g = self.scores(weights, rows)
         if self.loss == "likelihood":
             return -_log_likelihood(s, g, self.NEWTON_STEPS)[0]
-        rate = _agrees(s, g).mean(axis=0)
+        rate = _agrees(s, g).mean(axis=1)
         return 1.0 - (rate ** 2 if self.agreement_kind == "squared" else rate)
 
 
@@ -210,8 +212,7 @@ imports nothing of the package)."""
 
 @dataclass
 class _Gathered:
-    features: np.ndarray  # (m, genes) the children of the rows asked for
-    sign: np.ndarray  # (m,)
+    features: np.ndarray  # (m, genes) float32, signed: the children of the rows asked for
     fixed_at: np.ndarray  # indices (within m) of children with a fixed score
     fixed_values: np.ndarray
     starts: np.ndarray  # (n,) each row's first child, within m
@@ -222,32 +223,31 @@ class _Gathered:
 
 
 def _agrees(s: np.ndarray, g: _Gathered) -> np.ndarray:
-    """(positions, population) bool: the first best child is the played one. One ``reduceat`` over the
+    """(population, positions) bool: the first best child is the played one. One ``reduceat`` over the
     halves [start, played) and [played, next start) of each segment: the played child's score must be
     the best of the second half and beat every score of the first (empty when the played move is first)."""
-    halves = np.maximum.reduceat(s, g.bounds, axis=0)
-    ps = s[g.played]
-    before, after = halves[0::2], halves[1::2]
-    return (after <= ps) & ((g.played == g.starts)[:, None] | (before < ps))
+    halves = np.maximum.reduceat(s, g.bounds, axis=1)
+    ps = s[:, g.played]
+    return (halves[:, 1::2] <= ps) & ((g.played == g.starts) | (halves[:, 0::2] < ps))
 
 
 def _log_likelihood(s: np.ndarray, g: _Gathered, steps: int) -> tuple[np.ndarray, np.ndarray]:
     """Mean log softmax(β · s) of the played children per organism, β fitted per organism (see
-    :class:`MoveAgreement`). Returns (log-likelihood, β)."""
-    best = np.maximum.reduceat(s, g.starts, axis=0)
-    d = s - np.repeat(best, g.lengths, axis=0)  # <= 0; 0 at each position's best
-    dp = d[g.played]  # (n, pop)
-    gap = -d.mean(axis=0)
-    beta = 1.0 / np.maximum(gap, 1e-6)
+    :class:`MoveAgreement`). Returns (log-likelihood, β), float64."""
+    best = np.maximum.reduceat(s, g.starts, axis=1)
+    d = s - np.repeat(best, g.lengths, axis=1)  # <= 0; 0 at each position's best
+    dp = d[:, g.played].astype(np.float64)  # (population, n)
+    beta = 1.0 / np.maximum(-d.mean(axis=1, dtype=np.float64), 1e-6)
     for _ in range(steps):
-        e = np.exp(d * beta)
-        z = np.add.reduceat(e, g.starts, axis=0)
-        ed = e * d
-        a = np.add.reduceat(ed, g.starts, axis=0) / z
-        b = np.add.reduceat(ed * d, g.starts, axis=0) / z
-        grad = (a - dp).mean(axis=0)
-        hess = np.maximum((b - a * a).mean(axis=0), 1e-18)
+        e = np.exp(d * beta.astype(np.float32)[:, None])
+        z = np.add.reduceat(e, g.starts, axis=1, dtype=np.float64)
+        e *= d
+        a = np.add.reduceat(e, g.starts, axis=1, dtype=np.float64) / z
+        e *= d
+        b = np.add.reduceat(e, g.starts, axis=1, dtype=np.float64) / z
+        grad = (a - dp).mean(axis=1)
+        hess = np.maximum((b - a * a).mean(axis=1), 1e-18)
         step = beta - grad / hess
         beta = np.where(step > 0, step, beta / 2)
-    z = np.add.reduceat(np.exp(d * beta), g.starts, axis=0)
-    return (beta * dp - np.log(z)).mean(axis=0), beta
+    z = np.add.reduceat(np.exp(d * beta.astype(np.float32)[:, None]), g.starts, axis=1, dtype=np.float64)
+    return (beta[:, None] * dp - np.log(z)).mean(axis=1), beta

@@ -94,7 +94,7 @@ def test_vectorised_choice_equals_a_loop_over_organism_evaluate(tal3: tuple[Path
     organisms = [Organism(genome, genome.random_bits(np.random.default_rng(seed))[0]) for seed in range(4)]
     weights = np.array([o.weights for o in organisms])
     rows = np.arange(data.n)
-    choices = objective.choices(weights, rows)  # (positions, organisms), indices into the children
+    choices = objective.choices(weights, rows)  # (organisms, positions), indices into the children
     agree = objective.agreement(weights, rows)
     for k, organism in enumerate(organisms):
         assert len(tal3_leaves) == data.n
@@ -102,13 +102,13 @@ def test_vectorised_choice_equals_a_loop_over_organism_evaluate(tal3: tuple[Path
         for i, (leaves, mover, played) in enumerate(tal3_leaves):
             scores = loop_scores(leaves, mover, organism)
             assert data.played[i] - data.offsets[i] == played
-            mine = int(choices[i, k] - data.offsets[i])
+            mine = int(choices[k, i] - data.offsets[i])
             # Organism.evaluate rounds to whole centipawns: the vectorised choice is a best move of the loop's
             # within that rounding, and the very same move wherever the loop's best is 1 cp clear of the rest.
             assert scores[mine] >= max(scores) - 1
             same += mine == int(np.argmax(scores))
         assert same >= 0.97 * data.n
-        np.testing.assert_allclose(agree[k], np.mean(choices[:, k] == data.played))
+        np.testing.assert_allclose(agree[k], np.mean(choices[k] == data.played))
 
 
 QUEEN_HANGS = "4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1"
@@ -152,14 +152,14 @@ def test_a_material_organism_does_not_hang_its_queen(tmp_path: Path, cache: Path
     objective = MoveAgreement(feats, data.sign, data.fixed, data.offsets, data.played)
     s, _ = objective.scores(w[None, :], np.arange(1))
     legal = list(chess.Board(QUEEN_HANGS).legal_moves)
-    by_move = {m.uci(): float(s[i, 0]) for i, m in enumerate(legal)}
-    assert by_move["d1d5"] == pytest.approx(-pawn, abs=1e-6)
-    assert by_move["d1d4"] == pytest.approx(queen - 2 * pawn, abs=1e-6)
+    by_move = {m.uci(): float(s[0, i]) for i, m in enumerate(legal)}
+    assert by_move["d1d5"] == pytest.approx(-pawn, abs=1e-3)  # float32 scores
+    assert by_move["d1d4"] == pytest.approx(queen - 2 * pawn, abs=1e-3)
     assert objective.agreement(w[None, :], np.arange(1))[0] == 0.0
     chosen = legal[int(objective.choices(w[None, :], np.arange(1))[0, 0])]
     # Every move but Qxd5 keeps +700 in material: the choice is the first of them in legal-move order.
     assert chosen == next(m for m in legal if m.uci() != "d1d5")
-    assert by_move[chosen.uci()] == pytest.approx(queen - 2 * pawn, abs=1e-6)
+    assert by_move[chosen.uci()] == pytest.approx(queen - 2 * pawn, abs=1e-3)
     # A mate in one is scored MATE_SCORE whatever the organism, and the position is left out of the rows.
     pgn.write_text('[Event "x"]\n[White "Me"]\n[Black "You"]\n[SetUp "1"]\n'
                    '[FEN "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"]\n[Result "1-0"]\n\n1. Ra8# 1-0\n')
@@ -236,15 +236,15 @@ def test_likelihood_beta_is_the_fitted_optimum(tmp_path: Path, cache: Path) -> N
     for k in range(2):  # a brute-force scan of β: none beats the fitted one by more than a hair
         best = -np.inf
         for b in beta[k] * np.exp(np.linspace(-2, 2, 81)):
-            z = s[:, k] * b
+            z = s[k].astype(np.float64) * b
             logp = [z[g.played[i]] - np.logaddexp.reduce(z[g.starts[i]:g.starts[i] + g.lengths[i]])
                     for i in range(len(g.starts))]
             best = max(best, float(np.mean(logp)))
-        assert ll[k] >= best - 1e-6
+        assert ll[k] >= best - 1e-5
     np.testing.assert_allclose(objective.losses(w, rows), -ll)
     # Scale blindness: doubling the weights halves β and keeps the likelihood and the agreement.
     ll2, beta2 = objective.log_likelihood(2 * w, rows)
-    np.testing.assert_allclose(ll2, ll, atol=1e-9)
+    np.testing.assert_allclose(ll2, ll, atol=1e-6)
     np.testing.assert_allclose(beta2, beta / 2, rtol=1e-6)
 
 
