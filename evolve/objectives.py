@@ -9,6 +9,10 @@ returns one loss per organism, computed with one matrix product ``F[rows] · W�
   game result (1, ½, 0 for the side to move) and the prediction σ(eval / K), weighted by
   exp(−n/λ) where n is the number of plies to the game's end (GreKo's λ-forgetting). K is fitted first,
   on the mentor's scores of the training rows.
+* :class:`MoveAgreement` (``--objective moves``, the paper's grandmaster objective): how often the
+  organism's 1-ply choice over capture-resolved children (:mod:`evolve.moves`) is the player's move, or
+  the likelihood of the player's moves under a softmax of the organism's scores. Its rows are positions,
+  each with its segment of children.
 """
 
 from __future__ import annotations
@@ -238,16 +242,16 @@ def _log_likelihood(s: np.ndarray, g: _Gathered, steps: int) -> tuple[np.ndarray
     d = s - np.repeat(best, g.lengths, axis=1)  # <= 0; 0 at each position's best
     dp = d[:, g.played].astype(np.float64)  # (population, n)
     beta = 1.0 / np.maximum(-d.mean(axis=1, dtype=np.float64), 1e-6)
-    for _ in range(steps):
+    for _ in range(steps):  # segment sums in float32: at most a few hundred terms of at most 1 each
         e = np.exp(d * beta.astype(np.float32)[:, None])
-        z = np.add.reduceat(e, g.starts, axis=1, dtype=np.float64)
+        z = np.add.reduceat(e, g.starts, axis=1).astype(np.float64)
         e *= d
-        a = np.add.reduceat(e, g.starts, axis=1, dtype=np.float64) / z
+        a = np.add.reduceat(e, g.starts, axis=1) / z
         e *= d
-        b = np.add.reduceat(e, g.starts, axis=1, dtype=np.float64) / z
+        b = np.add.reduceat(e, g.starts, axis=1) / z
         grad = (a - dp).mean(axis=1)
         hess = np.maximum((b - a * a).mean(axis=1), 1e-18)
         step = beta - grad / hess
         beta = np.where(step > 0, step, beta / 2)
-    z = np.add.reduceat(np.exp(d * beta.astype(np.float32)[:, None]), g.starts, axis=1, dtype=np.float64)
+    z = np.add.reduceat(np.exp(d * beta.astype(np.float32)[:, None]), g.starts, axis=1).astype(np.float64)
     return (beta[:, None] * dp - np.log(z)).mean(axis=1), beta
