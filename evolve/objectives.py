@@ -165,7 +165,7 @@ class MoveAgreement:
             return kept[1]
         starts, ends = self.offsets[rows], self.offsets[rows + 1]
         lengths = ends - starts
-        local = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+        local = np.cumsum(lengths) - lengths  # each row's first child among the gathered ones
         idx = np.repeat(starts - local, lengths) + np.arange(int(lengths.sum()))
         fixed = self.fixed[idx]
         fixed_at = np.flatnonzero(~np.isnan(fixed))

@@ -171,6 +171,7 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
         train, held = split_by_game(ds, settings.held_out, settings.ga.seed)
         objective = MoveAgreement(child_features, ds.sign, ds.fixed, ds.offsets, ds.played, settings.moves_loss,
                                   settings.agreement)
+        del child_features  # the objective keeps its own (signed) copy
         seconds["games, resolved children and features"] = time.perf_counter() - t0
     else:
         ds = dataset or load_dataset(settings.labels, settings.target, settings.cap, settings.held_out,

@@ -201,6 +201,15 @@ def test_player_names_on_real_headers() -> None:
     assert not player_matches("Tal, Mihail", "") and not player_matches("Tal, Mihail", "Mihail")
 
 
+def test_player_matches_doctests() -> None:
+    import doctest
+
+    import evolve.moves
+
+    failures, tried = doctest.testmod(evolve.moves)
+    assert tried >= 2 and failures == 0
+
+
 def test_tal_counts_match_source_md() -> None:
     # SOURCE.md: Tal.pgn, 2,431 games, Tal White in 1,233 and Black in 1,198 (headers read as text: fast).
     text = (GAMES / "Tal.pgn").read_bytes().decode("utf-8", errors="replace")
@@ -297,3 +306,25 @@ def test_evolve_moves_command(tmp_path: Path) -> None:
     bad = subprocess.run(mimic_command(*common, "--out", str(tmp_path / "c"), "--player", "Nobody"),
                          capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "no positions where 'Nobody' moved" in bad.stderr
+
+
+def test_init_file_is_validated_and_reencoded(tmp_path: Path) -> None:
+    from evolve.run import initial_chromosome
+
+    paper_binary, paper, rich = layout_genome("paper", "binary"), layout_genome("paper"), layout_genome("rich")
+    organism = Organism(paper_binary, paper_binary.random_bits(np.random.default_rng(1))[0])
+    organism.save(tmp_path / "o.json")
+    # Another encoding: the same values, re-encoded into the run's (Gray) genome.
+    np.testing.assert_allclose(paper.decode(initial_chromosome(tmp_path / "o.json", paper)[None])[0],
+                               organism.weights)
+    # A paper organism starts a rich run with its 368 piece-square genes at 0 (their ranges hold 0).
+    w = rich.decode(initial_chromosome(tmp_path / "o.json", rich)[None])[0]
+    np.testing.assert_allclose(w[:49], organism.weights)
+    assert np.abs(w[49:]).max() < 2.0  # 0 to within half a grid step (120 / 63 cp a step)
+    # A rich organism does not fit a paper run; a malformed file is refused with its name.
+    Organism(rich, rich.random_bits(np.random.default_rng(2))[0]).save(tmp_path / "r.json")
+    with pytest.raises(ValueError, match=r"r\.json"):
+        initial_chromosome(tmp_path / "r.json", paper)
+    (tmp_path / "bad.json").write_text('{"format": "mimic-organism", "genes": 3}')
+    with pytest.raises(ValueError, match=r"bad\.json"):
+        initial_chromosome(tmp_path / "bad.json", paper)
