@@ -196,10 +196,12 @@ class MoveAgreement:
         s, g = self.scores(weights, rows)
         return _agrees(s, g).mean(axis=1)
 
-    def log_likelihood(self, weights: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per organism, the mean log-likelihood of the played moves (nats) at its fitted β, and that β."""
+    def log_likelihood(self, weights: np.ndarray, rows: np.ndarray, beta: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """Per organism, the mean log-likelihood of the played moves (nats) at its β fitted on ``rows``,
+        and that β; or at the given ``beta`` (one per organism, e.g. fitted on the training rows)."""
         s, g = self.scores(weights, rows)
-        return _log_likelihood(s, g, self.NEWTON_STEPS)
+        return _log_likelihood(s, g, self.NEWTON_STEPS, beta)
 
     def losses(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
         s, g = self.scores(weights, rows)
@@ -235,13 +237,16 @@ def _agrees(s: np.ndarray, g: _Gathered) -> np.ndarray:
     return (halves[:, 1::2] <= ps) & ((g.played == g.starts) | (halves[:, 0::2] < ps))
 
 
-def _log_likelihood(s: np.ndarray, g: _Gathered, steps: int) -> tuple[np.ndarray, np.ndarray]:
+def _log_likelihood(s: np.ndarray, g: _Gathered, steps: int, given: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """Mean log softmax(β · s) of the played children per organism, β fitted per organism (see
-    :class:`MoveAgreement`). Returns (log-likelihood, β), float64."""
+    :class:`MoveAgreement`) unless ``given``. Returns (log-likelihood, β), float64."""
     best = np.maximum.reduceat(s, g.starts, axis=1)
     d = s - np.repeat(best, g.lengths, axis=1)  # <= 0; 0 at each position's best
     dp = d[:, g.played].astype(np.float64)  # (population, n)
     beta = 1.0 / np.maximum(-d.mean(axis=1, dtype=np.float64), 1e-6)
+    if given is not None:
+        beta, steps = np.broadcast_to(np.asarray(given, dtype=np.float64), beta.shape).copy(), 0
     for _ in range(steps):  # segment sums in float32: at most a few hundred terms of at most 1 each
         e = np.exp(d * beta.astype(np.float32)[:, None])
         z = np.add.reduceat(e, g.starts, axis=1).astype(np.float64)

@@ -251,6 +251,9 @@ def test_likelihood_beta_is_the_fitted_optimum(tmp_path: Path, cache: Path) -> N
             best = max(best, float(np.mean(logp)))
         assert ll[k] >= best - 1e-5
     np.testing.assert_allclose(objective.losses(w, rows), -ll)
+    again, same_beta = objective.log_likelihood(w, rows, beta)  # at a given β (the held-out measure's way)
+    np.testing.assert_allclose(again, ll, atol=1e-9)
+    np.testing.assert_array_equal(same_beta, beta)
     # Scale blindness: doubling the weights halves β and keeps the likelihood and the agreement.
     ll2, beta2 = objective.log_likelihood(2 * w, rows)
     np.testing.assert_allclose(ll2, ll, atol=1e-6)
@@ -292,7 +295,7 @@ def test_evolve_moves_command(tmp_path: Path) -> None:
     assert "move agreement: training" in run.stdout
     summary = (tmp_path / "a" / "summary.md").read_text()
     assert "agreement of the GA winner" in summary and "log-likelihood of the played move" in summary
-    assert "fitted β" in summary and "1 malformed games skipped" in summary
+    assert "fitted on the training positions" in summary and "1 malformed games skipped" in summary
     organism = json.loads((tmp_path / "a" / "organism.json").read_text())
     assert organism["meta"]["player"] == "Tal"
     Organism.load(tmp_path / "a" / "organism.json")
