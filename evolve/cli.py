@@ -129,7 +129,9 @@ def _cmd_evolve(args: argparse.Namespace) -> int:
         settings = RunSettings(labels=args.labels, out=args.out, ga=_ga_settings(args), objective=args.objective,
                                target=args.target, cap=args.cap, held_out=args.held_out, lam=args.lam,
                                checkpoint_every=args.checkpoint_every, jobs=args.jobs, encoding=args.encoding,
-                               genome=args.genome, polish=args.polish)
+                               genome=args.genome, polish=args.polish, player=args.player,
+                               skip_plies=args.skip_plies, moves_loss=args.moves_loss, agreement=args.agreement,
+                               init=args.init)
     except ValueError as exc:
         print(f"mimic evolve: {exc}", file=sys.stderr)
         return 2
@@ -467,14 +469,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_label, argv=None)
 
-    p = sub.add_parser("evolve", help="evolve an organism against a label file (DEAP GA)",
-                       description="Evolve an organism that reproduces the mentor's scores of a label file, "
-                                   "and write results (organism.json, logbook.csv, curve.png, summary.md).")
-    p.add_argument("labels", help="EPD label file (from mimic label)")
+    p = sub.add_parser("evolve", help="evolve an organism against a label file, or a player's games (DEAP GA)",
+                       description="Evolve an organism that reproduces the mentor's scores of a label file "
+                                   "(--objective mentor or result), or a player's moves in a PGN file (--objective "
+                                   "moves --player NAME), and write results (organism.json, logbook.csv, curve.png, "
+                                   "summary.md).")
+    p.add_argument("labels", help="EPD label file (from mimic label); for --objective moves, a PGN file of games")
     p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
     _add_ga_arguments(p)
-    p.add_argument("--objective", choices=("mentor", "result"), default="mentor",
-                   help="mentor: mean |eval - mentor score| (default); result: sigma(eval/K) against game results")
+    p.add_argument("--objective", choices=("mentor", "result", "moves"), default="mentor",
+                   help="mentor: mean |eval - mentor score| (default); result: sigma(eval/K) against game results; "
+                        "moves: agreement with a player's moves (a 1-ply choice over capture-resolved children)")
+    m = p.add_argument_group("moves objective", "The positions where --player moved in the PGN file's games.")
+    m.add_argument("--player", default=None, metavar="NAME",
+                   help="the player: a White/Black header equal to NAME, or whose surname (before the comma) is NAME "
+                        "(never a substring; consultation games, 'A/B', only when equal)")
+    m.add_argument("--skip-plies", type=_non_negative_int, default=10, metavar="N",
+                   help="leave out each game's first N plies (book moves; default 10: from ply 11 on)")
+    m.add_argument("--moves-loss", choices=("agreement", "likelihood"), default="agreement",
+                   help="what the GA minimises: agreement (1 - the share of positions where the organism chooses the "
+                        "played move; default, the paper's) or likelihood (the mean negative log-likelihood of the "
+                        "played move under softmax(beta * score), beta fitted per organism); both are reported")
+    m.add_argument("--agreement", choices=("count", "squared"), default="count",
+                   help="agreement loss: 1 - rate (count, default) or 1 - rate^2 (the paper's squared count; it "
+                        "matters only with --selection roulette)")
+    p.add_argument("--init", default=None, metavar="ORGANISM.json",
+                   help="start from this organism file (its chromosome and population-1 mutated copies) instead of "
+                        "random chromosomes")
     p.add_argument("--lambda", dest="lam", type=float, default=60.0,
                    help="result objective: weight exp(-n/lambda), n = plies to the game's end (default 60)")
     p.add_argument("--checkpoint-every", type=_positive_int, default=10, metavar="N",

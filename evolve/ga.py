@@ -6,7 +6,8 @@ toolbox holds only what a generation calls, each operator working on the whole m
 (pairs (0, 1), (2, 3), …), which is what makes 300 generations of 100 organisms take well under a
 second:
 
-* ``population_bits``: uniformly random chromosomes;
+* ``population_bits``: uniformly random chromosomes (or, given an ``initial`` chromosome, generation 0
+  is that chromosome and ``population − 1`` copies of it, each mutated once by ``mutate_population``);
 * ``select``: tournament (default, size 3) or roulette on the losses (fitness-proportional to
   ``max loss − loss``), returning parent indices;
 * ``mate_population``: one-point, two-point or uniform crossover, *copy-safe*: DEAP's ``cxTwoPoint``
@@ -265,8 +266,12 @@ class Evolution:
     """One GA run: ``train_rows`` may be sampled, ``held_rows`` only measured."""
 
     def __init__(self, genome: Genome, objective: Objective, train_rows: np.ndarray, held_rows: np.ndarray,
-                 settings: GASettings) -> None:
+                 settings: GASettings, initial: np.ndarray | None = None) -> None:
         self.genome = genome
+        self.initial = None if initial is None else np.asarray(initial, dtype=np.uint8).reshape(-1)
+        """A chromosome to start from (``--init``): generation 0 is it and mutated copies of it."""
+        if self.initial is not None and self.initial.shape != (genome.total_bits,):
+            raise ValueError(f"the initial chromosome has {self.initial.size} bits, the genome {genome.total_bits}")
         self.objective = objective
         self.settings = settings
         self.train_rows = np.intersect1d(train_rows, objective.rows)
@@ -314,8 +319,16 @@ class Evolution:
         """Run one generation (the first call makes and scores generation 0)."""
         t0 = time.perf_counter()
         s = self.settings
-        if self.generation < 0:
+        if self.generation < 0 and self.initial is None:
             self.population = self.toolbox.population_bits(s.population)
+        elif self.generation < 0:
+            assert self.initial is not None
+            copies = np.repeat(self.initial[None, :], s.population - 1, axis=0)
+            if s.mutation_kind == "bit":
+                self.toolbox.mutate_population(copies)
+            else:
+                self.toolbox.mutate_population(copies, sigma=s.sigma_at(1))
+            self.population = np.concatenate([self.initial[None, :], copies])
         else:
             order = np.argsort(self.losses, kind="stable")
             elites = self.population[order[: s.elite]]
