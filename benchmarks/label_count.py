@@ -4,7 +4,8 @@
 
 The label file's rows are split once (the ``mimic evolve`` split: 20% held out, ``--seed`` as the run's);
 each count ``m`` fits the exact bounded L1 model (``evolve.fit.exact_fit``: the LP up to 2,000 rows, IRLS above) on the
-first ``m`` training rows in file order and measures it on the same held-out rows every time. When more
+first ``m`` training rows of one seeded shuffle (label files are written source by source, so file order
+would fit the small counts on random playouts only) and measures it on the same held-out rows every time. When more
 rows stop lowering the held-out error and training and held-out errors meet, the genome has the labels it
 needs. Errors: mean |eval − mentor| in centipawns, side to move. Prints a Markdown table; passes or
 fails nothing.
@@ -18,6 +19,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
 
 from evolve.dataset import load_dataset
 from evolve.fit import exact_fit
@@ -43,11 +46,12 @@ def main() -> int:
           f"({describe()}).\n")
     print(f"{ds.describe()}. Held out: the same {len(ds.held)} rows for every count (features in "
           f"{time.perf_counter() - t0:.1f} s).\n")
+    order = np.random.default_rng([args.seed, 0xC0]).permutation(ds.train)
     print("| training rows | labels per gene | exact L1: training (cp) | held out (cp) | gap | solver | seconds |")
     print("|---|---|---|---|---|---|---|")
     for c in args.counts.split(","):
         m = len(ds.train) if c == "all" else min(int(c), len(ds.train))
-        rows = ds.train[:m]
+        rows = np.sort(order[:m])
         fit = exact_fit(ds.features, ds.y, rows, ds.held, genome, "l1")
         print(f"| {m:,} | {m / len(genome.genes):.0f} | {fit.train_mae:.2f} | {fit.held_mae:.2f} | "
               f"{fit.held_mae - fit.train_mae:+.2f} | {fit.method} | {fit.seconds:.0f} |", flush=True)
