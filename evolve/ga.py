@@ -100,6 +100,14 @@ class GASettings:
         final = self.mutation_sigma_final
         if final is not None and not (math.isfinite(final) and 0 < final <= self.mutation_sigma):
             raise ValueError("the final mutation sigma is a positive share of a gene's range, at most the first")
+        if self.population < 2 or not 0 <= self.elite < self.population:
+            raise ValueError("need a population of at least 2 and 0 <= elite < population")
+        if not (0 <= self.crossover <= 1 and 0 <= self.mutation <= 1):
+            raise ValueError("crossover and mutation are probabilities")
+        if self.generations < 0 or self.sample < 1 or self.tournament < 1 or self.hall_of_fame < 0:
+            raise ValueError("need generations >= 0, sample >= 1, tournament >= 1 and hall of fame >= 0")
+        if self.seed < 0:
+            raise ValueError("the seed must be a non-negative integer")
 
     def sigma_at(self, generation: int) -> float:
         """The gaussian mutation's sigma when making generation ``generation`` (1 … ``generations``):
@@ -110,14 +118,6 @@ class GASettings:
             return self.mutation_sigma
         t = min(max((generation - 1) / (self.generations - 1), 0.0), 1.0)
         return float(self.mutation_sigma * (final / self.mutation_sigma) ** t)
-        if self.population < 2 or not 0 <= self.elite < self.population:
-            raise ValueError("need a population of at least 2 and 0 <= elite < population")
-        if not (0 <= self.crossover <= 1 and 0 <= self.mutation <= 1):
-            raise ValueError("crossover and mutation are probabilities")
-        if self.generations < 0 or self.sample < 1 or self.tournament < 1 or self.hall_of_fame < 0:
-            raise ValueError("need generations >= 0, sample >= 1, tournament >= 1 and hall of fame >= 0")
-        if self.seed < 0:
-            raise ValueError("the seed must be a non-negative integer")
 
 
 def _creator() -> tuple[type, type]:

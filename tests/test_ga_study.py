@@ -154,3 +154,10 @@ def test_shrinking_sigma_is_geometric_from_first_to_final() -> None:
     assert GASettings(mutation_kind="gaussian").sigma_at(200) == 0.1  # no final sigma: constant
     with pytest.raises(ValueError, match="final mutation sigma"):
         GASettings(mutation_sigma=0.1, mutation_sigma_final=0.2)
+
+
+@pytest.mark.parametrize("bad", [{"population": 1}, {"elite": 100}, {"crossover": 1.5}, {"mutation": -0.1},
+                                 {"generations": -1}, {"sample": 0}, {"tournament": 0}, {"seed": -1}])
+def test_settings_out_of_range_are_refused(bad: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        GASettings(**bad)  # type: ignore[arg-type]
