@@ -418,8 +418,8 @@ def _cmd_recognize(args: argparse.Namespace) -> int:
             for p in trained.manifest["players"]:
                 c = trained.manifest["clones"][p]
                 print(f"{p}: {c['train_sides']} training / {c['validation_sides']} validation / {c['test_sides']} "
-                      f"test game sides, {c['train_positions']} training positions; agreement {c['train_agreement']:.1%} "
-                      f"training, {c['validation_agreement']:.1%} validation")
+                      f"test game sides, {c['train_positions']} training positions; agreement "
+                      f"{c['train_agreement']:.1%} training, {c['validation_agreement']:.1%} validation")
             g = trained.manifest["games"]
             print(f"{g['unique']} games ({g['duplicates']} duplicates counted once, {g['malformed']} malformed "
                   f"skipped); clones in {args.out}/ ({rec.MANIFEST}, {rec.SPLIT})")
@@ -445,7 +445,7 @@ def _k(text: str) -> int | None:
     return None if text == "all" else _positive_int(text)
 
 
-def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("recognize", help="clone players from their games and tell who played a game",
                        description="Player recognition: train one move-agreement organism per player (train), "
                                    "rank the players for each game side of a PGN file (classify), or train and "

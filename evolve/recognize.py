@@ -442,7 +442,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
     betas = np.zeros(len(players))
     shared_w: np.ndarray | None = None
     shared_beta = float("nan")
-    for (name, sub, tr, he), (bits, train_loss, held_loss, beta, a_train, a_held) in zip(jobs_in, results,
+    for (name, _, tr, he), (bits, train_loss, held_loss, beta, a_train, a_held) in zip(jobs_in, results,
                                                                                           strict=True):
         file = f"{SHARED}.json" if name == SHARED else f"clone-{_file_name(name)}.json"
         organism = Organism(genome, bits, meta={"player": name, "objective": "moves", "moves_loss": settings.moves_loss,
@@ -484,7 +484,8 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                 "positions": int(pos.n), "seconds": seconds}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     split = {"seed": settings.ga.seed, "validation": settings.validation, "test": settings.test,
-             "games": [{"key": gs.keys[g], "source": gs.sources[g], "part": PARTS[part[g]]} for g in range(len(gs.games))],
+             "games": [{"key": gs.keys[g], "source": gs.sources[g], "part": PARTS[part[g]]}
+                       for g in range(len(gs.games))],
              "sides": {p: {k: [{"game": gs.keys[gs.sides[i].game], "color": "white" if gs.sides[i].color else "black",
                                 "header": gs.sides[i].header, "source": gs.sources[gs.sides[i].game]}
                                for i in sides[p][k]] for k in PARTS} for p in players}}
@@ -753,7 +754,8 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         if shared_vals is not None:
             q = side_means(shared_vals, side_of, pos_groups)[0] if groups else np.zeros(0)
             row["shared"] = _accuracy(-np.abs(q[:, None] - shared_centroid[None, :])[keep], truth[keep])
-        hists = np.array([cp_histogram([x for i in g for x in losses[i]]) for g in side_groups]).reshape(-1, len(CP_BINS))
+        hists = np.array([cp_histogram([x for i in g for x in losses[i]])
+                          for g in side_groups]).reshape(-1, len(CP_BINS))
         has = np.array([sum(len(losses[i]) for i in g) > 0 for g in side_groups], dtype=bool)
         d = -np.linalg.norm(hists[:, None, :] - centroids[None, :, :], axis=2) if len(side_groups) else np.zeros((0, P))
         row["cp_loss"] = _accuracy(d[has], truth[has])
@@ -842,26 +844,31 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
     m = tr.manifest
     players = list(st.players)
     g = m["games"]
-    lines = [f"# Player recognition: {Path(st.out).name}", "", f"Made by ({describe()}):", "", "```", command, "```", "",
+    measure = ("mean log-likelihood of the played moves (nats a move, softmax β fitted on its training positions)"
+               if st.score == "likelihood" else
+               "agreement rate (share of positions where its 1-ply choice is the played move)")
+    lines = [f"# Player recognition: {Path(st.out).name}", "", f"Made by ({describe()}):", "",
+             "```", command, "```", "",
              f"Games: {g['read']} read from {len(g['files'])} files, {g['duplicates']} duplicates counted once, "
              f"{g['unique']} unique; {g['malformed']} malformed skipped; {g['ambiguous_sides']} game sides naming two "
              f"players left out. Split by game (seed {st.ga.seed}): {g['parts']['train']} training, "
              f"{g['parts']['validation']} validation, {g['parts']['test']} test games (`split.json`). Training game "
              f"sides per player capped at {m['settings']['max_games_applied']}.", "",
-             f"Score: the clone's {'mean log-likelihood of the played moves (nats a move, softmax β fitted on its training positions)' if st.score == 'likelihood' else 'agreement rate (share of positions where its 1-ply choice is the played move)'} "
+             f"Score: the clone's {measure} "
              "on the query's positions, minus the clone's average over all players' validation game sides "
              "(`recognize.json`: `normalisation`).", "",
              "## Top-1 / top-3 accuracy on the held-out test game sides", "",
-             "| k (game sides a query) | queries | personal clones | one shared organism | centipawn-loss profile | chance |",
+             "| k (game sides a query) | queries | personal clones | one shared organism | centipawn-loss profile "
+             "| chance |",
              "|---|---|---|---|---|---|"]
     for k, row in results["k"].items():
         shared = row.get("shared", (float("nan"), float("nan")))
         lines.append(f"| {k} | {row['queries']} | {_pct(row['clones'][0])} / {_pct(row['clones'][1])} | "
                      f"{_pct(shared[0])} / {_pct(shared[1])} | {_pct(row['cp_loss'][0])} / {_pct(row['cp_loss'][1])} | "
                      f"{_pct(row['chance'][0])} / {_pct(row['chance'][1])} |")
-    lines += ["", "Baselines, on the same split: *one shared organism* — one organism evolved on all players' training "
-              "game sides; its measure of a query beside each player's mean on their validation sides, the nearest wins "
-              "(strength without style); *centipawn-loss profile* — each move's loss against "
+    lines += ["", "Baselines, on the same split: *one shared organism* — one organism evolved on all players' "
+              "training game sides; its measure of a query beside each player's mean on their validation sides, the "
+              "nearest wins (strength without style); *centipawn-loss profile* — each move's loss against "
               f"`{settings.mentor}` as a histogram over bins starting at {', '.join(map(str, CP_BINS))} cp, nearest "
               "centroid (Euclidean) of the players' training histograms"
               + (f" (at most {settings.cp_positions} positions a game side)" if settings.cp_positions else "") + ".",
