@@ -428,6 +428,9 @@ def _cmd_recognize(args: argparse.Namespace) -> int:
                                      cp_positions=args.cp_positions)
         results = rec.experiment(exp, _command_line(), on_error=warn)
         for k, row in results["k"].items():
+            if not row["queries"]:
+                print(f"k = {k}: no queries (no player has {k} test game sides)")
+                continue
             print(f"k = {k}: {row['queries']} queries, top-1 clones {row['clones'][0]:.1%} (top-3 "
                   f"{row['clones'][1]:.1%}), shared organism {row.get('shared', (float('nan'),))[0]:.1%}, "
                   f"centipawn loss {row['cp_loss'][0]:.1%}, chance {row['chance'][0]:.1%}")

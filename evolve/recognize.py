@@ -276,13 +276,29 @@ def _log_probabilities(s: np.ndarray, g: _Gathered, beta: np.ndarray) -> np.ndar
 
 def side_means(values: np.ndarray, side_of: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndarray:
     """(organisms, groups): each organism's mean of ``values`` (organisms, positions) over the positions
-    of each group of sides (NaN for a group without positions)."""
-    out = np.full((values.shape[0], len(groups)), np.nan)
-    for j, group in enumerate(groups):
-        mask = np.isin(side_of, np.asarray(group, dtype=np.int64))
-        if mask.any():
-            out[:, j] = values[:, mask].mean(axis=1)
+    of each group of sides (``side_of``: each position's side; NaN for a group without positions). Sums per
+    side once (``bincount``), then per group: linear in positions plus the groups' sizes.
+
+    >>> side_means(np.array([[1.0, 0.0, 1.0, 1.0]]), np.array([0, 0, 1, 2]), [[0], [1, 2], [3]]).tolist()
+    [[0.5, 1.0, nan]]
+    """
+    arrays = [np.asarray(g, dtype=np.int64) for g in groups]
+    n_sides = max([int(side_of.max()) + 1 if len(side_of) else 0] + [int(g.max()) + 1 for g in arrays if len(g)])
+    counts = np.bincount(side_of, minlength=n_sides).astype(np.float64)
+    sums = np.array([np.bincount(side_of, weights=v, minlength=n_sides) for v in values]).reshape(len(values), -1)
+    out = np.full((values.shape[0], len(arrays)), np.nan)
+    for j, g in enumerate(arrays):
+        n = counts[g].sum()
+        if n:
+            out[:, j] = sums[:, g].sum(axis=1) / n
     return out
+
+
+def side_counts(side_of: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndarray:
+    """The number of positions of each group of sides."""
+    n_sides = max([int(side_of.max()) + 1 if len(side_of) else 0] + [max(g) + 1 for g in groups if len(g)])
+    counts = np.bincount(side_of, minlength=n_sides)
+    return np.array([int(counts[list(g)].sum()) for g in groups], dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------------- training
@@ -471,8 +487,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
     for i, p in enumerate(players):
         entries[p]["normalisation"] = float(normal[i])
         entries[p]["validation_measure_by_player"] = {q: float(cross[i, j]) for j, q in enumerate(players)}
-    if not all(sides[p]["validation"] for p in players):
-        entries["_note"] = {"normalisation": "players without validation sides are averaged on their training sides"}
+    no_validation = [p for p in players if not sides[p]["validation"]]
 
     manifest = {"format": "mimic-recognize", "version": 1, "command": command, "provenance": provenance(),
                 "settings": {**{k: v for k, v in asdict(settings).items() if k != "ga"}, "ga": asdict(settings.ga),
@@ -481,7 +496,9 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                 "games": {"files": list(settings.games), "read": gs.read, "unique": len(gs.games),
                           "duplicates": gs.duplicates, "ambiguous_sides": gs.ambiguous, "malformed": gs.malformed,
                           "parts": {k: int((part == j).sum()) for j, k in enumerate(PARTS)}},
-                "positions": int(pos.n), "seconds": seconds}
+                "positions": int(pos.n), "seconds": seconds,
+                "notes": ([f"no validation game sides for {', '.join(no_validation)}: their training sides stand in "
+                           "for them in the normalisation"] if no_validation else [])}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     split = {"seed": settings.ga.seed, "validation": settings.validation, "test": settings.test,
              "games": [{"key": gs.keys[g], "source": gs.sources[g], "part": PARTS[part[g]]}
@@ -584,12 +601,12 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     labels = [s.player or f"?{_normal_name(s.header)}" for s in gs.sides]
     groups = group_sides(labels, k)
     scores = score_groups(vals, pos.side[rows], groups, normal)
-    counts = np.bincount(pos.side[rows], minlength=len(order))
+    counts = side_counts(pos.side[rows], groups)
     out = []
     for j, group in enumerate(groups):
         first = gs.sides[group[0]]
         out.append(Query([f"{gs.sources[gs.sides[i].game]} {'white' if gs.sides[i].color else 'black'}"
-                          for i in group], first.player or "", first.header, int(counts[group].sum()),
+                          for i in group], first.player or "", first.header, int(counts[j]),
                          {p: float(scores[j, c]) for c, p in enumerate(players)}))
     return out
 
@@ -629,7 +646,8 @@ def cp_losses(entries: Sequence[tuple[int, str, list[str], bool]], skip_plies: i
               max_positions: int | None = None) -> list[tuple[int, list[int]]]:
     """Every move's loss in centipawns against ``mentor`` (an evaluator spec of :data:`evolve.players.PLAYERS`
     with ``@depth=N``, depth 1 when none) at the positions where each (side, FEN, UCI moves, colour) moved
-    from ply ``skip_plies`` + 1 on, one-move positions left out (the positions of the clones): the mentor's
+    from ply ``skip_plies`` + 1 on, one-move positions left out (the clones' positions, those where a move
+    mates included): the mentor's
     score of its best move minus its score of the move played (both searched at the same depth, the
     played one with ``root_moves``), capped at :data:`CP_CAP`. At most ``max_positions`` a side (the first)."""
     from search.base import Limit
@@ -740,7 +758,7 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         truth = np.array([players.index(test_sides[g[0]][1]) for g in groups], dtype=np.int64)
         pos_groups = [[where[i] for i in g] for g in side_groups]
         scores = score_groups(vals, side_of, pos_groups, normal) if groups else np.zeros((0, P))
-        npos = np.array([int(np.isin(side_of, g).sum()) for g in pos_groups], dtype=np.int64)
+        npos = side_counts(side_of, pos_groups)
         queries = [Query([f"{tr.games.sources[tr.games.sides[i].game]} "
                           f"{'white' if tr.games.sides[i].color else 'black'}" for i in g],
                          players[truth[j]], tr.games.sides[g[0]].header, int(npos[j]),
