@@ -329,3 +329,46 @@ def test_positions_subset_keeps_children(folder: Path, games: Path) -> None:
         a, b = pos.offsets[i], pos.offsets[i + 1]
         np.testing.assert_array_equal(sub.features[sub.offsets[j]:sub.offsets[j + 1]], pos.features[a:b])
         assert sub.played[j] - sub.offsets[j] == pos.played[i] - a
+
+
+QUEEN_HANGS = "4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1"
+"""White: Ke1, Qd1; Black: Ke8, pawns d5 and e6 (e6 guards d5)."""
+
+
+def test_centipawn_loss_of_a_hung_queen() -> None:
+    from evolve.recognize import CP_CAP, cp_histogram, cp_losses
+    from organisms import Expert
+    from search.base import Limit
+    from search.engine import Engine
+
+    # Qxd5 wins a pawn and loses the queen to exd5: a safe queen move keeps White about a queen up, Qxd5 leaves
+    # K against K+P. The loss is about a queen less a pawn (877 cp measured: the expert's queen and pawn values
+    # and their squares), far beyond the last bin's 400 cp, under the 1,000 cp cap.
+    [(side, losses)] = cp_losses([(7, QUEEN_HANGS, ["d1d5"], chess.WHITE)], 0, "expert@depth=1")
+    assert side == 7 and len(losses) == 1 and 600 <= losses[0] <= CP_CAP
+    assert cp_histogram(losses)[-1] == 1.0
+    # The mentor's own move loses nothing (the same search, the same depth).
+    best = Engine(Expert()).search(chess.Board(QUEEN_HANGS), Limit(depth=1)).move
+    assert best is not None
+    assert cp_losses([(0, QUEEN_HANGS, [best.uci()], chess.WHITE)], 0, "expert@depth=1") == [(0, [0])]
+    # Black's moves are not White's: a side only counts its own colour's moves.
+    assert cp_losses([(0, QUEEN_HANGS, ["d1d5"], chess.BLACK)], 0, "expert") == [(0, [])]
+    with pytest.raises(ValueError, match="one of our evaluators"):
+        cp_losses([], 0, "uci:/usr/games/stockfish")
+
+
+def test_training_work_pickles_for_workers(folder: Path, games: Path) -> None:
+    # --jobs > 1 sends (positions, rows, settings) to loky workers: everything must pickle and train the same.
+    import pickle
+
+    from evolve.ga import GASettings
+    from evolve.recognize import _train_one
+
+    gs = read_game_set([games], ["Alpha", "Beta"])
+    pos = extract_positions(gs, [0, 2, 4], SKIP, "paper", cache_dir=folder / "cache" / "features")
+    args = (pos, np.arange(pos.n // 2), np.arange(pos.n // 2, pos.n), "paper", "gray",
+            GASettings(population=8, generations=2, sample=50), "agreement")
+    again = pickle.loads(pickle.dumps(args))
+    a, b = _train_one(*args), _train_one(*again)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert a[1:] == b[1:]
