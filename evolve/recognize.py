@@ -47,6 +47,7 @@ import csv
 import hashlib
 import json
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -57,7 +58,7 @@ import chess.pgn
 import numpy as np
 
 from organisms import Organism
-from organisms.features import feature_matrix
+from organisms.features import default_cache_dir, feature_matrix, save_npz_atomic
 from organisms.genome import DEFAULT_ENCODING, layout_genome
 from search.pgn import read_games
 from search.provenance import describe, provenance
@@ -65,6 +66,7 @@ from search.workers import pool_options
 
 from .ga import Evolution, GASettings
 from .moves import CHUNK_GAMES, _extract_games, _normal_name, player_matches
+from .moves import FORMAT_VERSION as MOVES_FORMAT
 from .objectives import MoveAgreement, _agrees, _Gathered
 
 SCORES = ("likelihood", "agreement")
@@ -211,12 +213,48 @@ class Positions:
         return MoveAgreement(self.features, self.sign, self.fixed, self.offsets, self.played)
 
 
-def extract_positions(gs: GameSet, sides: Sequence[int], skip_plies: int, layout: str, jobs: int = 1,
-                      cache_dir: str | Path | None = None) -> Positions:
-    """:class:`Positions` of the game sides ``gs.sides[i]`` for ``i`` in ``sides`` (in that order)."""
-    entries = [(j, gs.games[gs.sides[i].game][0], gs.games[gs.sides[i].game][1], [gs.sides[i].color])
-               for j, i in enumerate(sides)]
-    chunks = [entries[i:i + CHUNK_GAMES] for i in range(0, len(entries), CHUNK_GAMES)]
+_RESOLVED = ("rows", "sign", "fixed", "lengths", "played", "side")
+"""The arrays of a cached extraction (:func:`resolve_sides`)."""
+
+
+def resolved_key(entries: Sequence[tuple[int, str, list[str], list[bool]]], skip_plies: int) -> str:
+    """The cache key of the resolved children of some game sides: each side's start, moves and colour, in
+    order, the skipped plies and :data:`evolve.moves.FORMAT_VERSION`."""
+    digest = hashlib.blake2b(digest_size=20)
+    for _, fen, moves, colors in entries:
+        digest.update(f"{fen}|{' '.join(moves)}|{''.join('w' if c else 'b' for c in colors)}\n".encode())
+    digest.update(f"|skip={skip_plies}|moves-v{MOVES_FORMAT}|sides-v1".encode())
+    return digest.hexdigest()
+
+
+def _checksum(arrays: dict[str, np.ndarray]) -> str:
+    digest = hashlib.blake2b(digest_size=20)
+    for name in _RESOLVED:
+        a = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()
+
+
+def resolve_sides(entries: Sequence[tuple[int, str, list[str], list[bool]]], skip_plies: int, jobs: int = 1,
+                  cache: Path | None = None) -> dict[str, np.ndarray]:
+    """The resolved children of game sides given as (index, FEN, UCI moves, [colour]) (see
+    :func:`evolve.moves._extract_games`): ``rows``, ``sign``, ``fixed``, segment ``lengths``, ``played``
+    (within its segment) and ``side`` (the entry's index), from ``cache`` (a folder) when it holds them.
+    Resolving is the slow part (about 0.3 ms a child, some 35 children a position): a second ``train``,
+    ``classify`` or ``experiment`` on the same sides reads it back."""
+    path = key = None
+    if cache is not None:
+        key = resolved_key(entries, skip_plies)
+        path = cache / f"sides-{key}.npz"
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                got = {name: data[name] for name in _RESOLVED}
+                if str(data["key"]) == key and str(data["checksum"]) == _checksum(got):
+                    return got
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+            pass
+    chunks = [list(entries[i:i + CHUNK_GAMES]) for i in range(0, len(entries), CHUNK_GAMES)]
     if jobs == 1 or len(chunks) <= 1:
         parts = [_extract_games(c, skip_plies) for c in chunks]
     else:
@@ -227,16 +265,32 @@ def extract_positions(gs: GameSet, sides: Sequence[int], skip_plies: int, layout
         parts = list(parallel(jobs)(delayed(_extract_games)(c, skip_plies) for c in chunks))
     if not parts:
         parts = [_extract_games([], skip_plies)]
-    rows = np.concatenate([p[0] for p in parts]).reshape(-1, 9)
-    lengths = np.concatenate([p[3] for p in parts]).astype(np.int64)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    played = np.concatenate([p[4] for p in parts]).astype(np.int64) + offsets[:-1]
-    features = (feature_matrix(rows, n_jobs=jobs, cache_dir=cache_dir, parallel_options=pool_options(),
-                               layout=layout) if len(rows) else np.zeros((0, len(layout_genome(layout).names)),
-                                                                         dtype=np.float32))
-    return Positions(np.asarray(features, dtype=np.float32), np.concatenate([p[1] for p in parts]),
-                     np.concatenate([p[2] for p in parts]), offsets, played,
-                     np.concatenate([p[5] for p in parts]).astype(np.int64))
+    out = {"rows": np.concatenate([p[0] for p in parts]).reshape(-1, 9).astype(np.uint64),
+           "sign": np.concatenate([p[1] for p in parts]).astype(np.float64),
+           "fixed": np.concatenate([p[2] for p in parts]).astype(np.float64),
+           "lengths": np.concatenate([p[3] for p in parts]).astype(np.int64),
+           "played": np.concatenate([p[4] for p in parts]).astype(np.int64),
+           "side": np.concatenate([p[5] for p in parts]).astype(np.int64)}
+    if path is not None and key is not None:
+        save_npz_atomic(path, {**out, "key": np.array(key), "checksum": np.array(_checksum(out))})
+    return out
+
+
+def extract_positions(gs: GameSet, sides: Sequence[int], skip_plies: int, layout: str, jobs: int = 1,
+                      cache_dir: str | Path | None = None, use_cache: bool = True) -> Positions:
+    """:class:`Positions` of the game sides ``gs.sides[i]`` for ``i`` in ``sides`` (in that order). The
+    features are cached under ``cache_dir`` (default ``$MIMIC_CACHE/features``), the resolved children in
+    ``moves/`` beside it."""
+    entries = [(j, gs.games[gs.sides[i].game][0], gs.games[gs.sides[i].game][1], [gs.sides[i].color])
+               for j, i in enumerate(sides)]
+    features_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    r = resolve_sides(entries, skip_plies, jobs, features_dir.parent / "moves" if use_cache else None)
+    offsets = np.concatenate([[0], np.cumsum(r["lengths"])]).astype(np.int64)
+    features = (feature_matrix(r["rows"], n_jobs=jobs, cache_dir=features_dir, use_cache=use_cache,
+                               parallel_options=pool_options(), layout=layout) if len(r["rows"])
+                else np.zeros((0, len(layout_genome(layout).names)), dtype=np.float32))
+    return Positions(np.asarray(features, dtype=np.float32), r["sign"], r["fixed"], offsets,
+                     r["played"] + offsets[:-1], r["side"])
 
 
 def subset(pos: Positions, rows: np.ndarray) -> Positions:

@@ -372,3 +372,19 @@ def test_training_work_pickles_for_workers(folder: Path, games: Path) -> None:
     a, b = _train_one(*args), _train_one(*again)
     np.testing.assert_array_equal(a[0], b[0])
     assert a[1:] == b[1:]
+
+
+def test_resolved_sides_are_cached(folder: Path, games: Path) -> None:
+    gs = read_game_set([games], ["Alpha", "Beta"])
+    cache = folder / "cache-sides" / "features"
+    first = extract_positions(gs, [5, 6], SKIP, "paper", cache_dir=cache)
+    files = list((folder / "cache-sides" / "moves").glob("sides-*.npz"))
+    assert len(files) == 1
+    again = extract_positions(gs, [5, 6], SKIP, "paper", cache_dir=cache)
+    for name in ("features", "sign", "fixed", "offsets", "played", "side"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(first, name))
+    # Other sides, or the same sides in another order, are another key.
+    extract_positions(gs, [6, 5], SKIP, "paper", cache_dir=cache)
+    assert len(list((folder / "cache-sides" / "moves").glob("sides-*.npz"))) == 2
+    uncached = extract_positions(gs, [5, 6], SKIP, "paper", cache_dir=cache, use_cache=False)
+    np.testing.assert_array_equal(uncached.played, first.played)
