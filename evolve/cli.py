@@ -745,10 +745,11 @@ def _add_ga_arguments(p: argparse.ArgumentParser, data: bool = True) -> None:
     g.add_argument("--elite", type=int, default=None,
                    help="best organisms copied unchanged to the next generation (default 2)")
     g.add_argument("--hall-of-fame", type=int, default=None, help="default 10")
-    g.add_argument("--polish", type=_non_negative_int, default=0,
-                   help="memetic option, off by default: after the GA, up to P passes of GreKo's coordinate "
-                        "descent from the GA's winner on the training rows; reported beside the pure GA's "
-                        "winner (organism.json stays the pure GA's; the polished one is organism-polished.json)")
+    if data:  # the memetic polish is mimic evolve's
+        g.add_argument("--polish", type=_non_negative_int, default=0,
+                       help="memetic option, off by default: after the GA, up to P passes of GreKo's coordinate "
+                            "descent from the GA's winner on the training rows; reported beside the pure GA's "
+                            "winner (organism.json stays the pure GA's; the polished one is organism-polished.json)")
     g.add_argument("--encoding", choices=("gray", "binary"), default="gray",
                    help="how a gene's bits are read: reflected Gray code (default; the GA ends nearer the exact "
                         "fit) or plain binary (the paper's reading)")

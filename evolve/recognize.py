@@ -546,7 +546,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
     manifest = {"format": "mimic-recognize", "version": 1, "command": command, "provenance": provenance(),
                 "settings": {**{k: v for k, v in asdict(settings).items() if k != "ga"}, "ga": asdict(settings.ga),
                              "max_games_applied": cap},
-                "players": players, "clones": entries,
+                "players": players, "clones": entries, "split": SPLIT,
                 "games": {"files": list(settings.games), "read": gs.read, "unique": len(gs.games),
                           "duplicates": gs.duplicates, "ambiguous_sides": gs.ambiguous, "malformed": gs.malformed,
                           "parts": {k: int((part == j).sum()) for j, k in enumerate(PARTS)}},
@@ -648,6 +648,10 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     st = manifest["settings"]
     aliases = parse_aliases(st.get("aliases", []))
     gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, on_error=on_error)
+    seen = seen_games(folder, gs)
+    if seen and on_error is not None:
+        on_error(f"{query}: {seen} of its {len(gs.games)} games were training or validation games of these clones "
+                 f"({Path(folder) / SPLIT}): their scores are not held-out figures")
     order = list(range(len(gs.sides)))
     pos = extract_positions(gs, order, st["skip_plies"], st["genome"], jobs, cache_dir)
     vals, rows = position_measures(weights, betas, pos, st["score"])
@@ -663,6 +667,16 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
                           for i in group], first.player or "", first.header, int(counts[j]),
                          {p: float(scores[j, c]) for c, p in enumerate(players)}))
     return out
+
+
+def seen_games(folder: str | Path, gs: GameSet) -> int:
+    """How many games of ``gs`` the split of ``folder`` put in training or validation (by game key)."""
+    try:
+        split = json.loads((Path(folder) / SPLIT).read_text())
+        used = {g["key"] for g in split["games"] if g["part"] != "test"}
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+    return sum(k in used for k in gs.keys)
 
 
 def write_csv(path: str | Path, queries: Sequence[Query], players: Sequence[str], k: int | None = 1) -> None:

@@ -137,7 +137,7 @@ def test_the_generating_organisms_are_clearly_different(games: Path, folder: Pat
 
 
 def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.CompletedProcess[str]],
-                                           made: list[chess.pgn.Game], folder: Path) -> None:
+                                           made: list[chess.pgn.Game], games: Path, folder: Path) -> None:
     out, _ = experiment
     manifest = json.loads((out / "recognize.json").read_text())
     assert manifest["players"] == ["Alpha", "Beta"]
@@ -164,6 +164,13 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
         mine = [r for r in rows if r["player"] == player]
         assert sum(r["predicted"] == player for r in mine) >= 8
     assert "top-1 accuracy on the 20 queries" in run.stdout
+    assert "were training or validation games" not in run.stderr
+    # The whole file as a query: 22 of its games (16 training, 6 validation) are not held out, and it says so.
+    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(games), "--k", "all"),
+                         capture_output=True, text=True, env=env(folder))
+    assert run.returncode == 0, run.stderr
+    assert f"{games}: 22 of its 32 games were training or validation games" in run.stderr
+    assert "2 queries of" in run.stdout  # --k all: one query per player
 
 
 def test_csv_columns_and_accuracy_recount_equal_the_summary(
