@@ -450,14 +450,19 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
     aliases = parse_aliases(settings.aliases)
     players = list(settings.players)
     gs = read_game_set(settings.games, players, aliases, on_error=on_error)
-    for p in players:
-        if not any(s.player == p for s in gs.sides):
-            raise ValueError(f"no games of player {p!r} in {', '.join(settings.games)}")
+    missing = [p for p in players if not any(s.player == p for s in gs.sides)]
+    if missing:
+        raise ValueError(f"no games of player{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
+                         f"in {', '.join(settings.games)}")
     part = split_games(len(gs.games), settings.validation, settings.test, settings.ga.seed)
     sides: dict[str, dict[str, list[int]]] = {p: {k: [] for k in PARTS} for p in players}
     for i, s in enumerate(gs.sides):
         assert s.player is not None
         sides[s.player][PARTS[part[s.game]]].append(i)
+    for p in players:
+        if not sides[p]["train"]:
+            raise ValueError(f"player {p!r} has no training games (of {sum(len(v) for v in sides[p].values())} "
+                             "game sides; more games or a smaller --test/--validation)")
     counts = [len(sides[p]["train"]) for p in players]
     cap = min(counts) if settings.max_games is None else (settings.max_games or max(counts))
     rng = np.random.default_rng([settings.ga.seed, 0xCA9])
@@ -465,9 +470,6 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
         kept = sides[p]["train"]
         if len(kept) > cap:
             sides[p]["train"] = sorted(rng.choice(kept, size=cap, replace=False).tolist())
-        if not sides[p]["train"]:
-            raise ValueError(f"player {p!r} has no training games (of {sum(len(v) for v in sides[p].values())} "
-                             "game sides; more games or a smaller --test/--validation)")
     order = sorted({i for p in players for k in PARTS for i in sides[p][k]})
     where = {side: j for j, side in enumerate(order)}
     pos = extract_positions(gs, order, settings.skip_plies, settings.genome, settings.jobs, cache_dir)
@@ -529,7 +531,8 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
             i = players.index(name)
             weights[i], betas[i] = organism.weights, beta
             entries[name] = {**entry, "aliases": aliases.get(name, []),
-                             **{f"{k}_sides": len(sides[name][k]) for k in PARTS}}
+                             **{f"{k}_sides": len(sides[name][k]) for k in PARTS},
+                             "train_sides_before_cap": counts[i]}
 
     # The normalisation: each clone's mean measure on each player's validation sides, averaged over players.
     vals, rows = position_measures(weights, betas, pos, settings.score)

@@ -395,3 +395,32 @@ def test_resolved_sides_are_cached(folder: Path, games: Path) -> None:
     assert len(list((folder / "cache-sides" / "moves").glob("sides-*.npz"))) == 2
     uncached = extract_positions(gs, [5, 6], SKIP, "paper", cache_dir=cache, use_cache=False)
     np.testing.assert_array_equal(uncached.played, first.played)
+
+
+def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]) -> None:
+    from evolve.ga import GASettings
+    from evolve.recognize import TrainSettings, train
+
+    # 12 games of Alpha against Beta, and 6 where Beta's seat is taken by "Gamma": Alpha has 18 sides, Beta 12.
+    extra = [chess.pgn.read_game(io.StringIO(str(g))) for g in made[12:18]]
+    for g in extra:
+        assert g is not None
+        g.headers["White" if g.headers["White"] == NAMES[1] else "Black"] = "Gamma, Gil"
+    pgn = write_pgn(folder / "unequal.pgn", made[:12] + [g for g in extra if g is not None])
+    ga = GASettings(population=8, generations=2, sample=100)
+    common = {"games": (str(pgn),), "players": ("Alpha", "Beta"), "ga": ga, "skip_plies": SKIP, "shared": False}
+    equal = train(TrainSettings(out=str(folder / "equal"), **common), "test", cache_dir=folder / "cache" / "features")
+    c = equal.manifest["clones"]
+    before = {p: c[p]["train_sides_before_cap"] for p in ("Alpha", "Beta")}
+    assert before["Alpha"] > before["Beta"]  # Alpha plays in the 6 extra games too (some of them in training)
+    # Default: as many training sides as the player with the fewest has, for everyone.
+    assert c["Alpha"]["train_sides"] == c["Beta"]["train_sides"] == before["Beta"]
+    assert equal.manifest["settings"]["max_games_applied"] == before["Beta"]
+    everything = train(TrainSettings(out=str(folder / "all"), max_games=0, **common), "test",
+                       cache_dir=folder / "cache" / "features")
+    assert {p: everything.manifest["clones"][p]["train_sides"] for p in ("Alpha", "Beta")} == before
+    capped = train(TrainSettings(out=str(folder / "three"), max_games=3, **common), "test",
+                   cache_dir=folder / "cache" / "features")
+    assert [capped.manifest["clones"][p]["train_sides"] for p in ("Alpha", "Beta")] == [3, 3]
+    split = json.loads((folder / "three" / "split.json").read_text())
+    assert [len(split["sides"][p]["train"]) for p in ("Alpha", "Beta")] == [3, 3]
