@@ -362,6 +362,141 @@ def _cmd_suite(args: argparse.Namespace) -> int:
     return 0
 
 
+def _max_games(text: str) -> int | None:
+    if text == "equal":
+        return None
+    if text == "all":
+        return 0
+    return _positive_int(text)
+
+
+def _train_settings(args: argparse.Namespace, out: str) -> object:
+    from .recognize import TrainSettings
+
+    players = tuple(p.strip() for p in args.players.split(",") if p.strip())
+    return TrainSettings(games=tuple(args.games), players=players, out=out, ga=_ga_settings(args),
+                         aliases=tuple(args.alias), max_games=args.max_games, validation=args.validation,
+                         test=args.test, skip_plies=args.skip_plies, genome=args.genome, encoding=args.encoding,
+                         moves_loss=args.moves_loss, score=args.score, shared=not args.no_shared, jobs=args.jobs)
+
+
+def _cmd_recognize(args: argparse.Namespace) -> int:
+    from . import recognize as rec
+
+    name = f"mimic recognize {args.action}"
+
+    def warn(msg: str) -> None:
+        print(f"warning: {msg}", file=sys.stderr)
+
+    try:
+        if args.action == "classify":
+            manifest = rec.load_clones(args.dir)[0]
+            players = manifest["players"]
+            queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn)
+            print(f"{len(queries)} queries of {args.query} ({'all' if args.k is None else args.k} game sides each), "
+                  f"{len(players)} players; score: {manifest['settings']['score']} minus each clone's average on "
+                  "all players' validation game sides (higher is more like the player)")
+            for i, q in enumerate(queries, 1):
+                who = q.header + (f" (= {q.player})" if q.player and q.player != q.header else "")
+                if not q.positions:
+                    print(f"{i:4d}. {who}: no positions (shorter than --skip-plies); {q.sides[0]}")
+                    continue
+                ranked = ", ".join(f"{p} {q.scores[p]:+.4f}" for p in q.ranking)
+                print(f"{i:4d}. {who} [{q.positions} positions; {q.sides[0]}"
+                      + (f" +{len(q.sides) - 1}" if len(q.sides) > 1 else "") + f"]: {ranked}")
+            if args.csv:
+                rec.write_csv(args.csv, queries, players, args.k)
+                print(f"per-query scores in {args.csv}")
+            known = [q for q in queries if q.player and q.positions]
+            if known:
+                top1 = sum(q.predicted == q.player for q in known) / len(known)
+                print(f"top-1 accuracy on the {len(known)} queries whose header names a trained player: {top1:.1%}")
+            return 0
+        settings = _train_settings(args, args.out)
+        if args.action == "train":
+            trained = rec.train(settings, _command_line(), on_error=warn)  # type: ignore[arg-type]
+            for p in trained.manifest["players"]:
+                c = trained.manifest["clones"][p]
+                print(f"{p}: {c['train_sides']} training / {c['validation_sides']} validation / {c['test_sides']} "
+                      f"test game sides, {c['train_positions']} training positions; agreement "
+                      f"{c['train_agreement']:.1%} training, {c['validation_agreement']:.1%} validation")
+            g = trained.manifest["games"]
+            print(f"{g['unique']} games ({g['duplicates']} duplicates counted once, {g['malformed']} malformed "
+                  f"skipped); clones in {args.out}/ ({rec.MANIFEST}, {rec.SPLIT})")
+            return 0
+        exp = rec.ExperimentSettings(train=settings, mentor=args.mentor,  # type: ignore[arg-type]
+                                     cp_positions=args.cp_positions)
+        results = rec.experiment(exp, _command_line(), on_error=warn)
+        for k, row in results["k"].items():
+            if not row["queries"]:
+                print(f"k = {k}: no queries (no player has {k} test game sides)")
+                continue
+            print(f"k = {k}: {row['queries']} queries, top-1 clones {row['clones'][0]:.1%} (top-3 "
+                  f"{row['clones'][1]:.1%}), shared organism {row.get('shared', (float('nan'),))[0]:.1%}, "
+                  f"centipawn loss {row['cp_loss'][0]:.1%}, chance {row['chance'][0]:.1%}")
+        print(f"results in {args.out}/ (summary.md, confusion.png, accuracy.png, queries-k*.csv)")
+        return 0
+    except ValueError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"{name}: {_os_error(exc)}", file=sys.stderr)
+        return 2
+
+
+def _k(text: str) -> int | None:
+    return None if text == "all" else _positive_int(text)
+
+
+def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("recognize", help="clone players from their games and tell who played a game",
+                       description="Player recognition: train one move-agreement organism per player (train), "
+                                   "rank the players for each game side of a PGN file (classify), or train and "
+                                   "measure on held-out games beside baselines (experiment).")
+    acts = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for action in ("train", "experiment"):
+        a = acts.add_parser(action, help="train the clones" if action == "train" else
+                            "train, classify the held-out test game sides at k = 1, 4, 16, all, with baselines")
+        a.add_argument("games", nargs="+", metavar="GAMES.pgn", help="PGN files (a game in two files counts once)")
+        a.add_argument("--players", required=True, metavar="A,B,...",
+                       help="the players: a header equal to a name, or whose surname (before the comma) is it")
+        a.add_argument("--out", required=True, metavar="DIR", help="folder for the clones (results/NAME)")
+        a.add_argument("--alias", action="append", default=[], metavar="NAME=Header text",
+                       help="a header that also names the player NAME (repeatable)")
+        a.add_argument("--max-games", type=_max_games, default=None, metavar="N|equal|all",
+                       help="training game sides kept per player (default equal: as many as the player with the "
+                            "fewest has; all: no cap)")
+        a.add_argument("--validation", type=float, default=0.2, help="share of the games for validation (default 0.2)")
+        a.add_argument("--test", type=float, default=0.2, help="share of the games held out for testing (default 0.2)")
+        a.add_argument("--skip-plies", type=_non_negative_int, default=10, metavar="N",
+                       help="leave out each game's first N plies (default 10)")
+        a.add_argument("--moves-loss", choices=("agreement", "likelihood"), default="agreement",
+                       help="what each clone's GA minimises (default agreement)")
+        a.add_argument("--score", choices=("likelihood", "agreement"), default="likelihood",
+                       help="what classification compares: the mean log-likelihood of the played moves (default) "
+                            "or the agreement rate, minus the clone's average on all players' validation games")
+        a.add_argument("--no-shared", action="store_true", help="do not train the shared organism (a baseline)")
+        a.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1; -1: every core)")
+        a.add_argument("--genome", choices=("paper", "rich"), default="paper", help="genome layout (default paper)")
+        if action == "experiment":
+            a.add_argument("--mentor", default="expert@depth=1", metavar="SPEC",
+                           help="centipawn-loss baseline's mentor: one of our evaluators with @depth=N "
+                                "(default expert@depth=1)")
+            a.add_argument("--cp-positions", type=_positive_int, default=None, metavar="N",
+                           help="centipawn-loss baseline: at most N positions a game side (default all)")
+        _add_ga_arguments(a, data=False)
+        a.set_defaults(func=_cmd_recognize)
+    a = acts.add_parser("classify", help="rank the trained players for each game side of a PGN file")
+    a.add_argument("dir", metavar="DIR", help="a folder made by recognize train")
+    a.add_argument("query", metavar="QUERY.pgn")
+    a.add_argument("--k", type=_k, default=1, metavar="N|all",
+                   help="game sides a query: groups of N sides with the same player, in file order (default 1)")
+    a.add_argument("--csv", default=None, metavar="FILE",
+                   help="one row per query: player, predicted, one score column per player")
+    a.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1)")
+    a.set_defaults(func=_cmd_recognize)
+
+
 class SuiteWriteError(Exception):
     """A row could not be appended to the suite CSV (wraps the ``OSError``)."""
 
@@ -504,6 +639,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=_cmd_evolve)
 
+    _add_recognize_parser(sub)
+
     p = sub.add_parser("fit", help="the exact-fit ceiling: the same linear model solved by LP or least squares",
                        description="Solve the organism's linear model exactly on a label file (bounded L1 by "
                                    "linear programming, bounded L2 by least squares) and report its errors.")
@@ -580,7 +717,7 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
                         "middle-game and endgame piece-square genes, files mirrored)")
 
 
-def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
+def _add_ga_arguments(p: argparse.ArgumentParser, data: bool = True) -> None:
     g = p.add_argument_group("genetic algorithm",
                              "Defaults: the paper's; with --genome rich, the rich genome's where they differ "
                              "(shown as 'rich: ...'; see README). A flag given always wins.")
@@ -608,15 +745,17 @@ def _add_ga_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--elite", type=int, default=None,
                    help="best organisms copied unchanged to the next generation (default 2)")
     g.add_argument("--hall-of-fame", type=int, default=None, help="default 10")
-    g.add_argument("--polish", type=_non_negative_int, default=0,
-                   help="memetic option, off by default: after the GA, up to P passes of GreKo's coordinate "
-                        "descent from the GA's winner on the training rows; reported beside the pure GA's "
-                        "winner (organism.json stays the pure GA's; the polished one is organism-polished.json)")
+    if data:  # the memetic polish is mimic evolve's
+        g.add_argument("--polish", type=_non_negative_int, default=0,
+                       help="memetic option, off by default: after the GA, up to P passes of GreKo's coordinate "
+                            "descent from the GA's winner on the training rows; reported beside the pure GA's "
+                            "winner (organism.json stays the pure GA's; the polished one is organism-polished.json)")
     g.add_argument("--encoding", choices=("gray", "binary"), default="gray",
                    help="how a gene's bits are read: reflected Gray code (default; the GA ends nearer the exact "
                         "fit) or plain binary (the paper's reading)")
     g.add_argument("--seed", type=int, default=None, help="seed of the run and of the held-out split (default 0)")
-    _add_data_arguments(p)
+    if data:
+        _add_data_arguments(p)
 
 
 def _format_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

@@ -1,0 +1,426 @@
+"""``mimic recognize`` (train / classify / experiment) on games whose players are known organisms."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import chess
+import chess.pgn
+import numpy as np
+import pytest
+
+from evolve.recognize import (
+    Positions,
+    extract_positions,
+    group_sides,
+    position_measures,
+    read_csv_accuracy,
+    read_game_set,
+    score_groups,
+    side_means,
+    side_player,
+)
+from mentor.target import quiet_leaf
+from organisms import Organism
+
+from .conftest import mimic_command
+
+SKIP = 6
+"""Random plies at the start of every synthetic game, and the plies the clones skip (so they see only
+the organisms' own moves)."""
+
+NAMES = ("Alpha, Ann", "Beta, Bob")
+
+
+def one_ply_choice(board: chess.Board, organism: Organism) -> chess.Move:
+    """The organism's 1-ply move: the first legal move whose child, resolved by the capture-only quiescence
+    the clones use, scores best for the mover (a mate first) — the choice rule of ``evolve.moves``."""
+    best, pick = None, None
+    for move in board.legal_moves:
+        child = board.copy(stack=False)
+        child.push(move)
+        if child.is_checkmate():
+            return move
+        leaf, _ = quiet_leaf(child)
+        v = organism.evaluate(leaf)
+        v = v if leaf.turn == board.turn else -v
+        if best is None or v > best:
+            best, pick = v, move
+    assert pick is not None
+    return pick
+
+
+def synthetic_games(n: int, plies: int = 36, seed: int = 0) -> list[chess.pgn.Game]:
+    """``n`` games of Alpha (random organism 1) against Beta (random organism 2), colours alternating: the
+    first :data:`SKIP` plies random (seeded), then each side's 1-ply choice, up to ``plies`` plies."""
+    organisms = (Organism.random(1), Organism.random(2))
+    rng = np.random.default_rng(seed)
+    games = []
+    for g in range(n):
+        board, game = chess.Board(), chess.pgn.Game()
+        white = g % 2
+        game.headers.update(Event="synthetic", Date=f"2026.01.{g % 28 + 1:02d}", Round=str(g + 1),
+                            White=NAMES[white], Black=NAMES[1 - white])
+        node: chess.pgn.GameNode = game
+        for ply in range(plies):
+            if board.is_game_over():
+                break
+            legal = list(board.legal_moves)
+            who = white if board.turn == chess.WHITE else 1 - white
+            move = legal[int(rng.integers(len(legal)))] if ply < SKIP else one_ply_choice(board, organisms[who])
+            node = node.add_variation(move)
+            board.push(move)
+        game.headers["Result"] = board.result() if board.is_game_over() else "*"
+        games.append(game)
+    return games
+
+
+def write_pgn(path: Path, games: list[chess.pgn.Game]) -> Path:
+    path.write_text("".join(f"{g}\n\n" for g in games))
+    return path
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("recognize")
+
+
+@pytest.fixture(scope="module")
+def made() -> list[chess.pgn.Game]:
+    """35 synthetic games: the first 32 are the training file, the other 3 new games."""
+    return synthetic_games(35)
+
+
+@pytest.fixture(scope="module")
+def games(folder: Path, made: list[chess.pgn.Game]) -> Path:
+    return write_pgn(folder / "synthetic.pgn", made[:32])
+
+
+def env(folder: Path) -> dict[str, str]:
+    return {"MIMIC_CACHE": str(folder / "cache"), "PATH": "/usr/bin:/bin"}
+
+
+GA = ["--population", "24", "--generations", "25", "--sample", "400", "--seed", "3"]
+
+
+@pytest.fixture(scope="module")
+def experiment(folder: Path, games: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """One ``recognize experiment`` on the synthetic games (its folder is also a trained DIR)."""
+    out = folder / "exp"
+    run = subprocess.run(mimic_command("recognize", "experiment", str(games), "--players", "Alpha,Beta", "--out",
+                                       str(out), "--skip-plies", str(SKIP), "--test", "0.3", "--validation", "0.2",
+                                       "--cp-positions", "4", *GA),
+                         capture_output=True, text=True, env=env(folder))
+    assert run.returncode == 0, run.stderr
+    return out, run
+
+
+def test_the_generating_organisms_are_clearly_different(games: Path, folder: Path) -> None:
+    # Alpha's own organism, scored by the vectorised choice the clones use, agrees with Alpha's moves (it made
+    # them; only rounding of Organism.evaluate to whole cp can differ): >= 95%. It agrees with Beta's moves far
+    # less: the two random organisms weigh every term differently.
+    gs = read_game_set([games], ["Alpha", "Beta"])
+    assert len(gs.games) == 32 and len(gs.sides) == 64
+    alpha = [i for i, s in enumerate(gs.sides) if s.player == "Alpha"]
+    beta = [i for i, s in enumerate(gs.sides) if s.player == "Beta"]
+    w = np.array([Organism.random(1).weights, Organism.random(2).weights])
+    for sides, own in ((alpha[:12], 0), (beta[:12], 1)):  # 12 sides each: enough, and quick
+        pos = extract_positions(gs, sides, SKIP, "paper", cache_dir=folder / "cache")
+        vals, _ = position_measures(w, np.ones(2), pos, "agreement")
+        rates = vals.mean(axis=1)
+        assert rates[own] >= 0.95 and rates[1 - own] <= 0.6, rates
+
+
+def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.CompletedProcess[str]],
+                                           made: list[chess.pgn.Game], games: Path, folder: Path) -> None:
+    out, _ = experiment
+    manifest = json.loads((out / "recognize.json").read_text())
+    assert manifest["players"] == ["Alpha", "Beta"]
+    assert {"clone-Alpha.json", "clone-Beta.json", "shared.json"} <= {p.name for p in out.iterdir()}
+    assert manifest["provenance"]["mimic_version"] and "recognize experiment" in manifest["command"]
+    # The held-out test games, as a query file of their own (split.json lists the games in file order).
+    split = json.loads((out / "split.json").read_text())
+    test_games = [g for g, entry in zip(made[:32], split["games"], strict=True) if entry["part"] == "test"]
+    assert len(test_games) == round(32 * 0.3)  # 10 games: 20 game sides
+    query = write_pgn(folder / "test-games.pgn", test_games)
+    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(query), "--csv", str(folder / "q.csv")),
+                         capture_output=True, text=True, env=env(folder))
+    assert run.returncode == 0, run.stderr
+    with open(folder / "q.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 20 and {r["player"] for r in rows} == {"Alpha", "Beta"}
+    right = sum(r["predicted"] == r["player"] for r in rows)
+    # The bound: each clone agrees with its player on ~90% of held-out positions and with the other player on
+    # far fewer (the test above: the organisms themselves agree <= 60%), so a side of >= ~10 positions is
+    # told apart by a wide margin. A side can be short (a random organism blunders into mate a few moves after
+    # the random opening): on a handful of positions one unlucky move can flip it. So: at least 17 of 20.
+    assert right >= 17, [(r["player"], r["predicted"], r["positions"]) for r in rows]
+    for player in ("Alpha", "Beta"):  # and most of each player's
+        mine = [r for r in rows if r["player"] == player]
+        assert sum(r["predicted"] == player for r in mine) >= 8
+    assert "top-1 accuracy on the 20 queries" in run.stdout
+    assert "were training or validation games" not in run.stderr
+    # The whole file as a query: 22 of its games (16 training, 6 validation) are not held out, and it says so.
+    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(games), "--k", "all"),
+                         capture_output=True, text=True, env=env(folder))
+    assert run.returncode == 0, run.stderr
+    assert f"{games}: 22 of its 32 games were training or validation games" in run.stderr
+    assert "2 queries of" in run.stdout  # --k all: one query per player
+
+
+def test_csv_columns_and_accuracy_recount_equal_the_summary(
+        experiment: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, run = experiment
+    summary = (out / "summary.md").read_text()
+    assert "recognize experiment" in summary and "centipawn-loss profile" in summary
+    assert (out / "confusion.png").stat().st_size > 0 and (out / "accuracy.png").stat().st_size > 0
+    for k in ("1", "4", "16", "all"):
+        path = out / f"queries-k{k}.csv"
+        with open(path, newline="") as fh:
+            reader = csv.DictReader(fh)
+            rows = list(reader)
+            assert reader.fieldnames is not None
+            assert {"player", "predicted", "score:Alpha", "score:Beta"} <= set(reader.fieldnames)
+        line = re.search(rf"^\| {k} \| (\d+) \| ([^|]+) \|", summary, flags=re.M)
+        assert line is not None, k
+        n = int(line.group(1))
+        assert n == sum(int(r["positions"]) > 0 for r in rows)
+        if not n:
+            assert line.group(2).strip() == "– / –"
+            continue
+        # Top-1 recounted by hand from the columns: the predicted player is the one with the highest score.
+        for r in rows:
+            scores = {p: float(r[f"score:{p}"]) for p in ("Alpha", "Beta")}
+            assert r["predicted"] == max(scores, key=lambda p: (scores[p], p == "Alpha"))
+        top1 = sum(r["predicted"] == r["player"] for r in rows) / n
+        top3 = 1.0  # two players: the true one is always in the top 3
+        assert line.group(2).strip() == f"{top1:.1%} / {top3:.1%}"
+        assert read_csv_accuracy(path) == (top1, top3, n)
+    # 32 games, 30% test: 10 test games, each with one side of each player -> 10 sides a player:
+    # k=1: 20 queries; k=4: 2 full groups a player (the last 2 sides dropped) -> 4; k=16: none; all: 2.
+    assert [int(re.search(rf"^\| {k} \| (\d+)", summary, flags=re.M).group(1))  # type: ignore[union-attr]
+            for k in ("1", "4", "16", "all")] == [20, 4, 0, 2]
+    assert "k = 1: 20 queries" in run.stdout
+
+
+def test_normalisation_stops_a_clone_that_agrees_with_everyone() -> None:
+    # Two players, two game sides each, 10 positions a side; 0/1 agreement of two clones at every position.
+    # Clone 0 (a strong organism) agrees with player 0's moves on 8 of 10 and with player 1's on 7 of 10;
+    # clone 1 (player 1's own, weaker) agrees with player 0's on 2 of 10 and player 1's on 6 of 10.
+    side_of = np.repeat(np.arange(4), 10)  # sides 0, 1: player 0's; sides 2, 3: player 1's
+
+    def agree(k: int) -> list[float]:
+        return [1.0] * k + [0.0] * (10 - k)
+
+    vals = np.array([agree(8) * 2 + agree(7) * 2, agree(2) * 2 + agree(6) * 2])
+    # Validation sides: side 0 (player 0), side 2 (player 1). Normalisation = mean over players of the clone's
+    # mean there: clone 0: (0.8 + 0.7) / 2 = 0.75; clone 1: (0.2 + 0.6) / 2 = 0.4.
+    normal = np.nanmean(side_means(vals, side_of, [[0], [2]]), axis=1)
+    np.testing.assert_allclose(normal, [0.75, 0.4])
+    # Queries: side 1 (player 0) and side 3 (player 1). Raw, clone 0 wins both (0.8 > 0.2 and 0.7 > 0.6).
+    raw = side_means(vals, side_of, [[1], [3]]).T
+    assert list(raw.argmax(axis=1)) == [0, 0]
+    # Normalised: side 1: 0.8 - 0.75 = +0.05 against 0.2 - 0.4 = -0.2 -> clone 0; side 3: 0.7 - 0.75 = -0.05
+    # against 0.6 - 0.4 = +0.2 -> clone 1. Each query goes to its player's clone.
+    scores = score_groups(vals, side_of, [[1], [3]], normal)
+    np.testing.assert_allclose(scores, [[0.05, -0.2], [-0.05, 0.2]], atol=1e-12)
+    assert list(scores.argmax(axis=1)) == [0, 1]
+
+
+def test_normalisation_in_the_manifest_is_the_mean_over_players(
+        experiment: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    manifest = json.loads((experiment[0] / "recognize.json").read_text())
+    for p in ("Alpha", "Beta"):
+        c = manifest["clones"][p]
+        by_player = c["validation_measure_by_player"]
+        assert c["normalisation"] == pytest.approx(np.mean(list(by_player.values())))
+        # Each clone explains its own player's validation moves better than the other's.
+        other = "Beta" if p == "Alpha" else "Alpha"
+        assert by_player[p] > by_player[other]
+
+
+def test_names_aliases_and_duplicates(folder: Path, games: Path, made: list[chess.pgn.Game]) -> None:
+    assert side_player("Alpha, Ann", ["Alpha", "Beta"], {}) == ["Alpha"]
+    assert side_player("Alphabet, Z", ["Alpha"], {}) == []  # never a substring
+    assert side_player("A. Alpha", ["Alpha", "Beta"], {"Alpha": ["a.  alpha"]}) == ["Alpha"]  # case, spaces
+    assert side_player("A. Alpha", ["Alpha", "Beta"], {}) == []
+    # A second file holds the first 8 games again (one of them with Alpha renamed "A. Alpha") and 2 new games:
+    # the repeated games count once (the key is Date, Result, start and moves, not names): 42 read, 8 duplicates.
+    more = made[:8] + made[32:34]
+    copy = chess.pgn.read_game(io.StringIO(str(more[0])))
+    assert copy is not None
+    copy.headers["White" if copy.headers["White"] == NAMES[0] else "Black"] = "A. Alpha"
+    other = write_pgn(folder / "other.pgn", [copy, *more[1:]])
+    gs = read_game_set([games, other], ["Alpha", "Beta"], {"Alpha": ["A. Alpha"]})
+    assert gs.read == 42 and gs.duplicates == 8 and len(gs.games) == 34 and len(gs.sides) == 68
+    assert read_game_set([other, games], ["Alpha", "Beta"]).duplicates == 8  # whichever file comes first
+    # The alias matters for a new game: with it both sides count, without it only Beta's.
+    renamed = chess.pgn.read_game(io.StringIO(str(made[34])))
+    assert renamed is not None
+    renamed.headers["White" if renamed.headers["White"] == NAMES[0] else "Black"] = "A. Alpha"
+    third = write_pgn(folder / "third.pgn", [renamed])
+    assert sorted(str(s.player) for s in read_game_set([third], ["Alpha", "Beta"], {"Alpha": ["A. Alpha"]}).sides) \
+        == ["Alpha", "Beta"]
+    assert [s.player for s in read_game_set([third], ["Alpha", "Beta"]).sides] == ["Beta"]
+    # A side that names two of the trained players is left out and counted.
+    both = read_game_set([third], ["Beta", "Beta, Bob"])
+    assert both.ambiguous == 1 and both.sides == []
+
+
+def test_the_split_has_no_game_in_two_parts(experiment: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    split = json.loads((experiment[0] / "split.json").read_text())
+    part = {g["key"]: g["part"] for g in split["games"]}
+    assert len(part) == len(split["games"]) == 32  # each game once
+    assert sorted(p for p in part.values()).count("test") == round(32 * 0.3)
+    for player, parts in split["sides"].items():
+        for name, sides in parts.items():
+            assert all(part[s["game"]] == name for s in sides), (player, name)
+    # A game's two sides (one Alpha's, one Beta's) are in the same part: no game's positions in two parts.
+    seen: dict[str, set[str]] = {}
+    for parts in split["sides"].values():
+        for name, sides in parts.items():
+            for s in sides:
+                seen.setdefault(s["game"], set()).add(name)
+    assert all(len(v) == 1 for v in seen.values())
+
+
+def test_group_sides_doctests() -> None:
+    import doctest
+
+    import evolve.recognize
+
+    failures, tried = doctest.testmod(evolve.recognize)
+    assert tried >= 6 and failures == 0
+    assert group_sides(["a"] * 5, 4) == [[0, 1, 2, 3]]
+
+
+def test_malformed_game_is_reported_and_classification_goes_on(
+        experiment: tuple[Path, subprocess.CompletedProcess[str]], folder: Path, made: list[chess.pgn.Game]) -> None:
+    out, _ = experiment
+    good = made[32:34]
+    text = f"{good[0]}\n\n"
+    bad_line = text.count("\n") + 1
+    text += '[Event "bad"]\n[White "Alpha, Ann"]\n[Black "Beta, Bob"]\n[Result "*"]\n\n1. e4 e5 2. Ke3 *\n\n'
+    text += f"{good[1]}\n\n"
+    query = folder / "with-bad.pgn"
+    query.write_text(text)
+    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(query), "--csv", str(folder / "b.csv")),
+                         capture_output=True, text=True, env=env(folder))
+    assert run.returncode == 0, run.stderr
+    assert f"{query}:{bad_line}: " in run.stderr
+    with open(folder / "b.csv", newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == 4  # both good games' sides, classified
+
+
+def test_a_player_without_games_is_one_line(folder: Path, games: Path) -> None:
+    run = subprocess.run(mimic_command("recognize", "train", str(games), "--players", "Alpha,Tal", "--out",
+                                       str(folder / "none"), *GA), capture_output=True, text=True, env=env(folder))
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [f"mimic recognize train: no games of player 'Tal' in {games}"]
+
+
+def test_positions_subset_keeps_children(folder: Path, games: Path) -> None:
+    from evolve.recognize import subset
+
+    gs = read_game_set([games], ["Alpha", "Beta"])
+    pos = extract_positions(gs, [0, 1, 2], SKIP, "paper", cache_dir=folder / "cache")
+    rows = np.array([1, 3, 4])
+    sub = subset(pos, rows)
+    assert isinstance(sub, Positions) and sub.n == 3
+    for j, i in enumerate(rows):
+        a, b = pos.offsets[i], pos.offsets[i + 1]
+        np.testing.assert_array_equal(sub.features[sub.offsets[j]:sub.offsets[j + 1]], pos.features[a:b])
+        assert sub.played[j] - sub.offsets[j] == pos.played[i] - a
+
+
+QUEEN_HANGS = "4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1"
+"""White: Ke1, Qd1; Black: Ke8, pawns d5 and e6 (e6 guards d5)."""
+
+
+def test_centipawn_loss_of_a_hung_queen() -> None:
+    from evolve.recognize import CP_CAP, cp_histogram, cp_losses
+    from organisms import Expert
+    from search.base import Limit
+    from search.engine import Engine
+
+    # Qxd5 wins a pawn and loses the queen to exd5: a safe queen move keeps White about a queen up, Qxd5 leaves
+    # K against K+P. The loss is about a queen less a pawn (877 cp measured: the expert's queen and pawn values
+    # and their squares), far beyond the last bin's 400 cp, under the 1,000 cp cap.
+    [(side, losses)] = cp_losses([(7, QUEEN_HANGS, ["d1d5"], chess.WHITE)], 0, "expert@depth=1")
+    assert side == 7 and len(losses) == 1 and 600 <= losses[0] <= CP_CAP
+    assert cp_histogram(losses)[-1] == 1.0
+    # The mentor's own move loses nothing (the same search, the same depth).
+    best = Engine(Expert()).search(chess.Board(QUEEN_HANGS), Limit(depth=1)).move
+    assert best is not None
+    assert cp_losses([(0, QUEEN_HANGS, [best.uci()], chess.WHITE)], 0, "expert@depth=1") == [(0, [0])]
+    # Black's moves are not White's: a side only counts its own colour's moves.
+    assert cp_losses([(0, QUEEN_HANGS, ["d1d5"], chess.BLACK)], 0, "expert") == [(0, [])]
+    with pytest.raises(ValueError, match="one of our evaluators"):
+        cp_losses([], 0, "uci:/usr/games/stockfish")
+
+
+def test_training_work_pickles_for_workers(folder: Path, games: Path) -> None:
+    # --jobs > 1 sends (positions, rows, settings) to loky workers: everything must pickle and train the same.
+    import pickle
+
+    from evolve.ga import GASettings
+    from evolve.recognize import _train_one
+
+    gs = read_game_set([games], ["Alpha", "Beta"])
+    pos = extract_positions(gs, [0, 2, 4], SKIP, "paper", cache_dir=folder / "cache" / "features")
+    args = (pos, np.arange(pos.n // 2), np.arange(pos.n // 2, pos.n), "paper", "gray",
+            GASettings(population=8, generations=2, sample=50), "agreement")
+    again = pickle.loads(pickle.dumps(args))
+    a, b = _train_one(*args), _train_one(*again)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert a[1:] == b[1:]
+
+
+def test_resolved_sides_are_cached(folder: Path, games: Path) -> None:
+    gs = read_game_set([games], ["Alpha", "Beta"])
+    cache = folder / "cache-sides" / "features"
+    first = extract_positions(gs, [5, 6], SKIP, "paper", cache_dir=cache)
+    files = list((folder / "cache-sides" / "moves").glob("sides-*.npz"))
+    assert len(files) == 1
+    again = extract_positions(gs, [5, 6], SKIP, "paper", cache_dir=cache)
+    for name in ("features", "sign", "fixed", "offsets", "played", "side"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(first, name))
+    # Other sides, or the same sides in another order, are another key.
+    extract_positions(gs, [6, 5], SKIP, "paper", cache_dir=cache)
+    assert len(list((folder / "cache-sides" / "moves").glob("sides-*.npz"))) == 2
+    uncached = extract_positions(gs, [5, 6], SKIP, "paper", cache_dir=cache, use_cache=False)
+    np.testing.assert_array_equal(uncached.played, first.played)
+
+
+def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]) -> None:
+    from evolve.ga import GASettings
+    from evolve.recognize import TrainSettings, train
+
+    # 12 games of Alpha against Beta, and 6 where Beta's seat is taken by "Gamma": Alpha has 18 sides, Beta 12.
+    extra = [chess.pgn.read_game(io.StringIO(str(g))) for g in made[12:18]]
+    for g in extra:
+        assert g is not None
+        g.headers["White" if g.headers["White"] == NAMES[1] else "Black"] = "Gamma, Gil"
+    pgn = write_pgn(folder / "unequal.pgn", made[:12] + [g for g in extra if g is not None])
+    ga = GASettings(population=8, generations=2, sample=100)
+    common = {"games": (str(pgn),), "players": ("Alpha", "Beta"), "ga": ga, "skip_plies": SKIP, "shared": False}
+    equal = train(TrainSettings(out=str(folder / "equal"), **common), "test", cache_dir=folder / "cache" / "features")
+    c = equal.manifest["clones"]
+    before = {p: c[p]["train_sides_before_cap"] for p in ("Alpha", "Beta")}
+    assert before["Alpha"] > before["Beta"]  # Alpha plays in the 6 extra games too (some of them in training)
+    # Default: as many training sides as the player with the fewest has, for everyone.
+    assert c["Alpha"]["train_sides"] == c["Beta"]["train_sides"] == before["Beta"]
+    assert equal.manifest["settings"]["max_games_applied"] == before["Beta"]
+    everything = train(TrainSettings(out=str(folder / "all"), max_games=0, **common), "test",
+                       cache_dir=folder / "cache" / "features")
+    assert {p: everything.manifest["clones"][p]["train_sides"] for p in ("Alpha", "Beta")} == before
+    capped = train(TrainSettings(out=str(folder / "three"), max_games=3, **common), "test",
+                   cache_dir=folder / "cache" / "features")
+    assert [capped.manifest["clones"][p]["train_sides"] for p in ("Alpha", "Beta")] == [3, 3]
+    split = json.loads((folder / "three" / "split.json").read_text())
+    assert [len(split["sides"][p]["train"]) for p in ("Alpha", "Beta")] == [3, 3]
