@@ -400,8 +400,8 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
     print(f"{len(specs)} players, {pairs} pairings x {args.games} games, time control {tc.pgn()}, "
           f"{len(openings)} openings, {args.jobs} workers; {describe()}")
-    for name, spec in zip(settings.names, settings.players, strict=True):
-        print(f"  {name}: {spec}")
+    for name, text in zip(settings.names, settings.players, strict=True):
+        print(f"  {name}: {text}")
     try:
         if Path(args.out).exists() and Path(args.out).stat().st_size > 0 and not args.resume:
             raise FileExistsError(f"{args.out} exists; pass --resume to continue it, or choose another --out")

@@ -18,7 +18,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
@@ -547,7 +547,7 @@ def games_to_resume(pgn: Path | None, todo: Sequence[Scheduled], resume: bool,
 
 def play_schedule(todo: Sequence[Scheduled], make_evaluator: PlayerRegistry, pgn: Path | None, *, jobs: int = 1,
                   tc: TimeControl, adjudication: Adjudication, event: str, hash_mb: int = 16,
-                  names: Mapping[str, str] | None = None) -> Iterator[GameResult]:
+                  names: Mapping[str, str] | None = None) -> Generator[GameResult, None, None]:
     """Play the games of ``todo`` (``jobs`` at once, in worker processes when more than one) and yield
     each as it finishes, after appending it whole to ``pgn`` (see :func:`append_whole`); ``names`` maps
     a spec to the name its PGN headers show. Close the generator to stop early (the PGN is closed).

@@ -143,7 +143,7 @@ class RoundRobinSummary:
     names: tuple[str, ...]
     pairings: list[tuple[int, int]]
     games: list[GameResult] = field(default_factory=list)
-    points: Counter[str] = field(default_factory=Counter)
+    points: dict[str, float] = field(default_factory=dict)
     wins: Counter[str] = field(default_factory=Counter)
     draws: Counter[str] = field(default_factory=Counter)
     losses: Counter[str] = field(default_factory=Counter)
@@ -154,7 +154,7 @@ class RoundRobinSummary:
         white = result_points(g.result, chess.WHITE)
         assert white is not None, f"round {g.round}: unfinished result {g.result!r}"
         for name, pts in ((g.white, white), (g.black, 1.0 - white)):
-            self.points[name] += pts
+            self.points[name] = self.points.get(name, 0.0) + pts
             self.wins[name] += pts == 1.0
             self.draws[name] += pts == 0.5
             self.losses[name] += pts == 0.0
@@ -183,11 +183,11 @@ class RoundRobinSummary:
                        f"  [{score:g} - {len(games) - score:g}]")
         width = max(len(n) for n in self.names)
         out.append(f"{'rank':>4}  {'player':<{width}}  games  points   score  wins  draws  losses")
-        ranked = sorted(self.names, key=lambda n: (-self.points[n], self.names.index(n)))
+        ranked = sorted(self.names, key=lambda n: (-self.points.get(n, 0.0), self.names.index(n)))
         for rank, name in enumerate(ranked, start=1):
-            games = self.played(name)
-            share = f"{100 * self.points[name] / games:4.1f}%" if games else "    -"
-            out.append(f"{rank:>4}  {name:<{width}}  {games:5d}  {self.points[name]:6.1f}  {share:>6}  "
+            played, points = self.played(name), self.points.get(name, 0.0)
+            share = f"{100 * points / played:4.1f}%" if played else "    -"
+            out.append(f"{rank:>4}  {name:<{width}}  {played:5d}  {points:6.1f}  {share:>6}  "
                        f"{self.wins[name]:4d}  {self.draws[name]:5d}  {self.losses[name]:6d}")
         out.append("terminations: " + ", ".join(f"{k} {v}" for k, v in sorted(self.terminations.items())))
         return out
