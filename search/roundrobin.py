@@ -49,7 +49,7 @@ def default_name(spec: PlayerSpec) -> str:
     (``material depth=1``). Never a comma (PGN readers take the part before one for a surname).
 
     >>> from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry
-    >>> r = PlayerRegistry([PlayerKind("random", "seed", ""), *EXTERNAL_KINDS])
+    >>> r = PlayerRegistry([PlayerKind("random", "seed", "", build=lambda s: None), *EXTERNAL_KINDS])
     >>> default_name(r.parse("random:1@depth=1")), default_name(r.parse("uci:/usr/games/stockfish?Skill%20Level=3"))
     ('random-1 depth=1', 'stockfish Skill Level=3')
     """

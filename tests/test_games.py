@@ -65,6 +65,15 @@ def test_default_names_are_readable_and_have_no_comma() -> None:
     assert {text: default_name(PLAYERS.parse(text)) for text in cases} == cases
 
 
+def test_roundrobin_doctests() -> None:
+    import doctest
+
+    import search.roundrobin
+
+    failures, tried = doctest.testmod(search.roundrobin)
+    assert failures == 0 and tried >= 1
+
+
 def test_games_writes_every_pairing_to_one_pgn(tmp_path: Path) -> None:
     out = tmp_path / "set.pgn"
     run = _games(*THREE, "--names", "Mat,Exp,Rnd", "--games", "2", "--depth", "1", "--out", str(out))
