@@ -179,7 +179,8 @@ class RoundRobinSummary:
             games = by_pairing.get(str(p), [])
             pts = [result_points(g.result, chess.WHITE if g.white == a else chess.BLACK) for g in games]
             score = sum(x for x in pts if x is not None)
-            out.append(f"  {a} - {b}: {len(games)} games, {pts.count(1.0)} - {pts.count(0.0)} - {pts.count(0.5)}"
+            n = f"{len(games)} game" + ("" if len(games) == 1 else "s")
+            out.append(f"  {a} - {b}: {n}, {pts.count(1.0)} - {pts.count(0.0)} - {pts.count(0.5)}"
                        f"  [{score:g} - {len(games) - score:g}]")
         width = max(len(n) for n in self.names)
         out.append(f"{'rank':>4}  {'player':<{width}}  games  points   score  wins  draws  losses")
