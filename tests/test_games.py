@@ -147,15 +147,24 @@ def test_a_killed_run_resumes_without_losing_or_doubling_a_game(tmp_path: Path) 
     common = [*THREE, "--depth", "1", "--games", "2"]
     full = tmp_path / "full.pgn"
     assert _games(*common, "--out", str(full)).returncode == 0
+    assert len(_by_round(full)) == 6
     pgn = tmp_path / "killed.pgn"
-    # SIGKILL once the PGN holds 30 lines: inside the second game or so (a game is 20-40 lines), so
-    # the file may end with a torn game, which the resumed run drops and plays again.
+    # SIGKILL once the PGN holds 30 lines. A game is appended in one write (20-60 lines), so the kill
+    # lands between games, after the first or so; then the end of the file is torn by hand as a kill
+    # inside a write (or a full disk) would leave it: half of a game the killed run had not written.
     proc = subprocess.Popen(mimic_command("games", *common, "--out", str(pgn)), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     sigkill_at_line(proc, pgn, 30, timeout=60)
-    assert len(_by_round(full)) == 6
+    kept = _by_round(pgn)
+    assert 1 <= len(kept) < 6
+    missing = next(g for g in read_pgn_text(full.read_text()) if g.headers["Round"] not in kept)
+    text = str(missing)
+    with open(pgn, "a") as fh:
+        fh.write(text[: len(text) // 2])
     done = _games(*common, "--out", str(pgn), "--resume")
     assert done.returncode == 0, done.stderr
+    assert "dropped 1 torn game" in done.stderr
+    assert done.stdout.count("round ") == 6 - len(kept)  # only the games the PGN lacked were played
     assert _by_round(pgn) == _by_round(full)
 
 
