@@ -2,7 +2,8 @@
 
 Owns the round-robin schedule, the players' names in the PGN headers and the score table; the games
 themselves are played by :mod:`search.match` (its game loop, worker pool, whole-game PGN writes, resume
-and repair), so a round robin is a set of matches sharing one PGN and one pool of workers.
+and repair), so a round robin is a set of matches sharing one PGN and one pool of workers. Imports chess and
+:mod:`search` only.
 
 Each pairing plays :func:`search.match.schedule`'s games (every opening twice, colours swapped). A game's
 ``Round`` header is ``P.K.C``: pairing ``P`` (1-based, in the order (1, 2), (1, 3), ..., (2, 3), ... of the

@@ -75,7 +75,7 @@ if [ ! -s $R/summary.md ]; then
   $M recognize experiment $R/games.pgn --players "$NAMES" --out $R --skip-plies 0 --jobs 2 --seed 1 \
      > $R/experiment.log 2>&1
 fi
-tail -n 8 $R/experiment.log
+[ -e $R/experiment.log ] && tail -n 8 $R/experiment.log
 for k in 1 4 16 all; do
   $M recognize classify $R $R/test.pgn --k $k --csv $R/heldout-openings-k$k.csv --jobs 2 > $R/heldout-openings-k$k.log 2>&1
   head -n 3 $R/heldout-openings-k$k.log
