@@ -14,6 +14,8 @@ from search.spec import SpecError
 from .players import PLAYERS
 
 if TYPE_CHECKING:
+    from search.match import Adjudication, Opening, TimeControl
+
     from .ga import GASettings
 
 
@@ -202,16 +204,54 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                     match_games=args.match_games)
 
 
+def _openings(args: argparse.Namespace, prog: str) -> list[Opening] | None:
+    """The openings of ``--openings`` (default: the shipped set), warnings printed; ``None`` after an error line."""
+    from search.match import default_openings_path, load_openings
+
+    errors: list[str] = []
+    openings_path = args.openings or default_openings_path()
+    try:
+        openings = load_openings(openings_path, errors.append)
+    except OSError as exc:
+        print(f"{prog}: cannot read the openings: {_os_error(exc, openings_path)}", file=sys.stderr)
+        return None
+    except ValueError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return None
+    for msg in errors:
+        print(f"warning: {msg}", file=sys.stderr)
+    if not openings:
+        print(f"{prog}: no usable openings", file=sys.stderr)
+        return None
+    return openings
+
+
+def _time_control(args: argparse.Namespace, prog: str) -> TimeControl | None:
+    """The ``TimeControl`` of ``--tc``/``--depth``/``--nodes``/``--movetime`` (default 0.1 s a move);
+    ``None`` after an error line."""
+    from search.match import TimeControl
+
+    try:
+        if args.tc:
+            return TimeControl.parse(args.tc)
+        if args.depth or args.nodes or args.movetime:
+            return TimeControl(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
+        return TimeControl(movetime=0.1)
+    except ValueError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return None
+
+
+def _adjudication(args: argparse.Namespace) -> Adjudication:
+    from search.match import Adjudication
+
+    return Adjudication(resign_moves=args.resign_moves, resign_score=args.resign_score,
+                        draw_movenumber=args.draw_movenumber, draw_moves=args.draw_moves,
+                        draw_score=args.draw_score, max_plies=args.max_plies)
+
+
 def _cmd_match(args: argparse.Namespace) -> int:
-    from search.match import (
-        Adjudication,
-        MatchSettings,
-        PgnWriteError,
-        TimeControl,
-        default_openings_path,
-        load_openings,
-        run_match,
-    )
+    from search.match import MatchSettings, PgnWriteError, run_match
 
     from .players import make_evaluator
 
@@ -219,30 +259,11 @@ def _cmd_match(args: argparse.Namespace) -> int:
         s = PLAYERS.parse(spec)
         if not s.is_external:
             make_evaluator(s)  # fail now, not in a worker, on a bad organism file
-    errors: list[str] = []
-    openings_path = args.openings or default_openings_path()
-    try:
-        openings = load_openings(openings_path, errors.append)
-    except OSError as exc:
-        print(f"mimic match: cannot read the openings: {_os_error(exc, openings_path)}", file=sys.stderr)
+    openings = _openings(args, "mimic match")
+    if openings is None:
         return 2
-    except ValueError as exc:
-        print(f"mimic match: {exc}", file=sys.stderr)
-        return 2
-    for msg in errors:
-        print(f"warning: {msg}", file=sys.stderr)
-    if not openings:
-        print("mimic match: no usable openings", file=sys.stderr)
-        return 2
-    try:
-        if args.tc:
-            tc = TimeControl.parse(args.tc)
-        elif args.depth or args.nodes or args.movetime:
-            tc = TimeControl(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
-        else:
-            tc = TimeControl(movetime=0.1)
-    except ValueError as exc:
-        print(f"mimic match: {exc}", file=sys.stderr)
+    tc = _time_control(args, "mimic match")
+    if tc is None:
         return 2
     sprt = None
     if args.sprt:
@@ -252,11 +273,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
             print("mimic match: --sprt takes elo0,elo1,alpha,beta", file=sys.stderr)
             return 2
         sprt = (elo0, elo1, alpha, beta)
-    adjudication = Adjudication(resign_moves=args.resign_moves, resign_score=args.resign_score,
-                                draw_movenumber=args.draw_movenumber, draw_moves=args.draw_moves,
-                                draw_score=args.draw_score, max_plies=args.max_plies)
     settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=openings, tc=tc,
-                             adjudication=adjudication, sprt=sprt, event=args.event, hash_mb=args.hash)
+                             adjudication=_adjudication(args), sprt=sprt, event=args.event, hash_mb=args.hash)
 
     def show(g: object, summary: object) -> None:
         from search.match import GameResult, MatchSummary
@@ -289,6 +307,121 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(f"stopped early by the SPRT after {summary.n} games")
     rate = 3600 * summary.n / max(summary.seconds, 1e-9)
     print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour)")
+    return 0
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    import json
+    import random
+    import shutil
+    from dataclasses import asdict
+
+    from search.match import PgnWriteError
+    from search.provenance import describe, provenance
+    from search.roundrobin import RoundRobinSettings, default_name, run_round_robin
+
+    from .players import make_evaluator
+
+    prog = "mimic games"
+    if len(args.players) < 2:
+        print(f"{prog}: a round robin needs at least two player specs", file=sys.stderr)
+        return 2
+    specs = []
+    for text in args.players:
+        try:
+            spec = PLAYERS.parse(text)
+            if not spec.is_external:
+                make_evaluator(spec)  # fail now, not in a worker, on a bad organism file
+        except SpecError as exc:
+            print(f"{prog}: bad player spec: {exc}", file=sys.stderr)
+            return 2
+        if spec.is_external and spec.arg is not None and shutil.which(spec.arg) is None:
+            print(f"{prog}: bad player spec {text!r}: no executable {spec.arg}", file=sys.stderr)
+            return 2
+        specs.append(spec)
+    names = ([n.strip() for n in args.names.split(",")] if args.names is not None
+             else [default_name(s) for s in specs])
+    openings = _openings(args, prog)
+    if openings is None:
+        return 2
+    if args.seed is not None:
+        random.Random(args.seed).shuffle(openings)
+    tc = _time_control(args, prog)
+    if tc is None:
+        return 2
+    try:
+        settings = RoundRobinSettings(players=tuple(s.text for s in specs), names=tuple(names), games=args.games,
+                                      jobs=args.jobs, openings=openings, tc=tc, adjudication=_adjudication(args),
+                                      event=args.event, hash_mb=args.hash)
+    except ValueError as exc:
+        hint = "; give distinct names with --names" if args.names is None and "name" in str(exc) else ""
+        print(f"{prog}: {exc}{hint}", file=sys.stderr)
+        return 2
+    # What identifies the game set: a resumed run must play the same players under the same rules.
+    identity = {"players": dict(zip(settings.names, settings.players, strict=True)),
+                "time_control": tc.pgn(), "adjudication": asdict(settings.adjudication),
+                "openings": {"file": str(args.openings) if args.openings else "shipped", "seed": args.seed,
+                             "count": len(openings), "first": openings[0].name},
+                "event": settings.event}
+    sidecar = Path(f"{args.out}.json")
+    runs: list[dict[str, object]] = []
+    if args.resume and sidecar.exists():
+        try:
+            old = json.loads(sidecar.read_text())
+        except (OSError, ValueError) as exc:
+            print(f"{prog}: cannot read {sidecar}: {exc}", file=sys.stderr)
+            return 2
+        differ = [k for k, v in identity.items() if old.get(k) != v]
+        if differ:
+            print(f"{prog}: --resume with other {', '.join(differ)} than the games in {args.out} "
+                  f"(see {sidecar}); choose another --out", file=sys.stderr)
+            return 2
+        runs = list(old.get("runs", []))
+    runs.append({**provenance(), "games_per_pairing": args.games, "jobs": args.jobs, "hash_mb": args.hash})
+
+    def write_sidecar(played: int | None) -> None:
+        record = {**identity, "games_per_pairing": args.games, "games_in_pgn": played,
+                  "round": "P.K.C: pairing P (players' order), opening K of the pairing, C=1 when the pairing's "
+                           "first player has White", "runs": runs}
+        tmp = sidecar.with_name(f".{sidecar.name}.tmp")
+        tmp.write_text(json.dumps(record, indent=2) + "\n")
+        tmp.replace(sidecar)
+
+    pairs = len(settings.pairings)
+    total = pairs * args.games
+
+    def show(g: object, summary: object) -> None:
+        from search.match import GameResult
+
+        assert isinstance(g, GameResult)
+        n = getattr(summary, "n", 0)
+        print(f"game {n:5d}/{total} round {g.round:>8s}: {g.white} - {g.black} {g.result} "
+              f"({g.reason}, {g.plies} plies)", flush=True)
+
+    print(f"{len(specs)} players, {pairs} pairings x {args.games} games, time control {tc.pgn()}, "
+          f"{len(openings)} openings, {args.jobs} workers; {describe()}")
+    for name, text in zip(settings.names, settings.players, strict=True):
+        print(f"  {name}: {text}")
+    try:
+        if Path(args.out).exists() and Path(args.out).stat().st_size > 0 and not args.resume:
+            raise FileExistsError(f"{args.out} exists; pass --resume to continue it, or choose another --out")
+        write_sidecar(None)
+        summary = run_round_robin(settings, make_evaluator, args.out, args.resume, on_game=show,
+                                  on_repair=lambda msg: print(f"warning: {msg}", file=sys.stderr))
+        write_sidecar(summary.n)
+    except FileExistsError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    except PgnWriteError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{prog}: cannot write {_os_error(exc, args.out)}", file=sys.stderr)
+        return 2
+    for line in summary.lines():
+        print(line)
+    rate = 3600 * summary.n / max(summary.seconds, 1e-9)
+    print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour); settings in {sidecar}")
     return 0
 
 
@@ -554,6 +687,26 @@ def _spec(text: str) -> str:
 _SPEC_HELP = "player specs (SPEC, A, B):\n" + PLAYERS.help()
 
 
+def _add_game_arguments(p: argparse.ArgumentParser, event: str) -> None:
+    """The options every game-playing command shares: workers, openings, limits, adjudication, hash, event."""
+    p.add_argument("--jobs", type=_jobs, default=1, help="games played at once (worker processes; -1: every core)")
+    p.add_argument("--openings", default=None, help="EPD or PGN file of openings (default: the shipped balanced set)")
+    tc = p.add_mutually_exclusive_group()
+    tc.add_argument("--tc", default=None, help="clock: [moves/]seconds[+increment], e.g. 10+0.1")
+    tc.add_argument("--movetime", type=float, default=None, help="seconds per move")
+    tc.add_argument("--nodes", type=int, default=None, help="nodes per move")
+    tc.add_argument("--depth", type=int, default=None, help="plies per move")
+    g = p.add_argument_group("adjudication (cutechess-style; 0 disables)")
+    g.add_argument("--resign-moves", type=int, default=4)
+    g.add_argument("--resign-score", type=int, default=800, help="centipawns")
+    g.add_argument("--draw-movenumber", type=int, default=40)
+    g.add_argument("--draw-moves", type=int, default=8)
+    g.add_argument("--draw-score", type=int, default=10, help="centipawns")
+    g.add_argument("--max-plies", type=int, default=400)
+    p.add_argument("--hash", type=int, default=16, help="our engines' hash, MiB")
+    p.add_argument("--event", default=event)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mimic",
@@ -659,26 +812,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("a", type=_spec, metavar="A", help="player spec, e.g. organism:results/x/organism.json")
     p.add_argument("b", type=_spec, metavar="B", help="player spec, e.g. uci:/usr/games/stockfish?Skill%%20Level=0")
     p.add_argument("--games", type=_positive_int, default=20)
-    p.add_argument("--jobs", type=_jobs, default=1, help="games played at once (worker processes; -1: every core)")
-    p.add_argument("--openings", default=None, help="EPD or PGN file of openings (default: the shipped balanced set)")
-    tc = p.add_mutually_exclusive_group()
-    tc.add_argument("--tc", default=None, help="clock: [moves/]seconds[+increment], e.g. 10+0.1")
-    tc.add_argument("--movetime", type=float, default=None, help="seconds per move")
-    tc.add_argument("--nodes", type=int, default=None, help="nodes per move")
-    tc.add_argument("--depth", type=int, default=None, help="plies per move")
     p.add_argument("--pgn", default=None, help="write every game here (appended as games finish)")
     p.add_argument("--resume", action="store_true", help="continue a match whose games are in --pgn")
     p.add_argument("--sprt", default=None, metavar="ELO0,ELO1,ALPHA,BETA", help="stop early on a decision")
-    g = p.add_argument_group("adjudication (cutechess-style; 0 disables)")
-    g.add_argument("--resign-moves", type=int, default=4)
-    g.add_argument("--resign-score", type=int, default=800, help="centipawns")
-    g.add_argument("--draw-movenumber", type=int, default=40)
-    g.add_argument("--draw-moves", type=int, default=8)
-    g.add_argument("--draw-score", type=int, default=10, help="centipawns")
-    g.add_argument("--max-plies", type=int, default=400)
-    p.add_argument("--hash", type=int, default=16, help="our engines' hash, MiB")
-    p.add_argument("--event", default="mimic match")
+    _add_game_arguments(p, "mimic match")
     p.set_defaults(func=_cmd_match)
+
+    p = sub.add_parser("games", help="a game set: a round robin between player specs, one PGN",
+                       epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Play a round robin between player specs (every pairing plays each opening "
+                                   "twice, colours swapped, as in match) and write every game to one PGN whose "
+                                   "White/Black headers hold the players' names; settings and provenance go to "
+                                   "OUT.json beside it. Resumable: rerun with --resume (and more --games) to play "
+                                   "only the games the PGN lacks.")
+    p.add_argument("players", nargs="+", metavar="SPEC", help="player specs (at least two)")
+    p.add_argument("--out", required=True, help="the PGN to write (appended as games finish)")
+    p.add_argument("--names", default=None, metavar="A,B,...",
+                   help="header names, one per SPEC, comma-separated (default: readable names from the specs)")
+    p.add_argument("--games", type=_positive_int, default=2, help="games per pairing (default 2)")
+    p.add_argument("--seed", type=int, default=None, help="shuffle the openings with this seed (default: file order)")
+    p.add_argument("--resume", action="store_true", help="continue a game set whose games are in --out")
+    _add_game_arguments(p, "mimic games")
+    p.set_defaults(func=_cmd_games)
 
     p = sub.add_parser("suite", help="solve a test suite (bm/am; STS points)",
                        epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -57,7 +57,7 @@ MAX_ERRORS = 1000
 _ARRAYS = ("rows", "sign", "fixed", "offsets", "played", "game", "counts", "errors")
 
 
-def _normal_name(text: str) -> str:
+def normal_name(text: str) -> str:
     """Case folded, runs of white space made one space, none around commas."""
     return re.sub(r"\s*,\s*", ",", " ".join(text.split())).casefold()
 
@@ -78,7 +78,7 @@ def player_matches(header: str, name: str) -> bool:
     >>> player_matches("Karpov,Ana", "karpov"), player_matches("Alekhine/Reilly", "Alekhine")
     (True, False)
     """
-    h, n = _normal_name(header), _normal_name(name)
+    h, n = normal_name(header), normal_name(name)
     if not n:
         return False
     if h == n:
@@ -153,8 +153,8 @@ class MoveData:
                 *(f"  {e}" for e in self.errors[:limit])]
 
 
-def _extract_games(games: list[tuple[int, str, list[str], list[bool]]], skip_plies: int
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+def extract_games(games: list[tuple[int, str, list[str], list[bool]]], skip_plies: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Replay and resolve games given as (index, FEN, UCI moves, player's colours); runs in a worker.
     Returns rows, sign, fixed, segment lengths, played (index within its segment), game index, and the
     count of single-move positions."""
@@ -197,7 +197,7 @@ def moves_key(path: str | Path, player: str, skip_plies: int) -> str:
     """The cache key of a PGN file's extracted moves: its content, the player, the skipped plies, the format."""
     digest = hashlib.blake2b(digest_size=20)
     digest.update(file_digest(path).encode())
-    digest.update(f"|player={_normal_name(player)}|skip={skip_plies}|moves-v{FORMAT_VERSION}".encode())
+    digest.update(f"|player={normal_name(player)}|skip={skip_plies}|moves-v{FORMAT_VERSION}".encode())
     return digest.hexdigest()
 
 
@@ -209,7 +209,7 @@ def extract_moves(path: str | Path, player: str, skip_plies: int = 10, n_jobs: i
     ``FILE:LINE: reason`` as it is read (not on a cache hit: the data's ``errors`` keep them)."""
     if skip_plies < 0:
         raise ValueError(f"skip_plies is a number of plies (>= 0), got {skip_plies}")
-    if not _normal_name(player):
+    if not normal_name(player):
         raise ValueError("the move objective needs a player's name (--player)")
     cache_path = key = None
     if use_cache:
@@ -237,13 +237,13 @@ def extract_moves(path: str | Path, player: str, skip_plies: int = 10, n_jobs: i
             games.append((len(games), game.board().fen(), [m.uci() for m in game.mainline_moves()], colors))
     chunks = [games[i:i + CHUNK_GAMES] for i in range(0, len(games), CHUNK_GAMES)]
     if n_jobs == 1 or len(chunks) <= 1:
-        parts = [_extract_games(c, skip_plies) for c in chunks]
+        parts = [extract_games(c, skip_plies) for c in chunks]
     else:
         from joblib import delayed
 
         from search.workers import parallel
 
-        parts = list(parallel(n_jobs)(delayed(_extract_games)(c, skip_plies) for c in chunks))
+        parts = list(parallel(n_jobs)(delayed(extract_games)(c, skip_plies) for c in chunks))
     lengths = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     played = (np.concatenate([p[4] for p in parts]) if parts else np.zeros(0, dtype=np.int64)) + offsets[:-1]

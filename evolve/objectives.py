@@ -156,9 +156,9 @@ class MoveAgreement:
                     else np.zeros(0, dtype=bool))
         self.mate_positions = int(has_mate.sum())
         self.rows = np.flatnonzero(~has_mate)
-        self._kept: tuple[np.ndarray, _Gathered] | None = None
+        self._kept: tuple[np.ndarray, Gathered] | None = None
 
-    def _gather(self, rows: np.ndarray) -> _Gathered:
+    def _gather(self, rows: np.ndarray) -> Gathered:
         """The children of ``rows`` (kept while the same rows are asked for, as the held-out rows are)."""
         kept = self._kept
         if kept is not None and np.array_equal(kept[0], rows):
@@ -170,12 +170,12 @@ class MoveAgreement:
         fixed = self.fixed[idx]
         fixed_at = np.flatnonzero(~np.isnan(fixed))
         played = self.played[rows] - starts + local
-        g = _Gathered(self.signed[idx], fixed_at, fixed[fixed_at].astype(np.float32), local, lengths, played,
+        g = Gathered(self.signed[idx], fixed_at, fixed[fixed_at].astype(np.float32), local, lengths, played,
                       np.stack([local, played], axis=1).reshape(-1), idx)
         self._kept = (np.array(rows), g)
         return g
 
-    def scores(self, weights: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, _Gathered]:
+    def scores(self, weights: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, Gathered]:
         """The mover's score (cp, float32) of every child of ``rows`` by every organism, (population,
         children), and the gathered rows."""
         g = self._gather(np.asarray(rows, dtype=np.int64))
@@ -194,7 +194,7 @@ class MoveAgreement:
     def agreement(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Per organism, the share of ``rows`` where its choice is the played move."""
         s, g = self.scores(weights, rows)
-        return _agrees(s, g).mean(axis=1)
+        return agrees(s, g).mean(axis=1)
 
     def log_likelihood(self, weights: np.ndarray, rows: np.ndarray, beta: np.ndarray | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
@@ -207,7 +207,7 @@ class MoveAgreement:
         s, g = self.scores(weights, rows)
         if self.loss == "likelihood":
             return -_log_likelihood(s, g, self.NEWTON_STEPS)[0]
-        rate = _agrees(s, g).mean(axis=1)
+        rate = agrees(s, g).mean(axis=1)
         return 1.0 - (rate ** 2 if self.agreement_kind == "squared" else rate)
 
 
@@ -217,7 +217,11 @@ imports nothing of the package)."""
 
 
 @dataclass
-class _Gathered:
+class Gathered:
+    """The children of some training positions, gathered for scoring (:meth:`MoveAgreement.scores`):
+    their signed features, the children whose score is fixed (mates, draws), and each position's
+    segment of children (start, length, played child) as :func:`agrees` and the log-likelihood read it."""
+
     features: np.ndarray  # (m, genes) float32, signed: the children of the rows asked for
     fixed_at: np.ndarray  # indices (within m) of children with a fixed score
     fixed_values: np.ndarray
@@ -228,7 +232,7 @@ class _Gathered:
     idx: np.ndarray  # (m,) the children's indices among all children
 
 
-def _agrees(s: np.ndarray, g: _Gathered) -> np.ndarray:
+def agrees(s: np.ndarray, g: Gathered) -> np.ndarray:
     """(population, positions) bool: the first best child is the played one. One ``reduceat`` over the
     halves [start, played) and [played, next start) of each segment: the played child's score must be
     the best of the second half and beat every score of the first (empty when the played move is first)."""
@@ -237,7 +241,7 @@ def _agrees(s: np.ndarray, g: _Gathered) -> np.ndarray:
     return (halves[:, 1::2] <= ps) & ((g.played == g.starts) | (halves[:, 0::2] < ps))
 
 
-def _log_likelihood(s: np.ndarray, g: _Gathered, steps: int, given: np.ndarray | None = None
+def _log_likelihood(s: np.ndarray, g: Gathered, steps: int, given: np.ndarray | None = None
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Mean log softmax(β · s) of the played children per organism, β fitted per organism (see
     :class:`MoveAgreement`) unless ``given``. Returns (log-likelihood, β), float64."""

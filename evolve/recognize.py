@@ -65,9 +65,9 @@ from search.provenance import describe, provenance
 from search.workers import pool_options
 
 from .ga import Evolution, GASettings
-from .moves import CHUNK_GAMES, _extract_games, _normal_name, player_matches
+from .moves import CHUNK_GAMES, extract_games, normal_name, player_matches
 from .moves import FORMAT_VERSION as MOVES_FORMAT
-from .objectives import MoveAgreement, _agrees, _Gathered
+from .objectives import Gathered, MoveAgreement, agrees
 
 SCORES = ("likelihood", "agreement")
 """What a clone's measure of a position is (see the module docstring)."""
@@ -139,9 +139,9 @@ def side_player(header: str, players: Sequence[str], aliases: dict[str, list[str
     >>> side_player("M. Tal", ["Tal", "Petrosian"], {"Tal": ["M. Tal"]})
     ['Tal']
     """
-    h = _normal_name(header)
+    h = normal_name(header)
     return [p for p in players
-            if player_matches(header, p) or any(_normal_name(a) == h for a in aliases.get(p, ()))]
+            if player_matches(header, p) or any(normal_name(a) == h for a in aliases.get(p, ()))]
 
 
 def game_key(game: chess.pgn.Game, fen: str, moves: Sequence[str]) -> str:
@@ -239,7 +239,7 @@ def _checksum(arrays: dict[str, np.ndarray]) -> str:
 def resolve_sides(entries: Sequence[tuple[int, str, list[str], list[bool]]], skip_plies: int, jobs: int = 1,
                   cache: Path | None = None) -> dict[str, np.ndarray]:
     """The resolved children of game sides given as (index, FEN, UCI moves, [colour]) (see
-    :func:`evolve.moves._extract_games`): ``rows``, ``sign``, ``fixed``, segment ``lengths``, ``played``
+    :func:`evolve.moves.extract_games`): ``rows``, ``sign``, ``fixed``, segment ``lengths``, ``played``
     (within its segment) and ``side`` (the entry's index), from ``cache`` (a folder) when it holds them.
     Resolving is the slow part (about 0.3 ms a child, some 35 children a position): a second ``train``,
     ``classify`` or ``experiment`` on the same sides reads it back."""
@@ -256,15 +256,15 @@ def resolve_sides(entries: Sequence[tuple[int, str, list[str], list[bool]]], ski
             pass
     chunks = [list(entries[i:i + CHUNK_GAMES]) for i in range(0, len(entries), CHUNK_GAMES)]
     if jobs == 1 or len(chunks) <= 1:
-        parts = [_extract_games(c, skip_plies) for c in chunks]
+        parts = [extract_games(c, skip_plies) for c in chunks]
     else:
         from joblib import delayed
 
         from search.workers import parallel
 
-        parts = list(parallel(jobs)(delayed(_extract_games)(c, skip_plies) for c in chunks))
+        parts = list(parallel(jobs)(delayed(extract_games)(c, skip_plies) for c in chunks))
     if not parts:
-        parts = [_extract_games([], skip_plies)]
+        parts = [extract_games([], skip_plies)]
     out = {"rows": np.concatenate([p[0] for p in parts]).reshape(-1, 9).astype(np.uint64),
            "sign": np.concatenate([p[1] for p in parts]).astype(np.float64),
            "fixed": np.concatenate([p[2] for p in parts]).astype(np.float64),
@@ -316,11 +316,11 @@ def position_measures(weights: np.ndarray, betas: np.ndarray, pos: Positions, sc
         return np.zeros((len(w), 0)), rows
     s, g = objective.scores(w, rows)
     if score == "agreement":
-        return _agrees(s, g).astype(np.float64), rows
+        return agrees(s, g).astype(np.float64), rows
     return _log_probabilities(s, g, np.asarray(betas, dtype=np.float64)), rows
 
 
-def _log_probabilities(s: np.ndarray, g: _Gathered, beta: np.ndarray) -> np.ndarray:
+def _log_probabilities(s: np.ndarray, g: Gathered, beta: np.ndarray) -> np.ndarray:
     """(organisms, positions) log softmax(β · score) of the played child, β one per organism."""
     best = np.maximum.reduceat(s, g.starts, axis=1)
     d = (s - np.repeat(best, g.lengths, axis=1)).astype(np.float64) * beta[:, None]
@@ -381,7 +381,7 @@ class TrainSettings:
     def __post_init__(self) -> None:
         if not self.players:
             raise ValueError("--players names no player")
-        if len({_normal_name(p) for p in self.players}) != len(self.players):
+        if len({normal_name(p) for p in self.players}) != len(self.players):
             raise ValueError("--players names a player twice")
         if not (0 <= self.validation < 1 and 0 <= self.test < 1 and self.validation + self.test < 1):
             raise ValueError("--validation and --test are shares of the games, together below 1")
@@ -659,7 +659,7 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     pos = extract_positions(gs, order, st["skip_plies"], st["genome"], jobs, cache_dir)
     vals, rows = position_measures(weights, betas, pos, st["score"])
     normal = np.array([manifest["clones"][p]["normalisation"] for p in players])
-    labels = [s.player or f"?{_normal_name(s.header)}" for s in gs.sides]
+    labels = [s.player or f"?{normal_name(s.header)}" for s in gs.sides]
     groups = group_sides(labels, k)
     scores = score_groups(vals, pos.side[rows], groups, normal)
     counts = side_counts(pos.side[rows], groups)

@@ -18,7 +18,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
@@ -156,8 +156,12 @@ def _limit_for(tc: TimeControl, clocks: list[float], move_number: int) -> Limit:
 
 def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeControl, adjudication: Adjudication,
               make_evaluator: PlayerRegistry, round_id: str, event: str = "mimic match",
-              move_timeout: float = 120.0, time_margin: float = 0.05, hash_mb: int = 16) -> GameResult:
-    """Play one game; never raises for a player's failure (the player loses instead)."""
+              move_timeout: float = 120.0, time_margin: float = 0.05, hash_mb: int = 16,
+              white_name: str | None = None, black_name: str | None = None) -> GameResult:
+    """Play one game; never raises for a player's failure (the player loses instead).
+
+    ``white_name`` and ``black_name`` go into the PGN's ``White``/``Black`` headers and the result
+    (default: the specs themselves)."""
     t_start = time.perf_counter()
     board = opening.board()
     opening_plies = len(opening.moves)
@@ -255,8 +259,9 @@ def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeContro
             if p is not None:
                 p.close()
     assert result is not None and termination is not None and reason is not None
-    pgn = _pgn(board, opening, comments, spec_white, spec_black, result, termination, reason, round_id, tc, event)
-    return GameResult(round_id, spec_white, spec_black, result, termination, reason,
+    white, black = white_name or spec_white, black_name or spec_black
+    pgn = _pgn(board, opening, comments, white, black, result, termination, reason, round_id, tc, event)
+    return GameResult(round_id, white, black, result, termination, reason,
                       len(board.move_stack) - opening_plies, pgn, time.perf_counter() - t_start)
 
 
@@ -374,7 +379,11 @@ def _generic(reason: str) -> str:
     return reason.replace("White ", "").replace("Black ", "")
 
 
-def schedule(settings: MatchSettings) -> list[tuple[str, str, str, Opening]]:
+Scheduled = tuple[str, str, str, Opening]
+"""One game of a schedule: (round, white spec, black spec, opening)."""
+
+
+def schedule(settings: MatchSettings) -> list[Scheduled]:
     """(round, white, black, opening) for every game: openings in order, each played twice."""
     if not settings.openings:
         raise ValueError("no openings")
@@ -490,25 +499,14 @@ def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path:
     summary = MatchSummary(settings.player_a, settings.player_b)
     todo = schedule(settings)
     pgn = Path(pgn_path) if pgn_path else None
-    if pgn is not None and pgn.exists() and not pgn.is_file():
-        raise OSError(f"{pgn}: not a regular file")
-    if pgn is not None and pgn.exists() and pgn.stat().st_size > 0:
-        if not resume:
-            raise FileExistsError(f"{pgn} exists; pass --resume to continue the match, or choose another --pgn")
-        dropped = repair_pgn(pgn)
-        if dropped and on_repair is not None:
-            on_repair(f"{pgn}: dropped {dropped} torn game(s) at the end; they are played again")
-        done = {g.round: g for g in rounds_in_pgn(pgn)}
-        for rnd, white, black, _ in todo:
-            g = done.get(rnd)
-            if g is not None and g.white == white and g.black == black:
-                summary.add(g)
-        todo = [t for t in todo if t[0] not in {g.round for g in summary.games}]
-    fd = os.open(pgn, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if pgn is not None else None
-    try:
-        for g in _play_all(todo, settings, make_evaluator):
-            if fd is not None and pgn is not None:
-                append_whole(fd, g.pgn.encode("utf-8"), pgn)
+    for g in games_to_resume(pgn, todo, resume, on_repair=on_repair):
+        summary.add(g)
+    done = {g.round for g in summary.games}
+    todo = [t for t in todo if t[0] not in done]
+    games = play_schedule(todo, make_evaluator, pgn, jobs=settings.jobs, tc=settings.tc,
+                          adjudication=settings.adjudication, event=settings.event, hash_mb=settings.hash_mb)
+    with contextlib.closing(games):
+        for g in games:
             summary.add(g)
             if settings.sprt is not None:
                 elo0, elo1, alpha, beta = settings.sprt
@@ -519,26 +517,70 @@ def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path:
             if summary.sprt_result is not None and summary.sprt_result.decision is not None:
                 summary.stopped_early = summary.n < settings.games
                 break
-    finally:
-        if fd is not None:
-            os.close(fd)
     summary.seconds = time.perf_counter() - t0
     return summary
 
 
-def _play_all(todo: Sequence[tuple[str, str, str, Opening]], s: MatchSettings,
-              make_evaluator: PlayerRegistry) -> Iterator[GameResult]:
-    if s.jobs == 1:
+def games_to_resume(pgn: Path | None, todo: Sequence[Scheduled], resume: bool,
+                    names: Mapping[str, str] | None = None,
+                    on_repair: Callable[[str], None] | None = None) -> list[GameResult]:
+    """The games of ``todo`` that the PGN at ``pgn`` already holds whole (same round, same White and
+    Black names, ``names`` mapping a spec to its header name), in schedule order; a torn game at the
+    end is dropped first (``on_repair`` is told). Raises ``FileExistsError`` for a non-empty PGN
+    without ``resume`` and ``OSError`` for a path that is not a regular file."""
+    if pgn is None or not pgn.exists():
+        return []
+    if not pgn.is_file():
+        raise OSError(f"{pgn}: not a regular file")
+    if pgn.stat().st_size == 0:
+        return []
+    if not resume:
+        raise FileExistsError(f"{pgn} exists; pass --resume to continue it, or choose another file")
+    dropped = repair_pgn(pgn)
+    if dropped and on_repair is not None:
+        on_repair(f"{pgn}: dropped {dropped} torn game(s) at the end; they are played again")
+    names = names or {}
+    done = {(g.round, g.white, g.black): g for g in rounds_in_pgn(pgn)}
+    found = (done.get((rnd, names.get(w, w), names.get(b, b))) for rnd, w, b, _ in todo)
+    return [g for g in found if g is not None]
+
+
+def play_schedule(todo: Sequence[Scheduled], make_evaluator: PlayerRegistry, pgn: Path | None, *, jobs: int = 1,
+                  tc: TimeControl, adjudication: Adjudication, event: str, hash_mb: int = 16,
+                  names: Mapping[str, str] | None = None) -> Generator[GameResult, None, None]:
+    """Play the games of ``todo`` (``jobs`` at once, in worker processes when more than one) and yield
+    each as it finishes, after appending it whole to ``pgn`` (see :func:`append_whole`); ``names`` maps
+    a spec to the name its PGN headers show. Close the generator to stop early (the PGN is closed).
+    Raises ``OSError`` when the PGN cannot be opened and :class:`PgnWriteError` when a game cannot be
+    written."""
+    names = names or {}
+    fd = os.open(pgn, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if pgn is not None else None
+    try:
+        for g in _play_all(todo, make_evaluator, jobs, tc, adjudication, event, hash_mb, names):
+            if fd is not None and pgn is not None:
+                append_whole(fd, g.pgn.encode("utf-8"), pgn)
+            yield g
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _play_all(todo: Sequence[Scheduled], make_evaluator: PlayerRegistry, jobs: int, tc: TimeControl,
+              adjudication: Adjudication, event: str, hash_mb: int, names: Mapping[str, str]
+              ) -> Iterator[GameResult]:
+    if jobs == 1:
         for rnd, w, b, op in todo:
-            yield play_game(w, b, op, s.tc, s.adjudication, make_evaluator, rnd, s.event, hash_mb=s.hash_mb)
+            yield play_game(w, b, op, tc, adjudication, make_evaluator, rnd, event, hash_mb=hash_mb,
+                            white_name=names.get(w), black_name=names.get(b))
         return
     from joblib import delayed
 
     from .workers import parallel as worker_pool
 
-    parallel = worker_pool(s.jobs, return_as="generator_unordered", batch_size=1)
-    yield from parallel(delayed(play_game)(w, b, op, s.tc, s.adjudication, make_evaluator, rnd, s.event,
-                                           hash_mb=s.hash_mb) for rnd, w, b, op in todo)
+    parallel = worker_pool(jobs, return_as="generator_unordered", batch_size=1)
+    yield from parallel(delayed(play_game)(w, b, op, tc, adjudication, make_evaluator, rnd, event, hash_mb=hash_mb,
+                                           white_name=names.get(w), black_name=names.get(b))
+                        for rnd, w, b, op in todo)
 
 
 def read_pgn_text(text: str) -> list[chess.pgn.Game]:

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The reference engine set of issue 12 (item 3) and its recognition experiment (item 4), NOT YET RUN.
+# From the repository root:
+#   bash results/recognition-engines/run.sh
+# Needs .venv from `make test`, `make sunfish` (sunfish from PyPI, in .venv-sunfish), and Debian's engines:
+#   apt-get install stockfish toga2 glaurung ethereal-chess phalanx
+# Each step writes as it goes and resumes when re-run (`mimic games --resume`; a finished step is skipped).
+#
+# Ten players: Stockfish at three strengths (fixed nodes, one thread), Toga II, Glaurung, Ethereal,
+# Phalanx over XBoard, sunfish (Python, UCI), our evolved organism and our expert evaluation. Every pairing
+# plays every opening of its set twice, colours swapped.
+#
+# Split by opening. Engines at fixed nodes replay the same game from the same opening, so a test game from a
+# training opening would be recognised by memory, not by style. `mimic recognize experiment` splits by game
+# (evolve/recognize.py: split_games), not by opening, so the split by opening is made here instead: the 50
+# shipped openings are cut in two halves; games.pgn (openings 1-25) trains the clones (experiment's own
+# held-out figures, in summary.md, are by game within those openings), and test.pgn (openings 26-50, which no
+# clone saw) is classified at k = 1, 4, 16 and all into heldout-openings-kK.csv, which the figures by
+# opening are recounted from.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+M=.venv/bin/mimic
+R=results/recognition-engines
+OPENINGS=search/data/openings.epd
+
+find_engine() {  # the first executable among the candidates, or a one-line error naming them
+  local c
+  for c in "$@"; do
+    if command -v "$c" >/dev/null 2>&1; then command -v "$c"; return; fi
+  done
+  echo "run.sh: none of $* is installed (see the header of this script)" >&2
+  return 1
+}
+STOCKFISH=$(find_engine /usr/games/stockfish stockfish)
+TOGA=$(find_engine /usr/games/toga2 toga2)
+GLAURUNG=$(find_engine /usr/games/glaurung glaurung)
+ETHEREAL=$(find_engine /usr/games/ethereal-chess ethereal-chess /usr/games/Ethereal Ethereal)
+PHALANX=$(find_engine /usr/games/phalanx phalanx)
+SUNFISH=$(find_engine .venv-sunfish/bin/sunfish-uci)
+
+# name=spec, one player a line (names: no commas; they are the PGN headers the recognizer matches).
+PLAYERS=(
+  "SF-full=uci:$STOCKFISH?Threads=1&Hash=16@nodes=2000"
+  "SF-skill3=uci:$STOCKFISH?Threads=1&Hash=16&Skill%20Level=3@nodes=20000"
+  "SF-skill10=uci:$STOCKFISH?Threads=1&Hash=16&Skill%20Level=10@nodes=20000"
+  "Toga=uci:$TOGA@nodes=5000"
+  "Glaurung=uci:$GLAURUNG@nodes=5000"
+  "Ethereal=uci:$ETHEREAL@nodes=5000"
+  "Phalanx=xboard:$PHALANX"
+  "Sunfish=uci:$SUNFISH"
+  "Evolved=organism:results/paper-stockfish/organism.json@depth=3"
+  "Expert=expert@depth=3"
+)
+NAMES=$(printf '%s\n' "${PLAYERS[@]}" | cut -d= -f1 | paste -sd, -)
+SPECS=()
+for p in "${PLAYERS[@]}"; do SPECS+=("${p#*=}"); done
+
+# The two halves of the shipped openings (EPD: one opening a line).
+sed -n '1,25p' $OPENINGS > $R/openings-train.epd
+sed -n '26,50p' $OPENINGS > $R/openings-test.epd
+
+play() {  # PGN, openings file: 50 games a pairing (25 openings x 2 colours), 2 at once, 0.1 s a move at most
+  local pgn=$1 openings=$2 resume=
+  [ -s "$pgn" ] && resume=--resume
+  # shellcheck disable=SC2086
+  $M games "${SPECS[@]}" --names "$NAMES" --out "$pgn" --openings "$openings" --games 50 --jobs 2 \
+     --movetime 0.1 --max-plies 300 $resume > "$pgn.log" 2>&1
+  tail -n 15 "$pgn.log"
+}
+play $R/games.pgn $R/openings-train.epd
+play $R/test.pgn $R/openings-test.epd
+
+# The games start at the opening position: every move is the engine's own, so no ply is skipped.
+if [ ! -s $R/summary.md ]; then
+  $M recognize experiment $R/games.pgn --players "$NAMES" --out $R --skip-plies 0 --jobs 2 --seed 1 \
+     > $R/experiment.log 2>&1
+fi
+[ -e $R/experiment.log ] && tail -n 8 $R/experiment.log
+for k in 1 4 16 all; do
+  $M recognize classify $R $R/test.pgn --k $k --csv $R/heldout-openings-k$k.csv --jobs 2 > $R/heldout-openings-k$k.log 2>&1
+  head -n 3 $R/heldout-openings-k$k.log
+done
