@@ -53,6 +53,8 @@ Slot assignment (pieces of either side taken in order of square in the side to m
   the globals only);
 - queen: the first queen.
 
+En passant, the move counters and repetitions are not features (nor are they in Giraffe's).
+
 **Square-centric (128)**: for squares (side to move's view) a1, b1, ..., h8, our lowest attacker (64), then
 theirs (64): the control map.
 """
@@ -60,8 +62,9 @@ theirs (64): the control map.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import chess
 import numpy as np
@@ -149,14 +152,14 @@ def _names_and_ranges() -> tuple[tuple[str, ...], tuple[tuple[float, float], ...
     for side in SIDES:
         for slot, piece, dirs in _SLOTS:
             cols = ["exists", "x", "y", "attacker", "defender"]
-            hi = [1.0] * 5
+            slot_highs = [1.0] * 5
             if piece != chess.PAWN:
                 cols.append("mobility")
-                hi.append(_MAX_MOBILITY[piece] / MOBILITY_SCALE)
+                slot_highs.append(_MAX_MOBILITY[piece] / MOBILITY_SCALE)
             cols += [f"free_{DIRECTIONS[d][0]}" for d in dirs]
-            hi += [1.0] * len(dirs)
+            slot_highs += [1.0] * len(dirs)
             names += [f"{side}_{slot}_{c}" for c in cols]
-            highs += hi
+            highs += slot_highs
         names += [f"{side}_king_attacker", f"{side}_king_defender"]
         highs += [1.0, 1.0]
     for side in SIDES:
@@ -371,13 +374,15 @@ def _rows_to_giraffe(rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def giraffe_matrix(boards: Sequence[chess.Board] | np.ndarray, *, cache_dir: str | Path | None = None,
-                   use_cache: bool = True) -> np.ndarray:
+def giraffe_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1, *,
+                   cache_dir: str | Path | None = None, use_cache: bool = True,
+                   parallel_options: Mapping[str, Any] | None = None) -> np.ndarray:
     """Giraffe features of many positions: an (N, 363) float32 array.
 
-    ``boards`` is a sequence of boards or an (N, 10) uint64 array of :func:`giraffe_row` rows. Cached
-    on disk like :func:`organisms.features.feature_matrix` (same directory and file format), keyed by
-    a BLAKE2 hash of the rows and :data:`GIRAFFE_FEATURE_VERSION`.
+    ``boards`` is a sequence of boards or an (N, 10) uint64 array of :func:`giraffe_row` rows.
+    Extraction runs in ``n_jobs`` joblib workers (``-1``: all cores; ``parallel_options`` go to
+    ``joblib.Parallel``) and is cached on disk like :func:`organisms.features.feature_matrix` (same
+    directory and file format), keyed by a BLAKE2 hash of the rows and :data:`GIRAFFE_FEATURE_VERSION`.
     """
     rows = boards if isinstance(boards, np.ndarray) else np.array(
         [giraffe_row(b) for b in boards], dtype=np.uint64).reshape(-1, 10)
@@ -391,7 +396,16 @@ def giraffe_matrix(boards: Sequence[chess.Board] | np.ndarray, *, cache_dir: str
         cached = read_cached_features(path, key, len(rows), N_GIRAFFE)
         if cached is not None:
             return cached
-    result = _rows_to_giraffe(rows)
+    if n_jobs == 1 or len(rows) < 2000:
+        result = _rows_to_giraffe(rows)
+    else:
+        from joblib import Parallel, cpu_count, delayed
+
+        workers = cpu_count() if n_jobs < 0 else n_jobs
+        chunks = np.array_split(rows, max(workers * 4, 1))
+        parts = Parallel(n_jobs=workers, **(parallel_options or {}))(
+            delayed(_rows_to_giraffe)(c) for c in chunks if len(c))
+        result = np.concatenate(parts)
     if path is not None and key is not None:
         write_cached_features(path, key, result)
     return result
