@@ -36,15 +36,17 @@ queen       1      exists, x, y, attacker, defender, mobility, free_e/w/n/s/ne/n
 king        1      attacker, defender (its coordinates are global)                        2
 ==========  =====  ====================================================================  =======
 
-x = file/7, y = rank/7 (side to move's view). An empty slot is all zeros. ``free_D`` is the number of empty
-squares from the piece in direction D before the board's edge or the first piece, /7 (a rook in the
+x = file/7, y = rank/7 (side to move's view). An empty slot is all zeros. ``free_D`` is the number
+of empty squares from the piece in direction D before the board's edge or the first piece, /7 (a rook in the
 corner at the start: 0 everywhere; Giraffe counted the blocking square too, we do not).
 ``mobility`` is the number of *safe* moves /16 (a queen can reach 27/16): moves onto empty or enemy
 squares that are safe by Giraffe's rule (``AttackMaps::IsSafe``): a square is safe for a piece of
 value v when the opponent does not attack it, or when the opponent's lowest attacker is worth at
-least v and another of our pieces also attacks it.
+least v and another of our pieces also attacks it (attacks as they stand: no pins, no x-rays
+through the moving piece).
 
-Slot assignment (pieces of either side taken in order of square in the side to move's view, a1, b1, ..., h8):
+Slot assignment (pieces of either side taken in order of square in the side to move's view, a1, b1,
+..., h8):
 
 - pawns (Giraffe's rule): each pawn goes to its file's slot; a pawn whose file slot is taken (a
   doubled pawn, after a capture) goes to the nearest free slot, the lower one on a tie;
@@ -55,8 +57,8 @@ Slot assignment (pieces of either side taken in order of square in the side to m
 
 En passant, the move counters and repetitions are not features (nor are they in Giraffe's).
 
-**Square-centric (128)**: for squares (side to move's view) a1, b1, ..., h8, our lowest attacker (64), then
-theirs (64): the control map.
+**Square-centric (128)**: for squares (side to move's view) a1, b1, ..., h8, our lowest attacker
+(64), then theirs (64): the control map.
 """
 
 from __future__ import annotations
