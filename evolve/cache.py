@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -182,14 +182,19 @@ def _arrays(r: ResolvedLabels) -> dict[str, np.ndarray]:
             "errors": np.array(r.errors, dtype=np.str_).reshape(-1)}
 
 
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    """BLAKE2 of every stored array's name, dtype, shape and bytes."""
+def arrays_checksum(arrays: dict[str, np.ndarray], names: Sequence[str]) -> str:
+    """BLAKE2 of the named arrays' names, dtypes, shapes and bytes, in that order (the checksum every
+    cache file of ours stores beside its arrays)."""
     digest = hashlib.blake2b(digest_size=20)
-    for name in _ARRAYS:
+    for name in names:
         a = np.ascontiguousarray(arrays[name])
         digest.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
         digest.update(a.tobytes())
     return digest.hexdigest()
+
+
+def _checksum(arrays: dict[str, np.ndarray]) -> str:
+    return arrays_checksum(arrays, _ARRAYS)
 
 
 def read_cached_labels(path: Path, key: str) -> ResolvedLabels | None:

@@ -270,12 +270,9 @@ def _arrays(d: MoveData) -> dict[str, np.ndarray]:
 
 
 def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    digest = hashlib.blake2b(digest_size=20)
-    for name in _ARRAYS:
-        a = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-        digest.update(a.tobytes())
-    return digest.hexdigest()
+    from .cache import arrays_checksum
+
+    return arrays_checksum(arrays, _ARRAYS)
 
 
 def _read_cached(path: Path, key: str) -> MoveData | None:

@@ -228,12 +228,9 @@ def resolved_key(entries: Sequence[tuple[int, str, list[str], list[bool]]], skip
 
 
 def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    digest = hashlib.blake2b(digest_size=20)
-    for name in _RESOLVED:
-        a = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-        digest.update(a.tobytes())
-    return digest.hexdigest()
+    from .cache import arrays_checksum
+
+    return arrays_checksum(arrays, _RESOLVED)
 
 
 def resolve_sides(entries: Sequence[tuple[int, str, list[str], list[bool]]], skip_plies: int, jobs: int = 1,
