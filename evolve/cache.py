@@ -183,8 +183,7 @@ def _arrays(r: ResolvedLabels) -> dict[str, np.ndarray]:
 
 
 def arrays_checksum(arrays: dict[str, np.ndarray], names: Sequence[str]) -> str:
-    """BLAKE2 of the named arrays' names, dtypes, shapes and bytes, in that order (the checksum every
-    cache file of ours stores beside its arrays)."""
+    """BLAKE2 of the named arrays' names, dtypes, shapes and bytes, in that order."""
     digest = hashlib.blake2b(digest_size=20)
     for name in names:
         a = np.ascontiguousarray(arrays[name])
@@ -193,25 +192,41 @@ def arrays_checksum(arrays: dict[str, np.ndarray], names: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    return arrays_checksum(arrays, _ARRAYS)
+def save_keyed_npz(path: Path, arrays: dict[str, np.ndarray], names: Sequence[str], key: str) -> bool:
+    """Store the named ``arrays`` with ``key`` and their checksum (:func:`arrays_checksum`) as one ``.npz``,
+    written beside ``path`` and moved into place; False when it cannot be written (see ``save_npz_atomic``).
+    The one format of every cache of ours that is keyed by its inputs (labels, moves, recognised sides)."""
+    return save_npz_atomic(path, {**{n: arrays[n] for n in names}, "key": np.array(key),
+                                  "checksum": np.array(arrays_checksum(arrays, names))})
+
+
+def load_keyed_npz(path: Path, names: Sequence[str], key: str) -> dict[str, np.ndarray] | None:
+    """The arrays :func:`save_keyed_npz` stored in ``path``, or ``None`` when the file is missing,
+    unreadable, truncated, holds other arrays, was made for another key, or fails its checksum (callers
+    check their arrays' shapes)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if set(data.files) != {*names, "key", "checksum"}:
+                return None
+            arrays = {name: data[name] for name in names}
+            stored_key, checksum = str(data["key"]), str(data["checksum"])
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+        return None
+    if stored_key != key or checksum != arrays_checksum(arrays, names):
+        return None
+    return arrays
 
 
 def read_cached_labels(path: Path, key: str) -> ResolvedLabels | None:
     """The resolved labels stored in ``path``, or ``None`` when the file is missing, unreadable,
     truncated, made for another key, inconsistent, or its arrays do not match their checksum."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if set(data.files) != {*_ARRAYS, "key", "checksum"}:
-                return None
-            arrays = {name: data[name] for name in _ARRAYS}
-            stored_key, checksum = str(data["key"]), str(data["checksum"])
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+    arrays = load_keyed_npz(path, _ARRAYS, key)
+    if arrays is None:
         return None
     rows, counts = arrays["rows"], arrays["counts"]
     n = len(arrays["y"])
-    if (stored_key != key or rows.dtype != np.uint64 or rows.shape != (n, 9) or counts.shape != (4,)
-            or any(arrays[k].shape != (n,) for k in ("result", "plies")) or checksum != _checksum(arrays)):
+    if (rows.dtype != np.uint64 or rows.shape != (n, 9) or counts.shape != (4,)
+            or any(arrays[k].shape != (n,) for k in ("result", "plies"))):
         return None
     total, over, mates, malformed = (int(x) for x in counts)
     return ResolvedLabels(rows, arrays["y"], arrays["result"], arrays["plies"], total, over, mates, malformed,
@@ -222,5 +237,4 @@ def write_cached_labels(path: Path, key: str, resolved: ResolvedLabels) -> bool:
     """Store ``resolved`` under ``key`` with its checksum, written beside ``path`` and moved into place.
     A cache that cannot be written (full disk, read-only) is skipped: returns False, nothing half-written
     is left."""
-    arrays = _arrays(resolved)
-    return save_npz_atomic(path, {**arrays, "key": np.array(key), "checksum": np.array(_checksum(arrays))})
+    return save_keyed_npz(path, _arrays(resolved), _ARRAYS, key)

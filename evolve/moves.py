@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,11 +35,11 @@ import chess.pgn
 import numpy as np
 
 from mentor.target import quiet_leaf
-from organisms.features import bitboard_row, default_cache_dir, feature_matrix, save_npz_atomic
+from organisms.features import bitboard_row, default_cache_dir, feature_matrix
 from search.pgn import read_games
 from search.workers import pool_options
 
-from .cache import file_digest
+from .cache import file_digest, load_keyed_npz, save_keyed_npz
 
 FORMAT_VERSION = 1
 """Bumped whenever what :func:`extract_moves` computes changes (resolution rules, stored arrays)."""
@@ -269,26 +268,15 @@ def _arrays(d: MoveData) -> dict[str, np.ndarray]:
             "errors": np.array(d.errors, dtype=np.str_).reshape(-1)}
 
 
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    from .cache import arrays_checksum
-
-    return arrays_checksum(arrays, _ARRAYS)
-
-
 def _read_cached(path: Path, key: str) -> MoveData | None:
     """The extracted moves stored in ``path``, or ``None`` when missing, unreadable, for another key,
     inconsistent, or not matching their checksum."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if set(data.files) != {*_ARRAYS, "key", "checksum"}:
-                return None
-            a = {name: data[name] for name in _ARRAYS}
-            stored_key, checksum = str(data["key"]), str(data["checksum"])
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+    a = load_keyed_npz(path, _ARRAYS, key)
+    if a is None:
         return None
     m, n = len(a["sign"]), len(a["played"])
-    if (stored_key != key or a["rows"].shape != (m, 9) or a["fixed"].shape != (m,) or a["offsets"].shape != (n + 1,)
-            or a["game"].shape != (n,) or a["counts"].shape != (4,) or checksum != _checksum(a)):
+    if (a["rows"].shape != (m, 9) or a["fixed"].shape != (m,) or a["offsets"].shape != (n + 1,)
+            or a["game"].shape != (n,) or a["counts"].shape != (4,)):
         return None
     games, player_games, single, malformed = (int(x) for x in a["counts"])
     return MoveData(a["rows"], a["sign"], a["fixed"], a["offsets"], a["played"], a["game"], games, player_games,
@@ -296,8 +284,7 @@ def _read_cached(path: Path, key: str) -> MoveData | None:
 
 
 def _write_cached(path: Path, key: str, data: MoveData) -> bool:
-    arrays = _arrays(data)
-    return save_npz_atomic(path, {**arrays, "key": np.array(key), "checksum": np.array(_checksum(arrays))})
+    return save_keyed_npz(path, _arrays(data), _ARRAYS, key)
 
 
 def split_by_game(data: MoveData, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -47,7 +47,6 @@ import csv
 import hashlib
 import json
 import time
-import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -58,12 +57,13 @@ import chess.pgn
 import numpy as np
 
 from organisms import Organism
-from organisms.features import default_cache_dir, feature_matrix, save_npz_atomic
+from organisms.features import default_cache_dir, feature_matrix
 from organisms.genome import DEFAULT_ENCODING, layout_genome
 from search.pgn import read_games
 from search.provenance import describe, provenance
 from search.workers import pool_options
 
+from .cache import load_keyed_npz, save_keyed_npz
 from .ga import Evolution, GASettings
 from .moves import CHUNK_GAMES, extract_games, normal_name, player_matches
 from .moves import FORMAT_VERSION as MOVES_FORMAT
@@ -227,12 +227,6 @@ def resolved_key(entries: Sequence[tuple[int, str, list[str], list[bool]]], skip
     return digest.hexdigest()
 
 
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    from .cache import arrays_checksum
-
-    return arrays_checksum(arrays, _RESOLVED)
-
-
 def resolve_sides(entries: Sequence[tuple[int, str, list[str], list[bool]]], skip_plies: int, jobs: int = 1,
                   cache: Path | None = None) -> dict[str, np.ndarray]:
     """The resolved children of game sides given as (index, FEN, UCI moves, [colour]) (see
@@ -244,13 +238,9 @@ def resolve_sides(entries: Sequence[tuple[int, str, list[str], list[bool]]], ski
     if cache is not None:
         key = resolved_key(entries, skip_plies)
         path = cache / f"sides-{key}.npz"
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                got = {name: data[name] for name in _RESOLVED}
-                if str(data["key"]) == key and str(data["checksum"]) == _checksum(got):
-                    return got
-        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
-            pass
+        got = load_keyed_npz(path, _RESOLVED, key)
+        if got is not None:
+            return got
     chunks = [list(entries[i:i + CHUNK_GAMES]) for i in range(0, len(entries), CHUNK_GAMES)]
     if jobs == 1 or len(chunks) <= 1:
         parts = [extract_games(c, skip_plies) for c in chunks]
@@ -269,7 +259,7 @@ def resolve_sides(entries: Sequence[tuple[int, str, list[str], list[bool]]], ski
            "played": np.concatenate([p[4] for p in parts]).astype(np.int64),
            "side": np.concatenate([p[5] for p in parts]).astype(np.int64)}
     if path is not None and key is not None:
-        save_npz_atomic(path, {**out, "key": np.array(key), "checksum": np.array(_checksum(out))})
+        save_keyed_npz(path, out, _RESOLVED, key)
     return out
 
 
