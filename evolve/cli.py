@@ -508,8 +508,9 @@ def _train_settings(args: argparse.Namespace, out: str) -> object:
 
     players = tuple(p.strip() for p in args.players.split(",") if p.strip())
     return TrainSettings(games=tuple(args.games), players=players, out=out, ga=_ga_settings(args),
-                         aliases=tuple(args.alias), max_games=args.max_games, validation=args.validation,
-                         test=args.test, skip_plies=args.skip_plies, genome=args.genome, encoding=args.encoding,
+                         aliases=tuple(args.alias), exclude=tuple(args.exclude), max_games=args.max_games,
+                         max_held=args.max_held, validation=args.validation, test=args.test,
+                         skip_plies=args.skip_plies, genome=args.genome, encoding=args.encoding,
                          moves_loss=args.moves_loss, score=args.score, shared=not args.no_shared, jobs=args.jobs)
 
 
@@ -543,7 +544,9 @@ def _cmd_recognize(args: argparse.Namespace) -> int:
             known = [q for q in queries if q.player and q.positions]
             if known:
                 top1 = sum(q.predicted == q.player for q in known) / len(known)
-                print(f"top-1 accuracy on the {len(known)} queries whose header names a trained player: {top1:.1%}")
+                top3 = sum(q.player in q.ranking[:3] for q in known) / len(known)
+                print(f"top-1 accuracy on the {len(known)} queries whose header names a trained player: {top1:.1%} "
+                      f"(top-3 {top3:.1%})")
             return 0
         settings = _train_settings(args, args.out)
         if args.action == "train":
@@ -596,9 +599,14 @@ def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:
         a.add_argument("--out", required=True, metavar="DIR", help="folder for the clones (results/NAME)")
         a.add_argument("--alias", action="append", default=[], metavar="NAME=Header text",
                        help="a header that also names the player NAME (repeatable)")
+        a.add_argument("--exclude", action="append", default=[], metavar="Header text",
+                       help="a header that names no player, e.g. a namesake sharing a surname (repeatable)")
         a.add_argument("--max-games", type=_max_games, default=None, metavar="N|equal|all",
                        help="training game sides kept per player (default equal: as many as the player with the "
                             "fewest has; all: no cap)")
+        a.add_argument("--max-held", type=_positive_int, default=None, metavar="N",
+                       help="validation and test game sides kept per player, each (default all): bounds the work "
+                            "on a large game set")
         a.add_argument("--validation", type=float, default=0.2, help="share of the games for validation (default 0.2)")
         a.add_argument("--test", type=float, default=0.2, help="share of the games held out for testing (default 0.2)")
         a.add_argument("--skip-plies", type=_non_negative_int, default=10, metavar="N",

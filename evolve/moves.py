@@ -68,9 +68,10 @@ def player_matches(header: str, name: str) -> bool:
     equals ``name``; case, runs of spaces and spaces around the comma are ignored. Never a substring:
     ``Tal`` matches ``Tal, Mihail`` but not ``Tseshkovsky, Vitaly``. A header naming several players
     (a consultation or engine-assisted game: ``Alekhine/Reilly``, ``Anand,V / FRITZ7``, any header with
-    a ``/``) matches only when equal to ``name``. Namesakes share a surname: ``Anand`` matches
-    ``Anand,Vignesh`` too, and ``Kasparov`` matches ``Kasparov,Georgy``; give the full header
-    (``Anand,V``) to keep only one spelling.
+    a ``/`` or a ``:``, as in ``Anand,Viswanathan:Borgialli,Mihail Harasic``) matches only when equal to
+    ``name``. Namesakes share a surname: ``Anand`` matches ``Anand,Vignesh`` too, and ``Kasparov`` matches
+    ``Kasparov,Georgy``; give the full header (``Anand,V``) to keep only one spelling, or leave the
+    namesake's header out (``mimic recognize --exclude``).
 
     >>> player_matches("Tal, Mihail", "Tal"), player_matches("Tseshkovsky, Vitaly", "Tal")
     (True, False)
@@ -82,7 +83,7 @@ def player_matches(header: str, name: str) -> bool:
         return False
     if h == n:
         return True
-    if "/" in h:
+    if "/" in h or ":" in h:
         return False
     surname, comma, _ = h.partition(",")
     return bool(comma) and surname == n

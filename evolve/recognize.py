@@ -9,7 +9,8 @@ header names that player (:func:`evolve.moves.player_matches`, or equals one of 
 The deduplicated games are split, seeded, into training / validation / test *by game* (both sides of a
 game are in the same part, so no game's positions are in two parts), and the split is written to
 ``DIR/split.json``. With ``max_games`` each player keeps at most that many training game sides (a
-seeded choice), by default as many as the player with the fewest has: equal training data per player.
+seeded choice), by default as many as the player with the fewest has: equal training data per player; with
+``max_held`` at most that many validation and test sides each (a seeded choice, for large game sets).
 
 One organism per player is evolved by the move-agreement objective of :class:`evolve.objectives.MoveAgreement`
 on the player's training sides (the validation sides are its held-out positions), the players in
@@ -130,9 +131,11 @@ def parse_aliases(texts: Sequence[str]) -> dict[str, list[str]]:
     return out
 
 
-def side_player(header: str, players: Sequence[str], aliases: dict[str, list[str]]) -> list[str]:
+def side_player(header: str, players: Sequence[str], aliases: dict[str, list[str]],
+                exclude: Sequence[str] = ()) -> list[str]:
     """The trained players a ``White``/``Black`` header names: by :func:`player_matches`, or equal (case and
-    spaces aside) to one of the player's aliases.
+    spaces aside) to one of the player's aliases; none when the header equals one of ``exclude`` (a
+    namesake: ``--exclude "Anand,Vignesh"``).
 
     >>> side_player("Tal, Mihail", ["Tal", "Petrosian"], {})
     ['Tal']
@@ -140,6 +143,8 @@ def side_player(header: str, players: Sequence[str], aliases: dict[str, list[str
     ['Tal']
     """
     h = normal_name(header)
+    if any(normal_name(e) == h for e in exclude):
+        return []
     return [p for p in players
             if player_matches(header, p) or any(normal_name(a) == h for a in aliases.get(p, ()))]
 
@@ -153,10 +158,11 @@ def game_key(game: chess.pgn.Game, fen: str, moves: Sequence[str]) -> str:
 
 
 def read_game_set(paths: Sequence[str | Path], players: Sequence[str], aliases: dict[str, list[str]] | None = None,
-                  *, dedupe: bool = True, all_sides: bool = False,
+                  *, dedupe: bool = True, all_sides: bool = False, exclude: Sequence[str] = (),
                   on_error: Callable[[str], None] | None = None) -> GameSet:
     """Every well-formed game of ``paths`` (malformed ones reported ``FILE:LINE: reason`` and skipped), once
-    each when ``dedupe``; the sides of trained players (every side when ``all_sides``, for queries)."""
+    each when ``dedupe``; the sides of trained players (every side when ``all_sides``, for queries); a header
+    in ``exclude`` names no player."""
     aliases = aliases or {}
     gs = GameSet()
     seen: set[str] = set()
@@ -183,7 +189,7 @@ def read_game_set(paths: Sequence[str | Path], players: Sequence[str], aliases: 
             gs.sources.append(f"{path}:{line}")
             for color, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black")):
                 header = game.headers.get(tag, "")
-                named = side_player(header, players, aliases)
+                named = side_player(header, players, aliases, exclude)
                 if len(named) > 1:
                     gs.ambiguous += 1
                     continue
@@ -346,15 +352,19 @@ def side_counts(side_of: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndar
 @dataclass(frozen=True, kw_only=True)
 class TrainSettings:
     """One ``mimic recognize train`` (built by keyword). ``max_games``: training game sides kept per player
-    (``None``: as many as the player with the fewest has; 0: all). ``validation`` and ``test``: shares of
-    the games. ``score``: ``likelihood`` or ``agreement`` (what classification compares)."""
+    (``None``: as many as the player with the fewest has; 0: all). ``max_held``: validation and test game
+    sides kept per player, each (``None``: all): a seeded choice that bounds the work of a large game set
+    while the split stays by game. ``validation`` and ``test``: shares of the games. ``score``:
+    ``likelihood`` or ``agreement`` (what classification compares)."""
 
     games: tuple[str, ...]
     players: tuple[str, ...]
     out: str
     ga: GASettings
     aliases: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
     max_games: int | None = None
+    max_held: int | None = None
     validation: float = 0.2
     test: float = 0.2
     skip_plies: int = 10
@@ -376,6 +386,8 @@ class TrainSettings:
             raise ValueError(f"unknown score {self.score!r} (one of {', '.join(SCORES)})")
         if self.max_games is not None and self.max_games < 0:
             raise ValueError("--max-games is a number of game sides (0: all)")
+        if self.max_held is not None and self.max_held < 1:
+            raise ValueError("--max-held is a number of game sides, at least 1")
         parse_aliases(self.aliases)
 
 
@@ -436,7 +448,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
     out = Path(settings.out)
     aliases = parse_aliases(settings.aliases)
     players = list(settings.players)
-    gs = read_game_set(settings.games, players, aliases, on_error=on_error)
+    gs = read_game_set(settings.games, players, aliases, exclude=settings.exclude, on_error=on_error)
     missing = [p for p in players if not any(s.player == p for s in gs.sides)]
     if missing:
         raise ValueError(f"no games of player{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
@@ -457,6 +469,12 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
         kept = sides[p]["train"]
         if len(kept) > cap:
             sides[p]["train"] = sorted(rng.choice(kept, size=cap, replace=False).tolist())
+    if settings.max_held is not None:
+        held_rng = np.random.default_rng([settings.ga.seed, 0x4E1D])
+        for p in players:
+            for k in ("validation", "test"):
+                if len(sides[p][k]) > settings.max_held:
+                    sides[p][k] = sorted(held_rng.choice(sides[p][k], size=settings.max_held, replace=False).tolist())
     order = sorted({i for p in players for k in PARTS for i in sides[p][k]})
     where = {side: j for j, side in enumerate(order)}
     pos = extract_positions(gs, order, settings.skip_plies, settings.genome, settings.jobs, cache_dir)
@@ -637,7 +655,8 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     players = manifest["players"]
     st = manifest["settings"]
     aliases = parse_aliases(st.get("aliases", []))
-    gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, on_error=on_error)
+    gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, exclude=st.get("exclude", []),
+                       on_error=on_error)
     seen = seen_games(folder, gs)
     if seen and on_error is not None:
         on_error(f"{query}: {seen} of its {len(gs.games)} games were training or validation games of these clones "
@@ -929,7 +948,8 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
              f"{g['unique']} unique; {g['malformed']} malformed skipped; {g['ambiguous_sides']} game sides naming two "
              f"players left out. Split by game (seed {st.ga.seed}): {g['parts']['train']} training, "
              f"{g['parts']['validation']} validation, {g['parts']['test']} test games (`split.json`). Training game "
-             f"sides per player capped at {m['settings']['max_games_applied']}.", "",
+             f"sides per player capped at {m['settings']['max_games_applied']}"
+             + (f"; validation and test sides at {st.max_held} each" if st.max_held is not None else "") + ".", "",
              f"Score: the clone's {measure} "
              "on the query's positions, minus the clone's average over all players' validation game sides "
              "(`recognize.json`: `normalisation`).", "",

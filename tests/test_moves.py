@@ -198,6 +198,9 @@ def test_player_names_on_real_headers() -> None:
     # Consultation and engine-assisted games name several players: only the exact header matches.
     assert not player_matches("Alekhine/Reilly", "Alekhine") and not player_matches("Anand,V / FRITZ7", "Anand")
     assert player_matches("Alekhine/Reilly", "Alekhine/Reilly")
+    # A consultation written with a colon (two Anand.pgn headers) names several players too.
+    assert "Anand,Viswanathan:Borgialli,Mihail Harasic" in anand
+    assert not player_matches("Anand,Viswanathan:Borgialli,Mihail Harasic", "Anand")
     assert not player_matches("Tal, Mihail", "") and not player_matches("Tal, Mihail", "Mihail")
 
 

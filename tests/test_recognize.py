@@ -249,6 +249,10 @@ def test_names_aliases_and_duplicates(folder: Path, games: Path, made: list[ches
     assert side_player("Alphabet, Z", ["Alpha"], {}) == []  # never a substring
     assert side_player("A. Alpha", ["Alpha", "Beta"], {"Alpha": ["a.  alpha"]}) == ["Alpha"]  # case, spaces
     assert side_player("A. Alpha", ["Alpha", "Beta"], {}) == []
+    # --exclude: a namesake's header (real lines of data/player-games/Anand.pgn) names nobody; the others still do.
+    assert side_player("Anand,Vignesh", ["Anand", "Tal"], {}) == ["Anand"]
+    assert side_player("Anand,Vignesh", ["Anand", "Tal"], {}, exclude=["anand, vignesh"]) == []
+    assert side_player("Anand,V", ["Anand", "Tal"], {}, exclude=["Anand,Vignesh"]) == ["Anand"]
     # A second file holds the first 8 games again (one of them with Alpha renamed "A. Alpha") and 2 new games:
     # the repeated games count once (the key is Date, Result, start and moves, not names): 42 read, 8 duplicates.
     more = made[:8] + made[32:34]
@@ -424,3 +428,14 @@ def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]
     assert [capped.manifest["clones"][p]["train_sides"] for p in ("Alpha", "Beta")] == [3, 3]
     split = json.loads((folder / "three" / "split.json").read_text())
     assert [len(split["sides"][p]["train"]) for p in ("Alpha", "Beta")] == [3, 3]
+    # --max-held 1: one validation and one test side per player at most, chosen among that player's own
+    # validation / test sides of the uncapped run (same seed, same split by game).
+    held = train(TrainSettings(out=str(folder / "held"), max_held=1, **common), "test",
+                 cache_dir=folder / "cache" / "features")
+    split_all = json.loads((folder / "equal" / "split.json").read_text())
+    split_held = json.loads((folder / "held" / "split.json").read_text())
+    for p in ("Alpha", "Beta"):
+        assert held.manifest["clones"][p]["train_sides"] == c[p]["train_sides"]
+        for k in ("validation", "test"):
+            assert len(split_held["sides"][p][k]) == min(1, len(split_all["sides"][p][k]))
+            assert all(s in split_all["sides"][p][k] for s in split_held["sides"][p][k])
