@@ -1,6 +1,6 @@
 """The one registry of player kinds: every kind a player spec may name, with its grammar, help and factory.
 
-Adding a kind (``net:``, ``cmp:``, ``book:``...) is one :class:`~search.spec.PlayerKind` entry in
+Adding a kind (``net:``, ``cmp:``...) is one :class:`~search.spec.PlayerKind` entry in
 :data:`PLAYERS`. The factories are module-level functions, so the registry pickles by reference to them and
 travels to worker processes.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 from organisms import Expert, Material, Organism
 from organisms.genome import rich_genome
 from search import Evaluator
+from search.book import DEEPRED
 from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError
 
 
@@ -47,6 +48,7 @@ PLAYERS = PlayerRegistry([
     PlayerKind("random", "seed", "a random organism (a random chromosome; seed 0 by default)", _random),
     PlayerKind("rich-random", "seed", "a random organism of the rich genome (417 genes with piece-square ones; "
                "seed 0 by default)", _rich_random),
+    DEEPRED,
     *EXTERNAL_KINDS,
 ])
 """Every player kind mimic knows, in the order help texts list them."""

@@ -24,16 +24,21 @@ most the batch in flight, and nothing of it is half-counted.
 from __future__ import annotations
 
 import hashlib
+import io
+import logging
 import math
 import random
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import chess
 import chess.pgn
 import chess.polyglot
+
+from .spec import PlayerKind, PlayerSpec
 
 FORMAT = 1
 """The book file's format version (``PRAGMA user_version``)."""
@@ -354,6 +359,14 @@ class Book:
             raise
         return counts
 
+    def add_pgn(self, text: str, max_plies: int | None = None,
+                on_error: Callable[[str], None] | None = None) -> AddCounts:
+        """Add the games of a PGN text (a match's finished game, for ``--learn``), each from its start
+        position, in one transaction; games already in the book add nothing."""
+        counts = ReadCounts()
+        paths = list(paths_from(io.StringIO(text), "<game>", counts, on_error or (lambda msg: None), max_plies))
+        return self.add_games(paths)
+
     def add_game(self, game: chess.pgn.Game, max_plies: int | None = None) -> AddCounts:
         """Add one parsed game (a match's finished game, for ``--learn``); its path starts at its start
         position. A game without a final result adds nothing."""
@@ -405,8 +418,6 @@ def read_paths(path: str | Path, counts: ReadCounts, on_error: Callable[[str], N
                max_plies: int | None = None) -> Iterator[GamePath]:
     """The :class:`GamePath` of every well-formed, finished, standard-chess game of a PGN file; a malformed
     game is reported ``FILE:LINE: reason`` through ``on_error`` and skipped (as :mod:`search.pgn` does)."""
-    import logging
-
     from .textfile import EncodingError, open_text
 
     try:
@@ -414,46 +425,103 @@ def read_paths(path: str | Path, counts: ReadCounts, on_error: Callable[[str], N
     except EncodingError as exc:
         on_error(f"{path}:1: {exc.reason}")
         return
+    with fh:
+        yield from paths_from(fh, str(path), counts, on_error, max_plies)
+
+
+def paths_from(fh: TextIO, name: str, counts: ReadCounts, on_error: Callable[[str], None],
+               max_plies: int | None = None) -> Iterator[GamePath]:
+    """:func:`read_paths` on an open text handle; ``name`` is the file's name in the reports."""
     from .pgn import _LineCounter
 
-    logger = logging.getLogger("chess.pgn")
+    logger = logging.getLogger("chess.pgn")  # python-chess logs each error; we report it ourselves
     level = logger.level
     logger.setLevel(logging.CRITICAL)
     try:
-        with fh:
-            counter = _LineCounter(fh)
-            while True:
-                counter.mark()
-                try:
-                    v = chess.pgn.read_game(counter, Visitor=_PathVisitor)  # type: ignore[call-overload]
-                except (ValueError, IndexError) as exc:
-                    counts.read += 1
-                    counts.malformed += 1
-                    on_error(f"{path}:{counter.first_text or counter.lines}: unreadable game: {exc}")
-                    continue
-                if v is None:
-                    return
+        counter = _LineCounter(fh)
+        while True:
+            counter.mark()
+            try:
+                v = chess.pgn.read_game(counter, Visitor=_PathVisitor)  # type: ignore[call-overload]
+            except (ValueError, IndexError) as exc:
                 counts.read += 1
-                start = counter.first_text or counter.lines
-                reason = None
-                if v.errors:
-                    reason = v.errors[0]
-                elif v.headers.get("Variant", "Standard").lower() not in ("standard", "chess", "normal"):
-                    reason = f"variant {v.headers.get('Variant')!r} is not standard chess"
-                elif v.board is None:
-                    reason = "no start position"
-                if reason is not None:
-                    counts.malformed += 1
-                    on_error(f"{path}:{start}: game skipped: {reason}")
-                    continue
-                assert v.board is not None
-                p = game_path(v.headers, v.board, v.moves, max_plies)
-                if p is None:
-                    counts.unfinished += 1
-                    continue
-                yield p
+                counts.malformed += 1
+                on_error(f"{name}:{counter.first_text or counter.lines}: unreadable game: {exc}")
+                continue
+            if v is None:
+                return
+            counts.read += 1
+            start = counter.first_text or counter.lines
+            reason = None
+            if v.errors:
+                reason = v.errors[0]
+            elif v.headers.get("Variant", "Standard").lower() not in ("standard", "chess", "normal"):
+                reason = f"variant {v.headers.get('Variant')!r} is not standard chess"
+            elif v.board is None:
+                reason = "no start position"
+            if reason is not None:
+                counts.malformed += 1
+                on_error(f"{name}:{start}: game skipped: {reason}")
+                continue
+            assert v.board is not None
+            p = game_path(v.headers, v.board, v.moves, max_plies)
+            if p is None:
+                counts.unfinished += 1
+                continue
+            yield p
     finally:
         logger.setLevel(level)
+
+
+@dataclass
+class ImportCounts:
+    """What :func:`import_games` did so far."""
+
+    read: ReadCounts
+    added: AddCounts
+    seconds: float = 0.0
+    file: str = ""  # the file being read
+
+    @property
+    def edges_per_second(self) -> float:
+        return self.added.edges / self.seconds if self.seconds > 0 else 0.0
+
+
+def import_games(book: Book, files: Sequence[str | Path], *, batch: int = 1000, max_plies: int | None = None,
+                 on_error: Callable[[str], None] | None = None,
+                 on_batch: Callable[[ImportCounts], None] | None = None) -> ImportCounts:
+    """Add every game of the PGN ``files`` to ``book``, ``batch`` games a transaction (``on_batch`` is told
+    after each). Resumable: the games already in the book are skipped, so an import killed and run again
+    (or run twice) counts every game once."""
+    import time
+
+    t0 = time.perf_counter()
+    out = ImportCounts(ReadCounts(), AddCounts())
+    report = on_error or (lambda msg: None)
+
+    def flush(pending: list[GamePath]) -> None:
+        c = book.add_games(pending)
+        a = out.added
+        a.games += c.games
+        a.duplicates += c.duplicates
+        a.edges += c.edges
+        a.new += c.new
+        a.updated += c.updated
+        pending.clear()
+        out.seconds = time.perf_counter() - t0
+        if on_batch is not None:
+            on_batch(out)
+
+    pending: list[GamePath] = []
+    for f in files:
+        out.file = str(f)
+        for p in read_paths(f, out.read, report, max_plies):
+            pending.append(p)
+            if len(pending) >= batch:
+                flush(pending)
+        flush(pending)
+    out.seconds = time.perf_counter() - t0
+    return out
 
 
 # ---------------------------------------------------------------------- choosing
@@ -502,3 +570,21 @@ class BookChooser:
 def _reverse(text: str) -> tuple[int, ...]:
     """A key that sorts strings in reverse (so that ``max`` prefers the alphabetically first move)."""
     return tuple(-ord(c) for c in text)
+
+
+# ---------------------------------------------------------------------- the pure DeepRed player
+class NoEvaluation:
+    """The evaluator under the pure DeepRed player (``deepred:PATH``): never consulted, since DeepRed moves
+    from its book or at random; it scores every position 0."""
+
+    def evaluate(self, board: chess.Board) -> int:
+        return 0
+
+
+def _deepred(spec: PlayerSpec) -> NoEvaluation:
+    return NoEvaluation()
+
+
+DEEPRED = PlayerKind("deepred", "book", "the pure DeepRed player: its book's best move (seen in at least N games), "
+                     "a random legal move (seeded) where it knows nothing", _deepred)
+"""The ``deepred:PATH[?min=N&seed=N]`` kind, for the one registry (``evolve.players``)."""

@@ -5,7 +5,10 @@ Games run in joblib worker processes, one game a task: the worker starts both pl
 closes them after it. Each finished game is appended to the PGN at once, and ``resume`` skips the rounds
 the PGN already holds (their results count). A player that crashes, overruns its clock or hangs, or
 plays an illegal move loses that game; the reason goes into the PGN (``Termination`` plus a comment)
-and into the summary, and the match goes on. Adjudication follows cutechess-cli's rules.
+and into the summary, and the match goes on. Adjudication follows cutechess-cli's rules. With ``learn``
+(``--learn BOOK.sqlite``) every finished game is added to that experience book (:mod:`search.book`) as soon
+as it is in the PGN, and a resumed match first adds the games the PGN holds already (the book skips the ones
+it has), so a kill between the PGN and the book loses nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import chess
 import chess.pgn
 
 from .base import Limit
+from .book import Book
 from .conventions import RESULTS, loss_result, pgn_score, result_from_points, result_points
 from .epd import read_epd
 from .pgn import read_games
@@ -307,6 +311,7 @@ class MatchSettings:
     sprt: tuple[float, float, float, float] | None = None  # elo0, elo1, alpha, beta
     event: str = "mimic match"
     hash_mb: int = 16
+    learn: str | None = None  # an experience book that learns every finished game
 
 
 @dataclass
@@ -503,9 +508,11 @@ def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path:
         summary.add(g)
     done = {g.round for g in summary.games}
     todo = [t for t in todo if t[0] not in done]
+    book = open_learning(settings.learn, pgn)
     games = play_schedule(todo, make_evaluator, pgn, jobs=settings.jobs, tc=settings.tc,
-                          adjudication=settings.adjudication, event=settings.event, hash_mb=settings.hash_mb)
-    with contextlib.closing(games):
+                          adjudication=settings.adjudication, event=settings.event, hash_mb=settings.hash_mb,
+                          book=book)
+    with contextlib.closing(games), _closing_book(book):
         for g in games:
             summary.add(g)
             if settings.sprt is not None:
@@ -545,20 +552,47 @@ def games_to_resume(pgn: Path | None, todo: Sequence[Scheduled], resume: bool,
     return [g for g in found if g is not None]
 
 
+@contextlib.contextmanager
+def _closing_book(book: Book | None) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        if book is not None:
+            book.close()
+
+
+def open_learning(learn: str | Path | None, pgn: Path | None) -> Book | None:
+    """The experience book a match learns into (``None`` without ``learn``), after adding to it the whole
+    games the match PGN holds already (a resumed match; the book skips the games it has)."""
+    if learn is None:
+        return None
+    book = Book(learn)
+    try:
+        if pgn is not None and pgn.is_file():
+            book.add_pgn(b"".join(chunk for chunk, _ in read_pgn_games(pgn)[0]).decode("utf-8", errors="replace"))
+    except BaseException:
+        book.close()
+        raise
+    return book
+
+
 def play_schedule(todo: Sequence[Scheduled], make_evaluator: PlayerRegistry, pgn: Path | None, *, jobs: int = 1,
                   tc: TimeControl, adjudication: Adjudication, event: str, hash_mb: int = 16,
-                  names: Mapping[str, str] | None = None) -> Generator[GameResult, None, None]:
+                  names: Mapping[str, str] | None = None, book: Book | None = None
+                  ) -> Generator[GameResult, None, None]:
     """Play the games of ``todo`` (``jobs`` at once, in worker processes when more than one) and yield
-    each as it finishes, after appending it whole to ``pgn`` (see :func:`append_whole`); ``names`` maps
-    a spec to the name its PGN headers show. Close the generator to stop early (the PGN is closed).
-    Raises ``OSError`` when the PGN cannot be opened and :class:`PgnWriteError` when a game cannot be
-    written."""
+    each as it finishes, after appending it whole to ``pgn`` (see :func:`append_whole`) and adding it to
+    ``book`` (its path from the game's start position); ``names`` maps a spec to the name its PGN headers
+    show. Close the generator to stop early (the PGN is closed). Raises ``OSError`` when the PGN cannot be
+    opened and :class:`PgnWriteError` when a game cannot be written."""
     names = names or {}
     fd = os.open(pgn, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if pgn is not None else None
     try:
         for g in _play_all(todo, make_evaluator, jobs, tc, adjudication, event, hash_mb, names):
             if fd is not None and pgn is not None:
                 append_whole(fd, g.pgn.encode("utf-8"), pgn)
+            if book is not None:
+                book.add_pgn(g.pgn)
             yield g
     finally:
         if fd is not None:

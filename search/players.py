@@ -3,7 +3,8 @@
 Every player answers ``play(board, limit)`` with a :class:`MoveReport` or raises
 :class:`PlayerError` naming why it could not (``crash``, ``time forfeit``, ``error``). External
 engines run through python-chess (``uci:PATH`` and ``xboard:PATH`` specs), each call guarded by a
-deadline after which the engine process is killed.
+deadline after which the engine process is killed. A spec with an experience book (``SPEC+book:PATH``, or
+the pure DeepRed player ``deepred:PATH``) is a :class:`BookPlayer` around the player it names.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +21,10 @@ import chess
 import chess.engine
 
 from .base import Evaluator, Limit
+from .book import BookChooser
 from .conventions import from_engine_score
 from .engine import Engine
-from .spec import PlayerRegistry, PlayerSpec
+from .spec import BookLayer, PlayerRegistry, PlayerSpec
 
 
 @dataclass
@@ -144,14 +147,50 @@ def _option_value(text: str) -> str | int | bool:
         return text
 
 
+class BookPlayer:
+    """A player with an experience book (:class:`search.book.BookChooser`): the book's move where it has one,
+    the wrapped player's move elsewhere. A book move is reported with no score (adjudication skips it)."""
+
+    def __init__(self, inner: EnginePlayer | ExternalPlayer, layer: BookLayer) -> None:
+        self.name = inner.name
+        self.inner = inner
+        try:
+            self.chooser = BookChooser(layer.path, layer.min_games, layer.seed)
+        except (OSError, ValueError, sqlite3.Error) as exc:
+            inner.close()
+            raise PlayerError("crash", f"cannot open the book {layer.path}: {exc}") from exc
+
+    def new_game(self) -> None:
+        self.inner.new_game()
+        self.chooser.new_game()
+
+    def play(self, board: chess.Board, limit: Limit, timeout: float | None = None) -> MoveReport:
+        try:
+            move = self.chooser.choose(board)
+        except sqlite3.Error as exc:
+            raise PlayerError("crash", f"book {self.chooser.book.path}: {exc}") from exc
+        if move is not None:
+            return MoveReport(move)
+        return self.inner.play(board, limit, timeout)
+
+    def close(self) -> None:
+        self.chooser.close()
+        self.inner.close()
+
+
 def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
-                hash_mb: int = 16) -> EnginePlayer | ExternalPlayer:
-    """The player a spec names: our engine for evaluator specs, an engine process for ``uci:``/``xboard:``."""
+                hash_mb: int = 16) -> EnginePlayer | ExternalPlayer | BookPlayer:
+    """The player a spec names: our engine for evaluator specs, an engine process for ``uci:``/``xboard:``,
+    either inside a :class:`BookPlayer` when the spec has a book."""
     s = make_evaluator.parse(spec) if isinstance(spec, str) else spec
+    inner: EnginePlayer | ExternalPlayer
     if s.is_external:
         assert s.arg is not None
-        return ExternalPlayer(s.text, s.arg, dict(s.options), s.kind, s.limit)
-    return EnginePlayer(s.text, make_evaluator(s), s.limit, hash_mb)
+        inner = ExternalPlayer(s.text, s.arg, dict(s.options), s.kind, s.limit)
+    else:
+        deepred = s.book is not None and s.book.seed is not None  # its engine never searches: a small table
+        inner = EnginePlayer(s.text, make_evaluator(s), s.limit, 1 if deepred else hash_mb)
+    return inner if s.book is None else BookPlayer(inner, s.book)
 
 
-Player = EnginePlayer | ExternalPlayer
+Player = EnginePlayer | ExternalPlayer | BookPlayer

@@ -33,7 +33,9 @@ from .match import (
     Opening,
     Scheduled,
     TimeControl,
+    _closing_book,
     games_to_resume,
+    open_learning,
     play_schedule,
 )
 from .match import schedule as match_schedule
@@ -63,6 +65,9 @@ def default_name(spec: PlayerSpec) -> str:
     else:
         path = Path(spec.arg)
         base = path.parent.name if path.stem in _GENERIC_STEMS and path.parent.name else path.stem
+    if spec.book is not None:
+        stem = Path(spec.book.path).stem
+        base = f"{spec.kind} {stem}" if spec.book.seed is not None else f"{base}+book {stem}"
     if spec.limit is not None:
         for key in ("depth", "nodes", "movetime"):
             value = getattr(spec.limit, key)
@@ -96,6 +101,7 @@ class RoundRobinSettings:
     adjudication: Adjudication = field(default_factory=Adjudication)
     event: str = "mimic games"
     hash_mb: int = 16
+    learn: str | None = None  # an experience book that learns every finished game (see search.match)
 
     def __post_init__(self) -> None:
         if len(self.players) < 2:
@@ -214,10 +220,11 @@ def run_round_robin(settings: RoundRobinSettings, make_evaluator: PlayerRegistry
         summary.add(g)
     done = {g.round for g in summary.games}
     todo = [t for t in todo if t[0] not in done]
+    book = open_learning(settings.learn, pgn)
     games = play_schedule(todo, make_evaluator, pgn, jobs=settings.jobs, tc=settings.tc,
                           adjudication=settings.adjudication, event=settings.event, hash_mb=settings.hash_mb,
-                          names=names)
-    with contextlib.closing(games):
+                          names=names, book=book)
+    with contextlib.closing(games), _closing_book(book):
         for g in games:
             summary.add(g)
             if on_game is not None:

@@ -4,6 +4,12 @@ A spec is ``KIND[:ARG]`` followed by zero or more limits ``@depth=N``, ``@nodes=
 e.g. ``material@depth=3``, ``organism:results/x/organism.json``,
 ``uci:/usr/games/stockfish?Skill%20Level=3@movetime=0.1``.
 
+Any spec may carry an experience book, the one *layer* of the grammar: ``SPEC+book:PATH[?min=N]``
+(e.g. ``organism:x.json+book:b.sqlite?min=5@depth=3``; the layer may stand before or after the limits). Where
+the book knows a move seen in at least ``N`` games (default 3) it plays the best of them
+(:class:`search.book.BookChooser`), elsewhere the wrapped player moves. The pure DeepRed player is a kind of
+its own, ``deepred:PATH[?min=N&seed=N]``: the book's move, or a random legal move where it knows nothing.
+
 Every kind is one :class:`PlayerKind` entry: its name, the shape of its argument, a one-line help text and
 the factory that builds its evaluator (``None`` for an external engine process, whose protocol is the kind's
 name). The grammar shown in help texts, the error for an unknown kind and the factory all come from the
@@ -23,11 +29,26 @@ from urllib.parse import parse_qsl
 from .base import Evaluator, Limit
 
 _LIMIT_RE = re.compile(r"@(depth|nodes|movetime)=([0-9]*\.?[0-9]+)$")
+_BOOK_RE = re.compile(r"\+book:([^@]*)")
+"""The book layer ``+book:PATH[?min=N]``: it runs to the next ``@`` or the end of the spec."""
 _SEED_RE = re.compile(r"[0-9]{1,18}")  # ASCII digits only: str.isdigit() accepts "²", which int() rejects
 
-ArgShape = Literal["none", "path", "seed", "engine"]
+ArgShape = Literal["none", "path", "seed", "engine", "book"]
 """How a kind reads the text after ``KIND:``: nothing; a file path; an optional non-negative integer seed; an
-engine executable with optional ``?Name=Value&...`` options."""
+engine executable with optional ``?Name=Value&...`` options; a book file with optional ``?min=N&seed=N``."""
+
+DEFAULT_BOOK_MIN = 3
+"""A book move is played only when seen in at least this many games, unless ``?min=N`` says otherwise."""
+
+
+@dataclass(frozen=True)
+class BookLayer:
+    """An experience book over a player (``+book:PATH[?min=N]``), or the pure DeepRed player's book
+    (``deepred:PATH[?min=N&seed=N]``, where ``seed`` is set: a random legal move where the book knows nothing)."""
+
+    path: str
+    min_games: int = DEFAULT_BOOK_MIN
+    seed: int | None = None
 
 
 class SpecError(ValueError):
@@ -49,6 +70,7 @@ class PlayerSpec:
     limit: Limit | None = None
     text: str = ""
     external: bool = False
+    book: BookLayer | None = None
 
     @property
     def is_external(self) -> bool:
@@ -92,7 +114,7 @@ class PlayerKind:
     def syntax(self) -> str:
         """The kind's grammar, e.g. ``random[:SEED]``."""
         return {"none": self.name, "path": f"{self.name}:PATH", "seed": f"{self.name}[:SEED]",
-                "engine": f"{self.name}:PATH[?Option=Value&...]"}[self.arg]
+                "engine": f"{self.name}:PATH[?Option=Value&...]", "book": f"{self.name}:PATH[?min=N&seed=N]"}[self.arg]
 
 
 EXTERNAL_KINDS: tuple[PlayerKind, ...] = (
@@ -137,7 +159,9 @@ class PlayerRegistry:
         """One line per kind, then the limit suffixes: the reference a ``--help`` shows."""
         width = max(len(k.syntax) for k in self)
         lines = [f"  {k.syntax:<{width}}  {k.summary}" for k in self]
-        lines.append("each optionally followed by @depth=N, @nodes=N or @movetime=S (seconds)\n")
+        lines.append("each optionally followed by @depth=N, @nodes=N or @movetime=S (seconds), and by "
+                     "+book:PATH[?min=N]\n(an experience book: where it knows moves seen in at least N games, "
+                     f"default {DEFAULT_BOOK_MIN},\nit plays the one with the best Wilson lower bound of its score)\n")
         return "\n".join(lines)
 
     def parse(self, text: str) -> PlayerSpec:
@@ -166,6 +190,11 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
         raise SpecError("empty player spec")
     if len(text) > 4096 or not text.isprintable():
         raise SpecError(f"{original[:80]!r}: a player spec is one printable line")
+    layers = _BOOK_RE.findall(text)
+    if len(layers) > 1:
+        raise SpecError(f"{original!r}: +book: given twice")
+    book = _book_layer(original, layers[0], seed=False) if layers else None
+    text = _BOOK_RE.sub("", text)
     fields: dict[str, float] = {}
     while True:
         m = _LIMIT_RE.search(text)
@@ -180,9 +209,16 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
     kind = registry.get(name)
     if kind is None:
         raise SpecError(f"{original!r}: unknown player kind {name!r} (expected {registry.grammar})")
-    if "@" in text and kind.arg in ("none", "seed"):
+    if "@" in text and kind.arg in ("none", "seed", "book"):
         raise SpecError(f"{original!r}: a limit must be @depth=N, @nodes=N or @movetime=S")
     limit = _limit(original, fields)
+    if kind.arg == "book":
+        if limit is not None or book is not None:
+            raise SpecError(f"{original!r}: {name} plays from its book or at random: no limit, no +book:")
+        if not arg:
+            raise SpecError(f"{original!r}: {name} needs a book file, as in {kind.syntax}")
+        book = _book_layer(original, arg, seed=True)
+        return PlayerSpec(name, book.path, (), None, original.strip(), kind.external, book)
     if kind.arg == "none" and arg:
         raise SpecError(f"{original!r}: {name} takes no argument")
     if kind.arg in ("path", "engine") and not arg:
@@ -196,7 +232,32 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
             options = tuple(parse_qsl(query, keep_blank_values=True, strict_parsing=True))
         except ValueError as exc:
             raise SpecError(f"{original!r}: bad option list {query!r} (use Name=Value&Name=Value)") from exc
-    return PlayerSpec(name, arg or None, options, limit, original.strip(), kind.external)
+    return PlayerSpec(name, arg or None, options, limit, original.strip(), kind.external, book)
+
+
+def _book_layer(original: str, text: str, *, seed: bool) -> BookLayer:
+    """The :class:`BookLayer` of ``PATH[?min=N]`` (``seed``: also ``&seed=N``, and a seed of 0 by default)."""
+    path, _, query = text.partition("?")
+    if not path:
+        raise SpecError(f"{original!r}: a book needs a file, as in +book:PATH[?min=N]")
+    allowed = ("min", "seed") if seed else ("min",)
+    values = {"min": str(DEFAULT_BOOK_MIN), "seed": "0"}
+    if query:
+        try:
+            pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
+        except ValueError as exc:
+            raise SpecError(f"{original!r}: bad book options {query!r} (use {'&'.join(f'{k}=N' for k in allowed)})") \
+                from exc
+        for key, value in pairs:
+            if key not in allowed:
+                raise SpecError(f"{original!r}: unknown book option {key!r} (expected {' or '.join(allowed)})")
+            if not _SEED_RE.fullmatch(value):
+                raise SpecError(f"{original!r}: book option {key} must be a non-negative integer")
+            values[key] = value
+    min_games = int(values["min"])
+    if min_games < 1:
+        raise SpecError(f"{original!r}: book option min must be at least 1")
+    return BookLayer(path, min_games, int(values["seed"]) if seed else None)
 
 
 def _limit(original: str, fields: dict[str, float]) -> Limit | None:

@@ -6,7 +6,9 @@ Handles ``uci``, ``isready``, ``ucinewgame``, ``position startpos|fen ... [moves
 ``setoption`` (``Hash``, ``Clear Hash``, ``Eval``, ``Move Overhead``) and ``debug``/``register``
 (accepted, no effect), plus ``d`` (print the position).
 
-The search runs in a thread, so ``stop``, ``isready`` and ``quit`` are answered while it thinks.
+The search runs in a thread, so ``stop``, ``isready`` and ``quit`` are answered while it thinks. A spec with
+an experience book (``SPEC+book:PATH``, ``deepred:PATH``) answers ``go`` with the book's move where it has one
+(``info string book move ...``), and searches elsewhere.
 A malformed or unknown line is answered with ``info string`` and the reason, never with a crash.
 """
 
@@ -21,9 +23,10 @@ from typing import TextIO
 import chess
 
 from .base import Limit, SearchResult
+from .book import BookChooser
 from .conventions import uci_score
 from .engine import Engine
-from .spec import PlayerRegistry
+from .spec import PlayerRegistry, PlayerSpec
 
 NAME = "mimic"
 AUTHOR = "the mimic authors"
@@ -67,14 +70,21 @@ class UciFrontEnd:
         self.out = out if out is not None else sys.stdout
         self._lock = threading.Lock()
         self.eval_spec = eval_spec
-        self.cap = make_evaluator.parse(eval_spec).limit
+        parsed = make_evaluator.parse(eval_spec)
+        self.cap = parsed.limit
         self.engine = Engine(make_evaluator(eval_spec), hash_mb=hash_mb)
+        self.chooser = self._chooser(parsed)
         self.hash_mb = hash_mb
         self.board = chess.Board()
         self._thread: threading.Thread | None = None
         self._release = threading.Event()  # set when an infinite/ponder search may report bestmove
         self._reported = threading.Event()  # set just before the search thread writes bestmove
         self.debug = False
+
+    @staticmethod
+    def _chooser(spec: PlayerSpec) -> BookChooser | None:
+        """The book of ``spec`` (``None`` without one); raises ``OSError``/``ValueError`` for a bad book."""
+        return None if spec.book is None else BookChooser(spec.book.path, spec.book.min_games, spec.book.seed)
 
     # ------------------------------------------------------------------ output
     def send(self, line: str) -> None:
@@ -141,6 +151,8 @@ class UciFrontEnd:
     def _ucinewgame(self, args: list[str]) -> None:
         self.stop_search()
         self.engine.new_game()
+        if self.chooser is not None:
+            self.chooser.new_game()
         self.board = chess.Board()
 
     def _debug(self, args: list[str]) -> None:
@@ -222,12 +234,15 @@ class UciFrontEnd:
                 raise UciError("Eval takes an evaluator spec, not an external engine")
             try:
                 evaluator = self.make_evaluator(value)
+                chooser = self._chooser(spec)
             except Exception as exc:  # any failure: one line, and the old evaluator stays
                 raise UciError(f"cannot load Eval {echo(value)}: {type(exc).__name__}: {cut(str(exc))}; "
                                f"keeping {self.eval_spec!r}") from exc
             self.stop_search()
             self.engine.set_evaluator(evaluator)
-            self.eval_spec, self.cap = value, spec.limit
+            if self.chooser is not None:
+                self.chooser.close()
+            self.eval_spec, self.cap, self.chooser = value, spec.limit, chooser
         elif key == "move overhead":
             try:
                 ms = int(value)
@@ -297,9 +312,27 @@ class UciFrontEnd:
         limit = Limit(**fields).capped(self.cap)  # type: ignore[arg-type]
         return limit, searchmoves, ponder
 
+    def _book_move(self, board: chess.Board, searchmoves: list[chess.Move] | None) -> chess.Move | None:
+        """The book's move for ``board`` (within ``searchmoves`` when given), ``None`` without one."""
+        if self.chooser is None:
+            return None
+        try:
+            move = self.chooser.choose(board)
+        except Exception as exc:  # a broken book: say so, and search instead
+            self.info_string(f"book failed: {type(exc).__name__}: {cut(str(exc))}")
+            return None
+        if move is None or (searchmoves and move not in searchmoves):
+            return None
+        self.info_string(f"book move {move.uci()}")
+        return move
+
     def _search(self, board: chess.Board, limit: Limit, searchmoves: list[chess.Move] | None) -> None:
         try:
-            result = self.engine.search(board, limit, root_moves=searchmoves, on_iteration=self._info)
+            book = self._book_move(board, searchmoves)
+            if book is not None:
+                result = SearchResult(book, 0, 0, 0, 0, 0.0)
+            else:
+                result = self.engine.search(board, limit, root_moves=searchmoves, on_iteration=self._info)
         except Exception as exc:  # report it, and still answer with a legal move
             self.info_string(f"search failed: {type(exc).__name__}: {exc}")
             legal = list(board.legal_moves)
