@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from search.spec import SpecError
+from search.spec import PlayerSpec, SpecError
 
 from .players import PLAYERS
 
@@ -32,7 +32,84 @@ def _cmd_uci(args: argparse.Namespace) -> int:
         print(f"mimic uci: --hash must be a whole number of MiB within 1..{uci.MAX_HASH_MB}, got {args.hash!r}",
               file=sys.stderr)
         return 2
+    _check_book(PLAYERS.parse(args.eval))
     return uci.main(make_evaluator, args.eval, hash_mb=hash_mb)
+
+
+def _check_book(spec: PlayerSpec) -> None:
+    """Raise :class:`SpecError` when the book of ``spec`` cannot be opened (nothing to check without one)."""
+    import sqlite3
+
+    from search.book import Book
+
+    if spec.book is None:
+        return
+    try:
+        Book(spec.book.path, readonly=True).close()
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise SpecError(f"{spec.text!r}: cannot open the book {spec.book.path}: {why}") from exc
+
+
+def _open_learning(args: argparse.Namespace, prog: str) -> bool:
+    """Create the ``--learn`` book when it is missing (a player may read it from the first game); False
+    after an error line."""
+    import sqlite3
+
+    from search.book import Book
+
+    if args.learn is None:
+        return True
+    try:
+        with Book(args.learn) as book:
+            print(f"learning into {args.learn}: {book.game_count()} games, {book.edge_count()} edges so far")
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        print(f"{prog}: cannot open the book {args.learn}: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def _cmd_book(args: argparse.Namespace) -> int:
+    import sqlite3
+    import time
+
+    from search.book import Book, ImportCounts, import_games
+
+    prog = "mimic book import"
+    missing = [f for f in args.games if not Path(f).is_file()]
+    if missing:
+        print(f"{prog}: no such file: {missing[0]}", file=sys.stderr)
+        return 2
+    last = [0.0]
+
+    def progress(c: ImportCounts) -> None:
+        now = time.perf_counter()
+        if args.no_progress or now - last[0] < 2.0:
+            return
+        last[0] = now
+        print(f"  {c.file}: {c.read.read} games read, {c.added.games} added, {c.added.edges} edges "
+              f"({c.edges_per_second:,.0f} edges/s)", flush=True)
+
+    try:
+        book = Book(args.out)
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        print(f"{prog}: cannot open the book {args.out}: {exc}", file=sys.stderr)
+        return 2
+    with book:
+        before = book.game_count()
+        print(f"{args.out}: {before} games in the book; importing {len(args.games)} file(s)"
+              + (f", the first {args.max_plies} plies of each game" if args.max_plies else ""), flush=True)
+        c = import_games(book, args.games, batch=args.batch, max_plies=args.max_plies,
+                         on_error=lambda msg: print(f"warning: {msg}", file=sys.stderr), on_batch=progress)
+        edges = book.edge_count()
+    r, a = c.read, c.added
+    print(f"games: {r.read} read, {a.games} added, {a.duplicates} skipped as duplicates (already in the book or "
+          f"read twice), {r.malformed} malformed (skipped, reported above), {r.unfinished} without a result")
+    print(f"edges: {a.edges} visits counted, {a.new} new edges, {a.updated} edges updated; the book holds "
+          f"{edges} edges of {before + a.games} games")
+    print(f"{c.seconds:.1f} s, {c.edges_per_second:,.0f} edges/s ({a.edges} edges), "
+          f"{Path(args.out).stat().st_size:,} bytes")
+    return 0
 
 
 def _cmd_label(args: argparse.Namespace) -> int:
@@ -255,10 +332,13 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
     from .players import make_evaluator
 
+    if not _open_learning(args, "mimic match"):
+        return 2
     for spec in (args.a, args.b):
         s = PLAYERS.parse(spec)
         if not s.is_external:
             make_evaluator(s)  # fail now, not in a worker, on a bad organism file
+        _check_book(s)
     openings = _openings(args, "mimic match")
     if openings is None:
         return 2
@@ -274,7 +354,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
             return 2
         sprt = (elo0, elo1, alpha, beta)
     settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=openings, tc=tc,
-                             adjudication=_adjudication(args), sprt=sprt, event=args.event, hash_mb=args.hash)
+                             adjudication=_adjudication(args), sprt=sprt, event=args.event, hash_mb=args.hash,
+                             learn=args.learn)
 
     def show(g: object, summary: object) -> None:
         from search.match import GameResult, MatchSummary
@@ -326,12 +407,15 @@ def _cmd_games(args: argparse.Namespace) -> int:
     if len(args.players) < 2:
         print(f"{prog}: a round robin needs at least two player specs", file=sys.stderr)
         return 2
+    if not _open_learning(args, prog):
+        return 2
     specs = []
     for text in args.players:
         try:
             spec = PLAYERS.parse(text)
             if not spec.is_external:
                 make_evaluator(spec)  # fail now, not in a worker, on a bad organism file
+            _check_book(spec)
         except SpecError as exc:
             print(f"{prog}: bad player spec: {exc}", file=sys.stderr)
             return 2
@@ -352,7 +436,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
     try:
         settings = RoundRobinSettings(players=tuple(s.text for s in specs), names=tuple(names), games=args.games,
                                       jobs=args.jobs, openings=openings, tc=tc, adjudication=_adjudication(args),
-                                      event=args.event, hash_mb=args.hash)
+                                      event=args.event, hash_mb=args.hash, learn=args.learn)
     except ValueError as exc:
         hint = "; give distinct names with --names" if args.names is None and "name" in str(exc) else ""
         print(f"{prog}: {exc}{hint}", file=sys.stderr)
@@ -713,6 +797,9 @@ def _add_game_arguments(p: argparse.ArgumentParser, event: str) -> None:
     g.add_argument("--max-plies", type=int, default=400)
     p.add_argument("--hash", type=int, default=16, help="our engines' hash, MiB")
     p.add_argument("--event", default=event)
+    p.add_argument("--learn", default=None, metavar="BOOK.sqlite",
+                   help="add every finished game to this experience book (created when missing), from the game's "
+                        "start position; a player with +book: or deepred: on the same file learns as it plays")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -842,6 +929,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue a game set whose games are in --out")
     _add_game_arguments(p, "mimic games")
     p.set_defaults(func=_cmd_games)
+
+    p = sub.add_parser("book", help="DeepRed's experience tree: import games into a book (SQLite)",
+                       description="The experience book (SQLite, one table of edges per colour, W/D/L from the "
+                                   "mover's view) that the +book: layer and the deepred: player choose from.")
+    acts = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    a = acts.add_parser("import", help="add every game of PGN files to a book",
+                        description="Add every game of the PGN files to the book, each as its path from its start "
+                                    "position. Resumable: a game already in the book (same seven-tag roster, start "
+                                    "and moves) is skipped, so a killed import run again, or the same files "
+                                    "imported twice, count every game once.")
+    a.add_argument("games", nargs="+", metavar="GAMES.pgn")
+    a.add_argument("--out", required=True, metavar="BOOK.sqlite", help="the book (created when missing)")
+    a.add_argument("--max-plies", type=_positive_int, default=None, metavar="N",
+                   help="only the first N plies of each game (default: the whole game)")
+    a.add_argument("--batch", type=_positive_int, default=1000, metavar="N",
+                   help="games per transaction (default 1000): a kill loses at most this many")
+    a.add_argument("--no-progress", action="store_true")
+    a.set_defaults(func=_cmd_book)
 
     p = sub.add_parser("suite", help="solve a test suite (bm/am; STS points)",
                        epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -191,7 +191,7 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
     if len(text) > 4096 or not text.isprintable():
         raise SpecError(f"{original[:80]!r}: a player spec is one printable line")
     layers = _BOOK_RE.findall(text)
-    if len(layers) > 1:
+    if text.count("+book:") > 1:
         raise SpecError(f"{original!r}: +book: given twice")
     book = _book_layer(original, layers[0], seed=False) if layers else None
     text = _BOOK_RE.sub("", text)
