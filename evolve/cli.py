@@ -99,7 +99,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
         before = book.game_count()
         print(f"{args.out}: {before} games in the book; importing {len(args.games)} file(s)"
               + (f", the first {args.max_plies} plies of each game" if args.max_plies else ""), flush=True)
-        c = import_games(book, args.games, batch=args.batch, max_plies=args.max_plies,
+        c = import_games(book, args.games, batch=args.batch, max_plies=args.max_plies, jobs=args.jobs,
                          on_error=lambda msg: print(f"warning: {msg}", file=sys.stderr), on_batch=progress)
         edges = book.edge_count()
     r, a = c.read, c.added
@@ -945,6 +945,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only the first N plies of each game (default: the whole game)")
     a.add_argument("--batch", type=_positive_int, default=1000, metavar="N",
                    help="games per transaction (default 1000): a kill loses at most this many")
+    a.add_argument("--jobs", type=_jobs, default=1,
+                   help="files read at once in worker processes (default 1; -1: every core); same book either way")
     a.add_argument("--no-progress", action="store_true")
     a.set_defaults(func=_cmd_book)
 

@@ -32,7 +32,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import ClassVar, TextIO
 
 import chess
 import chess.pgn
@@ -173,10 +173,10 @@ _EMPTY = chess.BB_EMPTY
 
 
 def _piece_part(board: chess.Board) -> tuple[int, ...]:
-    white = board.occupied_co[chess.WHITE]
-    black = board.occupied_co[chess.BLACK]
-    bbs = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
-    return tuple(bb & side for bb in bbs for side in (black, white))  # polyglot order: black pawn, white pawn, ...
+    """The 12 piece bitboards in polyglot's order: black pawns, white pawns, black knights, ..."""
+    b, w = board.occupied_co
+    p, n, bi, r, q, k = board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings
+    return (p & b, p & w, n & b, n & w, bi & b, bi & w, r & b, r & w, q & b, q & w, k & b, k & w)
 
 
 _ARRAY = chess.polyglot.POLYGLOT_RANDOM_ARRAY
@@ -188,16 +188,39 @@ def _rest_hash(board: chess.Board) -> int:
     return _HASHER.hash_castling(board) ^ _HASHER.hash_ep_square(board) ^ _HASHER.hash_turn(board)
 
 
+_CASTLING_SQUARES = ((chess.BB_H1, 768), (chess.BB_A1, 769), (chess.BB_H8, 770), (chess.BB_A8, 771))
+_CASTLING: dict[int, int] = {}
+
+
+def _castling_hash(rights: int) -> int:
+    """The castling part of the polyglot hash from standard castling rights (rooks on a1/h1/a8/h8, the kings
+    on e1/e8, rights clean): what ``ZobristHasher.hash_castling`` gives for them, without looking at the board."""
+    value = _CASTLING.get(rights)
+    if value is None:
+        value = 0
+        for bb, index in _CASTLING_SQUARES:
+            if rights & bb:
+                value ^= _ARRAY[index]
+        _CASTLING[rights] = value
+    return value
+
+
+def _fast_rest_hash(board: chess.Board) -> int:
+    """:func:`_rest_hash` for a board whose castling rights are standard and clean (see :func:`_castling_hash`);
+    ``board.push`` keeps them so (a right goes when its rook or king moves or the rook is taken)."""
+    value = _castling_hash(board.castling_rights)
+    if board.ep_square is not None:
+        value ^= _HASHER.hash_ep_square(board)
+    return value ^ _ARRAY[780] if board.turn else value
+
+
 def path_keys(board: chess.Board, moves: Iterable[chess.Move]) -> Iterator[tuple[bool, int, int, int]]:
     """``(mover, parent key, move code, child key)`` for each move played from ``board`` (which is changed:
     the moves are pushed). Keys are :func:`position_key`; the piece part of the hash is updated from the
     squares that changed rather than recomputed, which is what makes an import fast. Equal to
     :func:`position_key` on every position (tested against it)."""
     before = _piece_part(board)
-    pieces = 0
-    for index, bb in enumerate(before):
-        for sq in chess.scan_forward(bb):
-            pieces ^= _ARRAY[64 * index + sq]
+    pieces = _pieces_hash(before)
     parent = signed_key(pieces ^ _rest_hash(board))
     for move in moves:
         mover = board.turn
@@ -375,34 +398,89 @@ class Book:
 
 
 # ---------------------------------------------------------------------- reading PGN fast
+MEMO_PLIES = 16
+"""SAN moves of the first this many plies are parsed once per position and file (openings repeat)."""
+
+
 class _PathVisitor(chess.pgn.BaseVisitor["_PathVisitor"]):
-    """A light visitor for ``chess.pgn.read_game``: headers, the start board and the mainline moves only
-    (variations skipped, no game tree built)."""
+    """A light visitor for ``chess.pgn.read_game`` that builds a game's :class:`GamePath` as the reader goes:
+    headers, the start position, the mainline's moves and their keys (variations skipped, no game tree built).
+
+    Every position's key is computed once, from the reader's own board (no second replay of the game), the
+    piece part of the hash updated from the squares that changed; the SAN of an opening move is parsed once
+    per position (``memo``). Subclassed per file by :func:`paths_from` (``limit``, ``memo``)."""
+
+    limit: ClassVar[int] = 1 << 30
+    memo: ClassVar[dict[tuple[int, str], chess.Move]] = {}
 
     def begin_game(self) -> None:
         self.headers: dict[str, str] = {}
-        self.moves: list[chess.Move] = []
-        self.board: chess.Board | None = None
+        self.uci: list[str] = []
+        self.fen: str | None = None
         self.errors: list[str] = []
+        self.edges: list[tuple[bool, int, int, int]] = []
+        self._before: tuple[int, ...] = ()
+        self._pieces = 0
+        self._key = 0
+        self._pending: tuple[bool, int, int] | None = None
+        self._rest: Callable[[chess.Board], int] = _rest_hash
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
         self.headers[tagname] = tagvalue
 
     def visit_board(self, board: chess.Board) -> None:
-        if self.board is None:
-            self.board = board.copy(stack=False)
+        """Called with the start position, then after every move pushed (and once more at the end)."""
+        if self.fen is None:  # the start position
+            self.fen = board.fen()
+            self._before = _piece_part(board)
+            self._pieces = _pieces_hash(self._before)
+            self._rest = _fast_rest_hash if (board.castling_rights == board.clean_castling_rights()
+                                             and _fast_rest_hash(board) == _rest_hash(board)) else _rest_hash
+            self._key = signed_key(self._pieces ^ self._rest(board))
+        elif self._pending is not None:  # the position after the move just pushed: the edge's child
+            mover, parent, code = self._pending
+            after = _piece_part(board)
+            before, pieces = self._before, self._pieces
+            for index in range(12):
+                changed = before[index] ^ after[index]
+                while changed:
+                    low = changed & -changed
+                    pieces ^= _ARRAY[64 * index + low.bit_length() - 1]
+                    changed ^= low
+            self._before, self._pieces = after, pieces
+            self._key = child = signed_key(pieces ^ self._rest(board))
+            self.edges.append((mover, parent, code, child))
+            self._pending = None
+
+    def parse_san(self, board: chess.Board, san: str) -> chess.Move:
+        if len(self.uci) >= MEMO_PLIES or len(self.uci) >= self.limit:
+            return board.parse_san(san)
+        move = self.memo.get((self._key, san))
+        if move is None:
+            move = self.memo[(self._key, san)] = board.parse_san(san)
+        return move
 
     def begin_variation(self) -> chess.pgn.SkipType:
         return chess.pgn.SKIP
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
-        self.moves.append(move)
+        if len(self.uci) < self.limit:
+            self._pending = (board.turn, self._key, move_code(move))
+        self.uci.append(move.uci())
 
     def handle_error(self, error: Exception) -> None:
         self.errors.append(str(error))
 
     def result(self) -> _PathVisitor:
         return self
+
+
+def _pieces_hash(part: tuple[int, ...]) -> int:
+    pieces = 0
+    for index, bb in enumerate(part):
+        for sq in chess.scan_forward(bb):
+            pieces ^= _ARRAY[64 * index + sq]
+    return pieces
 
 
 @dataclass
@@ -434,6 +512,8 @@ def paths_from(fh: TextIO, name: str, counts: ReadCounts, on_error: Callable[[st
     """:func:`read_paths` on an open text handle; ``name`` is the file's name in the reports."""
     from .pgn import _LineCounter
 
+    visitor = type("_FileVisitor", (_PathVisitor,), {"limit": max_plies if max_plies is not None else 1 << 30,
+                                                     "memo": {}})
     logger = logging.getLogger("chess.pgn")  # python-chess logs each error; we report it ourselves
     level = logger.level
     logger.setLevel(logging.CRITICAL)
@@ -442,7 +522,7 @@ def paths_from(fh: TextIO, name: str, counts: ReadCounts, on_error: Callable[[st
         while True:
             counter.mark()
             try:
-                v = chess.pgn.read_game(counter, Visitor=_PathVisitor)  # type: ignore[call-overload]
+                v = chess.pgn.read_game(counter, Visitor=visitor)  # type: ignore[call-overload]
             except (ValueError, IndexError) as exc:
                 counts.read += 1
                 counts.malformed += 1
@@ -457,18 +537,18 @@ def paths_from(fh: TextIO, name: str, counts: ReadCounts, on_error: Callable[[st
                 reason = v.errors[0]
             elif v.headers.get("Variant", "Standard").lower() not in ("standard", "chess", "normal"):
                 reason = f"variant {v.headers.get('Variant')!r} is not standard chess"
-            elif v.board is None:
+            elif v.fen is None:
                 reason = "no start position"
             if reason is not None:
                 counts.malformed += 1
                 on_error(f"{name}:{start}: game skipped: {reason}")
                 continue
-            assert v.board is not None
-            p = game_path(v.headers, v.board, v.moves, max_plies)
-            if p is None:
+            assert v.fen is not None
+            points = white_points(v.headers.get("Result", "*"))
+            if points is None:
                 counts.unfinished += 1
                 continue
-            yield p
+            yield GamePath(game_id(v.headers, v.fen, v.uci), points, v.edges)
     finally:
         logger.setLevel(level)
 
@@ -487,12 +567,21 @@ class ImportCounts:
         return self.added.edges / self.seconds if self.seconds > 0 else 0.0
 
 
+def _read_file(path: str, max_plies: int | None) -> tuple[list[GamePath], ReadCounts, list[str]]:
+    """Every :class:`GamePath` of one PGN file, what reading it found, and its error reports (a worker's task)."""
+    counts, errors = ReadCounts(), list[str]()
+    paths = list(read_paths(path, counts, errors.append, max_plies))
+    return paths, counts, errors
+
+
 def import_games(book: Book, files: Sequence[str | Path], *, batch: int = 1000, max_plies: int | None = None,
-                 on_error: Callable[[str], None] | None = None,
+                 jobs: int = 1, on_error: Callable[[str], None] | None = None,
                  on_batch: Callable[[ImportCounts], None] | None = None) -> ImportCounts:
     """Add every game of the PGN ``files`` to ``book``, ``batch`` games a transaction (``on_batch`` is told
     after each). Resumable: the games already in the book are skipped, so an import killed and run again
-    (or run twice) counts every game once."""
+    (or run twice) counts every game once. With ``jobs`` > 1 the files are read (parsed, keyed) in that many
+    worker processes, a file a task, while this process writes; the book is the same either way (files are
+    added in the order given)."""
     import time
 
     t0 = time.perf_counter()
@@ -513,13 +602,30 @@ def import_games(book: Book, files: Sequence[str | Path], *, batch: int = 1000, 
             on_batch(out)
 
     pending: list[GamePath] = []
-    for f in files:
-        out.file = str(f)
-        for p in read_paths(f, out.read, report, max_plies):
-            pending.append(p)
-            if len(pending) >= batch:
+    if jobs == 1 or len(files) == 1:
+        for f in files:
+            out.file = str(f)
+            for p in read_paths(f, out.read, report, max_plies):
+                pending.append(p)
+                if len(pending) >= batch:
+                    flush(pending)
+            flush(pending)
+    else:
+        from joblib import delayed
+
+        from .workers import parallel
+
+        tasks = parallel(jobs, return_as="generator")(delayed(_read_file)(str(f), max_plies) for f in files)
+        for f, (paths, counts, errors) in zip(files, tasks, strict=True):
+            out.file = str(f)
+            for msg in errors:
+                report(msg)
+            out.read.read += counts.read
+            out.read.malformed += counts.malformed
+            out.read.unfinished += counts.unfinished
+            for i in range(0, len(paths), batch):
+                pending.extend(paths[i:i + batch])
                 flush(pending)
-        flush(pending)
     out.seconds = time.perf_counter() - t0
     return out
 

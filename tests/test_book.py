@@ -268,3 +268,53 @@ def test_match_learn_adds_the_played_games(tmp_path: Path, capsys: pytest.Captur
     assert main([*argv, "--resume"]) == 0
     with Book(book) as b:
         assert b.game_count() == 4
+
+
+def test_keys_read_from_pgn_are_zobrist_hashes() -> None:
+    """The keys the fast reader computes (piece part updated incrementally, cached castling part) are exactly
+    ``chess.polyglot.zobrist_hash`` as signed integers, on random games full of castling, en passant and
+    promotions, from the start and from a FEN with partial castling rights."""
+    import random
+
+    from search.book import code_move, paths_from, position_key, signed_key
+
+    rng = random.Random(5)
+    starts = [chess.STARTING_FEN, "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w Kq - 0 1",
+              "4k3/1P6/8/3pP3/8/8/6p1/4K3 w - d6 0 1"]
+    games = []
+    for i in range(60):
+        board = chess.Board(starts[i % len(starts)])
+        for _ in range(rng.randint(1, 160)):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            board.push(rng.choice(legal))
+        game = chess.pgn.Game.from_board(board)
+        game.headers["Round"] = str(i)
+        game.headers["Result"] = "1/2-1/2"
+        games.append(str(game))
+    read = list(paths_from(io.StringIO("\n\n".join(games)), "random", ReadCounts(), pytest.fail))
+    assert len(read) == len(games)
+    for text, path in zip(games, read, strict=True):
+        game = chess.pgn.read_game(io.StringIO(text))
+        assert game is not None
+        board = game.board()
+        assert len(path.edges) == len(list(game.mainline_moves()))
+        for (mover, parent, code, child), move in zip(path.edges, game.mainline_moves(), strict=True):
+            assert (mover, parent, code_move(code)) == (board.turn, position_key(board), move)
+            board.push(move)
+            assert child == position_key(board) == signed_key(chess.polyglot.zobrist_hash(board))
+
+
+def test_parallel_import_gives_the_same_book(tmp_path: Path) -> None:
+    files = [tmp_path / "a.pgn", tmp_path / "b.pgn"]
+    files[0].write_text(fischer_games(1, 40))
+    files[1].write_text(fischer_games(31, 60))  # 10 games in both files: counted once either way
+    books = []
+    for jobs in (1, 2):
+        with Book(tmp_path / f"{jobs}.sqlite") as b:
+            c = import_games(b, files, jobs=jobs, batch=7)
+            assert (c.added.games, c.added.duplicates) == (60, 10)
+            board = chess.Board()
+            books.append((b.edge_count(), counts(b, board), c.added.edges, c.added.new))
+    assert books[0] == books[1]
