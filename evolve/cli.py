@@ -69,6 +69,15 @@ def _open_learning(args: argparse.Namespace, prog: str) -> bool:
     return True
 
 
+def _learned(args: argparse.Namespace) -> None:
+    """The ``--learn`` book's totals after a run (nothing without ``--learn``)."""
+    from search.book import Book
+
+    if args.learn is not None:
+        with Book(args.learn, readonly=True) as book:
+            print(f"book {args.learn}: {book.game_count()} games, {book.edge_count()} edges")
+
+
 def _cmd_book(args: argparse.Namespace) -> int:
     import sqlite3
     import time
@@ -388,6 +397,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(f"stopped early by the SPRT after {summary.n} games")
     rate = 3600 * summary.n / max(summary.seconds, 1e-9)
     print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour)")
+    _learned(args)
     return 0
 
 
@@ -506,6 +516,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
         print(line)
     rate = 3600 * summary.n / max(summary.seconds, 1e-9)
     print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour); settings in {sidecar}")
+    _learned(args)
     return 0
 
 

@@ -318,3 +318,17 @@ def test_parallel_import_gives_the_same_book(tmp_path: Path) -> None:
             board = chess.Board()
             books.append((b.edge_count(), counts(b, board), c.added.edges, c.added.new))
     assert books[0] == books[1]
+
+
+def test_games_learn_with_workers(tmp_path: Path) -> None:
+    """``mimic games --learn`` (the round robin shares the match runner), games in 2 worker processes that read
+    the book while this process writes it."""
+    book, out = tmp_path / "rr.sqlite", tmp_path / "rr.pgn"
+    argv = ["games", f"deepred:{book}?seed=1", "material", "random:2", "--games", "2", "--depth", "1", "--jobs", "2",
+            "--learn", str(book), "--out", str(out), "--max-plies", "20"]
+    assert main(argv) == 0
+    games = _games(out.read_text())
+    assert len(games) == 6  # 3 pairings x 2 games
+    with Book(book, readonly=True) as b:
+        assert b.game_count() == 6
+        assert sum(e.n for e in b.edges(games[0].board())) >= 1
