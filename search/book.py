@@ -169,9 +169,6 @@ class AddCounts:
     updated: int = 0  # existing edges whose counts grew
 
 
-_EMPTY = chess.BB_EMPTY
-
-
 def _piece_part(board: chess.Board) -> tuple[int, ...]:
     """The 12 piece bitboards in polyglot's order: black pawns, white pawns, black knights, ..."""
     b, w = board.occupied_co
@@ -206,8 +203,9 @@ def _castling_hash(rights: int) -> int:
 
 
 def _fast_rest_hash(board: chess.Board) -> int:
-    """:func:`_rest_hash` for a board whose castling rights are standard and clean (see :func:`_castling_hash`);
-    ``board.push`` keeps them so (a right goes when its rook or king moves or the rook is taken)."""
+    """:func:`_rest_hash` for a board whose castling rights are clean and map square by square onto polyglot's
+    four flags (see :func:`_castling_hash`; the reader checks this on a game's start position, and
+    ``board.push`` keeps it so: a right goes when its rook moves or is taken, both when the king moves)."""
     value = _castling_hash(board.castling_rights)
     if board.ep_square is not None:
         value ^= _HASHER.hash_ep_square(board)
@@ -216,9 +214,8 @@ def _fast_rest_hash(board: chess.Board) -> int:
 
 def path_keys(board: chess.Board, moves: Iterable[chess.Move]) -> Iterator[tuple[bool, int, int, int]]:
     """``(mover, parent key, move code, child key)`` for each move played from ``board`` (which is changed:
-    the moves are pushed). Keys are :func:`position_key`; the piece part of the hash is updated from the
-    squares that changed rather than recomputed, which is what makes an import fast. Equal to
-    :func:`position_key` on every position (tested against it)."""
+    the moves are pushed). Keys are :func:`position_key`, the piece part of the hash updated from the squares
+    that changed rather than recomputed (as the PGN reader of :func:`paths_from` does)."""
     before = _piece_part(board)
     pieces = _pieces_hash(before)
     parent = signed_key(pieces ^ _rest_hash(board))

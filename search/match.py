@@ -512,7 +512,7 @@ def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path:
     games = play_schedule(todo, make_evaluator, pgn, jobs=settings.jobs, tc=settings.tc,
                           adjudication=settings.adjudication, event=settings.event, hash_mb=settings.hash_mb,
                           book=book)
-    with contextlib.closing(games), _closing_book(book):
+    with contextlib.closing(games), closing_book(book):
         for g in games:
             summary.add(g)
             if settings.sprt is not None:
@@ -553,7 +553,8 @@ def games_to_resume(pgn: Path | None, todo: Sequence[Scheduled], resume: bool,
 
 
 @contextlib.contextmanager
-def _closing_book(book: Book | None) -> Iterator[None]:
+def closing_book(book: Book | None) -> Iterator[None]:
+    """Close ``book`` (when there is one) on leaving the block."""
     try:
         yield
     finally:

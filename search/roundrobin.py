@@ -33,7 +33,7 @@ from .match import (
     Opening,
     Scheduled,
     TimeControl,
-    _closing_book,
+    closing_book,
     games_to_resume,
     open_learning,
     play_schedule,
@@ -224,7 +224,7 @@ def run_round_robin(settings: RoundRobinSettings, make_evaluator: PlayerRegistry
     games = play_schedule(todo, make_evaluator, pgn, jobs=settings.jobs, tc=settings.tc,
                           adjudication=settings.adjudication, event=settings.event, hash_mb=settings.hash_mb,
                           names=names, book=book)
-    with contextlib.closing(games), _closing_book(book):
+    with contextlib.closing(games), closing_book(book):
         for g in games:
             summary.add(g)
             if on_game is not None:
