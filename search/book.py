@@ -80,7 +80,7 @@ def move_code(move: chess.Move) -> int:
     """A move as a small integer: from + 64 x to + 4096 x promotion (piece type, 0 for none).
 
     >>> move_code(chess.Move.from_uci("e2e4")), move_code(chess.Move.from_uci("a7a8q"))
-    (1804, 24456)
+    (1804, 24112)
     """
     return move.from_square | (move.to_square << 6) | ((move.promotion or 0) << 12)
 
@@ -88,7 +88,7 @@ def move_code(move: chess.Move) -> int:
 def code_move(code: int) -> chess.Move:
     """The move of a :func:`move_code`.
 
-    >>> code_move(24456).uci()
+    >>> code_move(24112).uci()
     'a7a8q'
     """
     return chess.Move(code & 63, (code >> 6) & 63, (code >> 12) or None)
@@ -100,7 +100,7 @@ def wilson_lower(wins: int, draws: int, losses: int, z: float = Z_95) -> float:
     win in ``p``, and ``n`` is every game.
 
     >>> round(wilson_lower(3, 0, 0), 3), round(wilson_lower(30, 0, 0), 3), round(wilson_lower(5, 10, 5), 3)
-    (0.439, 0.886, 0.3)
+    (0.439, 0.886, 0.299)
     """
     n = wins + draws + losses
     if n == 0:

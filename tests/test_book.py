@@ -332,3 +332,12 @@ def test_games_learn_with_workers(tmp_path: Path) -> None:
     with Book(book, readonly=True) as b:
         assert b.game_count() == 6
         assert sum(e.n for e in b.edges(games[0].board())) >= 1
+
+
+def test_book_doctests() -> None:
+    import doctest
+
+    import search.book
+
+    failures, tried = doctest.testmod(search.book)
+    assert failures == 0 and tried >= 4
