@@ -526,7 +526,8 @@ def _cmd_recognize(args: argparse.Namespace) -> int:
         if args.action == "classify":
             manifest = rec.load_clones(args.dir)[0]
             players = manifest["players"]
-            queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn)
+            queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn,
+                                   held_out=args.held_out)
             print(f"{len(queries)} queries of {args.query} ({'all' if args.k is None else args.k} game sides each), "
                   f"{len(players)} players; score: {manifest['settings']['score']} minus each clone's average on "
                   "all players' validation game sides (higher is more like the player)")
@@ -634,6 +635,8 @@ def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:
                    help="game sides a query: groups of N sides with the same player, in file order (default 1)")
     a.add_argument("--csv", default=None, metavar="FILE",
                    help="one row per query: player, predicted, one score column per player")
+    a.add_argument("--held-out", action="store_true",
+                   help="only the games DIR's split did not train or validate on (its test games, and new ones)")
     a.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1)")
     a.set_defaults(func=_cmd_recognize)
 
