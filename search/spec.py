@@ -28,9 +28,9 @@ _SEARCH_RE = re.compile(r"@search=([^@:?/]*)$")  # any value, so that a bad one 
 
 SEARCHES: dict[str, str] = {
     "depth": "depth-limited alpha-beta (the default): iterative deepening one ply at a time",
-    "prob": "probability-limited alpha-beta (Giraffe): a node is expanded while the product of the move "
-            "probabilities down to it stays at or above a threshold that each iteration divides by 4; "
-            "probabilities from the hash move, SEE and killers",
+    "prob": "probability-limited alpha-beta (Giraffe): expands a node while the product of the move "
+            "probabilities from the root is at least a threshold (divided by 4 each iteration); "
+            "moves weighted by hash move, SEE, killers",
     "prob-uniform": "the same probability-limited search with every legal move equally likely",
 }
 """The searches our engine runs, by the name ``@search=NAME`` gives (the one home of these names and their help).
@@ -212,7 +212,7 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
     if kind is None:
         raise SpecError(f"{original!r}: unknown player kind {name!r} (expected {registry.grammar})")
     if "@" in text and kind.arg in ("none", "seed"):
-        raise SpecError(f"{original!r}: a suffix must be @depth=N, @nodes=N, @movetime=S or @search=NAME")
+        raise SpecError(f"{original!r}: a limit must be @depth=N, @nodes=N or @movetime=S, a search @search=NAME")
     limit = _limit(original, fields)
     if kind.arg == "none" and arg:
         raise SpecError(f"{original!r}: {name} takes no argument")
