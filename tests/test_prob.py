@@ -32,6 +32,7 @@ from search.uci import UciFrontEnd
 
 from .conftest import mimic_command
 from .test_engine import MATES, _random_playout_positions
+from .test_search_correctness import INF, _quiesce, _victim_first, positions
 
 # WAC positions whose best move mates in 2 (the bm move; our depth search at depth 4 agrees that it mates in 2).
 WAC_MATES_IN_2 = [
@@ -44,6 +45,8 @@ WAC_MATES_IN_2 = [
     ("r1bq1r1k/1pp1Np1p/p2p2pQ/4R3/n7/8/PPPP1PPP/R1B3K1 w - - 0 1", "e5h5"),  # WAC.099
     ("r1b2rk1/2p2ppp/p7/1p6/3P3q/1BP3bP/PP3QP1/RNB1R1K1 w - - 0 1", "f2f7"),  # WAC.154
 ]
+PAWN_WALL = "k7/Pp6/1P6/3p4/8/6P1/6PP/7K w - - 0 1"
+"""White to move has 4 moves, and Black one reply to each (test_budget_arithmetic_with_uniform_probabilities)."""
 ALL_MATES = [(fen, move, mate) for fen, move, mate in MATES] + [(fen, move, 2) for fen, move in WAC_MATES_IN_2]
 
 
@@ -107,7 +110,7 @@ def test_budget_arithmetic_with_uniform_probabilities_by_hand() -> None:
     # b6 and b7). After each, Black has exactly one legal move, d5-d4, so the position after it has probability
     # 1/4 x 1 = 1/4. White then has k = 6, 5, 4, 4 moves (after Kg1, g4, h3, h4), and after each of those Black
     # again has the one move d4-d3. No move anywhere gives check, so no node is raised to the threshold.
-    board = chess.Board("k7/Pp6/1P6/3p4/8/6P1/6PP/7K w - - 0 1")
+    board = chess.Board(PAWN_WALL)
     # Iteration k has threshold 4^-(k-1): 1, 1/4, 1/16, 1/64. The table is off, so nothing is cut by it.
     expected = {
         1: [1, 0],  # t = 1: the root only; its children (p = 1/4 < 1) are leaves.
@@ -178,6 +181,59 @@ def test_node_limit_and_movetime() -> None:
     t0 = time.perf_counter()
     r = ProbEngine(Material()).search(board, Limit(movetime=0.3))
     assert 0.15 <= time.perf_counter() - t0 < 0.6 and r.move in board.legal_moves
+
+
+# ---------------------------------------------------------------------- against a plain minimax
+def _prob_node(board: chess.Board, ev: Material, p: float, t: float, ply: int, alpha: int, beta: int) -> int:
+    """The value of the probability-limited tree with uniform probabilities (search/prob.py's docstring), by
+    alpha-beta with nothing but python-chess; leaves go to test_search_correctness's reference quiescence."""
+    if (board.is_repetition(2) or (board.halfmove_clock >= 100 and not board.is_checkmate())
+            or board.is_insufficient_material()):
+        return 0
+    in_check = board.is_check()
+    if p < t * (1 - 1e-9):
+        if not in_check:
+            return _quiesce(board, ev, ply, 0, alpha, beta, True)
+        p = t
+    moves = sorted(board.legal_moves, key=_victim_first(board))
+    if not moves:
+        return -MATE + ply if in_check else 0
+    for m in moves:
+        board.push(m)
+        v = -_prob_node(board, ev, p / len(moves), t, ply + 1, -beta, -alpha)
+        board.pop()
+        if v >= beta:
+            return beta
+        alpha = max(alpha, v)
+    return alpha
+
+
+def _prob_reference(board: chess.Board, ev: Material, t: float) -> int:
+    b = board.copy()
+    moves = list(b.legal_moves)
+    alpha = -INF
+    for m in moves:
+        b.push(m)
+        alpha = max(alpha, -_prob_node(b, ev, 1 / len(moves), t, 1, -INF, -alpha))
+        b.pop()
+    return alpha
+
+
+@pytest.mark.parametrize("use_tt", [False, True])
+def test_unpruned_uniform_search_equals_minimax(use_tt: bool) -> None:
+    # Aspiration, delta pruning and table cutoffs off (with the table on, it only orders moves): the score of
+    # iteration k is the minimax value of the tree the threshold 4^-(k-1) defines. Iterations 1-3 on the 54
+    # positions of test_search_correctness, 4-6 on the 6 with the fewest legal moves and on the pawn position of
+    # the budget test (there the tree goes 4 to 6 plies deep).
+    ev = Material()
+    boards = [b for b in positions() if not b.is_game_over()]
+    few = [*sorted(boards, key=lambda b: b.legal_moves.count())[:6], chess.Board(PAWN_WALL)]
+    cases = [(b, k) for b in boards for k in (1, 2, 3)] + [(b, k) for b in few for k in (4, 5, 6)]
+    for board, iteration in cases:
+        engine = ProbEngine(ev, probabilities="uniform", aspiration=False, delta_pruning=False,
+                            tt_cutoffs=False, use_tt=use_tt)
+        r = engine.search(board, Limit(depth=iteration))
+        assert r.score == _prob_reference(board, ev, ProbEngine.threshold(iteration)), (board.fen(), iteration)
 
 
 # ---------------------------------------------------------------------- the spec suffix
