@@ -28,6 +28,7 @@ from search.prob import (
 )
 from search.roundrobin import default_name
 from search.spec import SEARCHES, SpecError
+from search.suite import run_suite
 from search.uci import UciFrontEnd
 
 from .conftest import mimic_command
@@ -181,6 +182,9 @@ def test_node_limit_and_movetime() -> None:
     t0 = time.perf_counter()
     r = ProbEngine(Material()).search(board, Limit(movetime=0.3))
     assert 0.15 <= time.perf_counter() - t0 < 0.6 and r.move in board.legal_moves
+    t0 = time.perf_counter()
+    r = ProbEngine(Material()).search(board, Limit(wtime=1.0, btime=1.0, winc=0.0, binc=0.0))
+    assert time.perf_counter() - t0 < 0.5 and r.move in board.legal_moves
 
 
 # ---------------------------------------------------------------------- against a plain minimax
@@ -289,6 +293,13 @@ def test_uci_reports_iterations_as_depth_and_switches_search() -> None:
     assert type(front.engine) is Engine
     front.handle("setoption name Eval value expert@search=prob-uniform")
     assert isinstance(front.engine, ProbEngine) and front.engine.probabilities == "uniform"
+
+
+def test_suite_with_a_probability_limited_player() -> None:
+    rows = run_suite(Path(__file__).parent.parent / "benchmarks" / "data" / "wac.epd", "expert@search=prob", 0.2,
+                     make_evaluator, limit=2)
+    assert [r.id for r in rows] == ["WAC.001", "WAC.002"] and all(r.played and not r.error for r in rows)
+    assert all(r.depth >= 1 and r.nodes > 0 for r in rows)  # a move from a search, not a fallback
 
 
 def test_cli_match_with_a_probability_limited_player(tmp_path: Path) -> None:
