@@ -25,6 +25,7 @@ from .base import Evaluator, Limit
 
 _LIMIT_RE = re.compile(r"@(depth|nodes|movetime)=([0-9]*\.?[0-9]+)$")
 _SEARCH_RE = re.compile(r"@search=([^@:?/]*)$")  # any value, so that a bad one is named in the error
+_SEED_RE = re.compile(r"[0-9]{1,18}")  # ASCII digits only: str.isdigit() accepts "²", which int() rejects
 
 SEARCHES: dict[str, str] = {
     "depth": "depth-limited alpha-beta (the default): iterative deepening one ply at a time",
@@ -37,7 +38,7 @@ SEARCHES: dict[str, str] = {
 With a probability-limited search, ``@depth=N`` caps the number of iterations (iteration ``k`` searches with
 threshold ``4^-(k-1)``), which is also the ``depth`` it reports."""
 DEFAULT_SEARCH = "depth"
-_SEED_RE = re.compile(r"[0-9]{1,18}")  # ASCII digits only: str.isdigit() accepts "²", which int() rejects
+"""The search of a spec without ``@search=`` (and the one a spec's default name leaves out)."""
 
 ArgShape = Literal["none", "path", "seed", "engine"]
 """How a kind reads the text after ``KIND:``: nothing; a file path; an optional non-negative integer seed; an
