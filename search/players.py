@@ -20,8 +20,8 @@ import chess.engine
 
 from .base import Evaluator, Limit
 from .conventions import from_engine_score
-from .engine import Engine
-from .spec import PlayerRegistry, PlayerSpec
+from .prob import make_engine
+from .spec import DEFAULT_SEARCH, PlayerRegistry, PlayerSpec
 
 
 @dataclass
@@ -43,11 +43,13 @@ class PlayerError(RuntimeError):
 
 
 class EnginePlayer:
-    """Our alpha-beta engine with an evaluator; ``cap`` (from ``@depth=`` etc.) bounds every search."""
+    """Our alpha-beta engine with an evaluator; ``cap`` (from ``@depth=`` etc.) bounds every search; ``search``
+    names the search it runs (``@search=``: ``depth``, ``prob`` or ``prob-uniform``, :data:`search.spec.SEARCHES`)."""
 
-    def __init__(self, name: str, evaluator: Evaluator, cap: Limit | None = None, hash_mb: int = 16) -> None:
+    def __init__(self, name: str, evaluator: Evaluator, cap: Limit | None = None, hash_mb: int = 16,
+                 search: str = DEFAULT_SEARCH) -> None:
         self.name = name
-        self.engine = Engine(evaluator, hash_mb=hash_mb)
+        self.engine = make_engine(evaluator, search, hash_mb)
         self.cap = cap
 
     def new_game(self) -> None:
@@ -151,7 +153,7 @@ def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
     if s.is_external:
         assert s.arg is not None
         return ExternalPlayer(s.text, s.arg, dict(s.options), s.kind, s.limit)
-    return EnginePlayer(s.text, make_evaluator(s), s.limit, hash_mb)
+    return EnginePlayer(s.text, make_evaluator(s), s.limit, hash_mb, s.search)
 
 
 Player = EnginePlayer | ExternalPlayer

@@ -1,8 +1,9 @@
 """Player specs (DESIGN.md): one string names a player; a :class:`PlayerRegistry` of kinds parses and builds them.
 
-A spec is ``KIND[:ARG]`` followed by zero or more limits ``@depth=N``, ``@nodes=N``, ``@movetime=S`` (seconds),
-e.g. ``material@depth=3``, ``organism:results/x/organism.json``,
-``uci:/usr/games/stockfish?Skill%20Level=3@movetime=0.1``.
+A spec is ``KIND[:ARG]`` followed by zero or more limits ``@depth=N``, ``@nodes=N``, ``@movetime=S`` (seconds)
+and at most one search option ``@search=NAME`` (one of :data:`SEARCHES`; ``depth`` when absent), e.g.
+``material@depth=3``, ``expert@search=prob@nodes=5000``, ``organism:results/x/organism.json``,
+``uci:/usr/games/stockfish?Skill%20Level=3@movetime=0.1``. The suffixes may come in any order.
 
 Every kind is one :class:`PlayerKind` entry: its name, the shape of its argument, a one-line help text and
 the factory that builds its evaluator (``None`` for an external engine process, whose protocol is the kind's
@@ -23,7 +24,21 @@ from urllib.parse import parse_qsl
 from .base import Evaluator, Limit
 
 _LIMIT_RE = re.compile(r"@(depth|nodes|movetime)=([0-9]*\.?[0-9]+)$")
+_SEARCH_RE = re.compile(r"@search=([^@:?/]*)$")  # any value, so that a bad one is named in the error
 _SEED_RE = re.compile(r"[0-9]{1,18}")  # ASCII digits only: str.isdigit() accepts "²", which int() rejects
+
+SEARCHES: dict[str, str] = {
+    "depth": "depth-limited alpha-beta (the default): iterative deepening one ply at a time",
+    "prob": "probability-limited alpha-beta (Giraffe): expands a node while the product of the move "
+            "probabilities from the root is at least a threshold (divided by 4 each iteration); "
+            "moves weighted by hash move, SEE, killers",
+    "prob-uniform": "the same probability-limited search with every legal move equally likely",
+}
+"""The searches our engine runs, by the name ``@search=NAME`` gives (the one home of these names and their help).
+With a probability-limited search, ``@depth=N`` caps the number of iterations (iteration ``k`` searches with
+threshold ``4^-(k-1)``), which is also the ``depth`` it reports."""
+DEFAULT_SEARCH = "depth"
+"""The search of a spec without ``@search=`` (and the one a spec's default name leaves out)."""
 
 ArgShape = Literal["none", "path", "seed", "engine"]
 """How a kind reads the text after ``KIND:``: nothing; a file path; an optional non-negative integer seed; an
@@ -40,7 +55,8 @@ class PlayerSpec:
 
     ``arg`` is the path (organism, uci, xboard, ...) or the seed text (random), ``options`` the engine options of
     an external engine, ``limit`` the search limit given by ``@...`` suffixes (``None`` when absent),
-    ``external`` whether the kind is an engine process rather than an evaluator in our engine.
+    ``external`` whether the kind is an engine process rather than an evaluator in our engine, ``search`` the name
+    of the search our engine runs with it (a key of :data:`SEARCHES`; ``@search=``, default ``depth``).
     """
 
     kind: str
@@ -49,6 +65,7 @@ class PlayerSpec:
     limit: Limit | None = None
     text: str = ""
     external: bool = False
+    search: str = DEFAULT_SEARCH
 
     @property
     def is_external(self) -> bool:
@@ -137,7 +154,12 @@ class PlayerRegistry:
         """One line per kind, then the limit suffixes: the reference a ``--help`` shows."""
         width = max(len(k.syntax) for k in self)
         lines = [f"  {k.syntax:<{width}}  {k.summary}" for k in self]
-        lines.append("each optionally followed by @depth=N, @nodes=N or @movetime=S (seconds)\n")
+        lines.append("each optionally followed by @depth=N, @nodes=N or @movetime=S (seconds), and for our engine by")
+        lines.append("@search=NAME, the search it runs:")
+        width = max(len(name) for name in SEARCHES)
+        lines.extend(f"  {name:<{width}}  {text}" for name, text in SEARCHES.items())
+        lines.append("with a probability-limited search, @depth=N caps its iterations "
+                     "(iteration k: threshold 4^-(k-1))\n")
         return "\n".join(lines)
 
     def parse(self, text: str) -> PlayerSpec:
@@ -167,21 +189,31 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
     if len(text) > 4096 or not text.isprintable():
         raise SpecError(f"{original[:80]!r}: a player spec is one printable line")
     fields: dict[str, float] = {}
+    search: str | None = None
     while True:
         m = _LIMIT_RE.search(text)
+        if m is not None:
+            name, value = m.group(1), m.group(2)
+            if name in fields:
+                raise SpecError(f"{original!r}: @{name} given twice")
+            fields[name] = float(value)
+            text = text[: m.start()]
+            continue
+        m = _SEARCH_RE.search(text)
         if m is None:
             break
-        name, value = m.group(1), m.group(2)
-        if name in fields:
-            raise SpecError(f"{original!r}: @{name} given twice")
-        fields[name] = float(value)
+        if search is not None:
+            raise SpecError(f"{original!r}: @search given twice")
+        search = m.group(1)
+        if search not in SEARCHES:
+            raise SpecError(f"{original!r}: unknown search {search!r} (expected @search={' | '.join(SEARCHES)})")
         text = text[: m.start()]
     name, _, arg = text.partition(":")
     kind = registry.get(name)
     if kind is None:
         raise SpecError(f"{original!r}: unknown player kind {name!r} (expected {registry.grammar})")
     if "@" in text and kind.arg in ("none", "seed"):
-        raise SpecError(f"{original!r}: a limit must be @depth=N, @nodes=N or @movetime=S")
+        raise SpecError(f"{original!r}: a limit must be @depth=N, @nodes=N or @movetime=S, a search @search=NAME")
     limit = _limit(original, fields)
     if kind.arg == "none" and arg:
         raise SpecError(f"{original!r}: {name} takes no argument")
@@ -190,13 +222,15 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
     if kind.arg == "seed" and arg and not _SEED_RE.fullmatch(arg):
         raise SpecError(f"{original!r}: the seed of {kind.syntax} must be a non-negative integer")
     options: tuple[tuple[str, str], ...] = ()
+    if search is not None and kind.build is None:
+        raise SpecError(f"{original!r}: @search= chooses our engine's search; {name} is an external engine")
     if kind.arg == "engine" and "?" in arg:
         arg, _, query = arg.partition("?")
         try:
             options = tuple(parse_qsl(query, keep_blank_values=True, strict_parsing=True))
         except ValueError as exc:
             raise SpecError(f"{original!r}: bad option list {query!r} (use Name=Value&Name=Value)") from exc
-    return PlayerSpec(name, arg or None, options, limit, original.strip(), kind.external)
+    return PlayerSpec(name, arg or None, options, limit, original.strip(), kind.external, search or DEFAULT_SEARCH)
 
 
 def _limit(original: str, fields: dict[str, float]) -> Limit | None:

@@ -22,7 +22,7 @@ import chess
 
 from .base import Limit, SearchResult
 from .conventions import uci_score
-from .engine import Engine
+from .prob import make_engine
 from .spec import PlayerRegistry
 
 NAME = "mimic"
@@ -58,7 +58,8 @@ class UciFrontEnd:
     """One UCI session: reads commands, writes replies to ``out``.
 
     ``make_evaluator(spec)`` builds the evaluator named by a player spec (for ``--eval`` and the
-    ``Eval`` option). A limit suffix in the spec (``expert@depth=3``) caps every ``go``.
+    ``Eval`` option). A limit suffix in the spec (``expert@depth=3``) caps every ``go``; ``@search=prob`` picks
+    the probability-limited search, whose ``info depth`` is the iteration number (:mod:`search.prob`).
     """
 
     def __init__(self, make_evaluator: PlayerRegistry, eval_spec: str = "material",
@@ -67,8 +68,10 @@ class UciFrontEnd:
         self.out = out if out is not None else sys.stdout
         self._lock = threading.Lock()
         self.eval_spec = eval_spec
-        self.cap = make_evaluator.parse(eval_spec).limit
-        self.engine = Engine(make_evaluator(eval_spec), hash_mb=hash_mb)
+        spec = make_evaluator.parse(eval_spec)
+        self.cap = spec.limit
+        self.search_name = spec.search
+        self.engine = make_engine(make_evaluator(spec), spec.search, hash_mb)
         self.hash_mb = hash_mb
         self.board = chess.Board()
         self._thread: threading.Thread | None = None
@@ -226,7 +229,13 @@ class UciFrontEnd:
                 raise UciError(f"cannot load Eval {echo(value)}: {type(exc).__name__}: {cut(str(exc))}; "
                                f"keeping {self.eval_spec!r}") from exc
             self.stop_search()
-            self.engine.set_evaluator(evaluator)
+            if spec.search != self.search_name:  # another search: a new engine (with an empty table)
+                overhead = self.engine.overhead
+                self.engine = make_engine(evaluator, spec.search, self.hash_mb)
+                self.engine.overhead = overhead
+                self.search_name = spec.search
+            else:
+                self.engine.set_evaluator(evaluator)
             self.eval_spec, self.cap = value, spec.limit
         elif key == "move overhead":
             try:
