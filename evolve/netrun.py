@@ -168,6 +168,7 @@ def plot_net_curve(path: Path, epochs: list[EpochRow], td: list[TDRow], base: di
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     panels = 2 if td else 1
     fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4), dpi=120, squeeze=False)
@@ -176,6 +177,7 @@ def plot_net_curve(path: Path, epochs: list[EpochRow], td: list[TDRow], base: di
     ax.plot([r.epoch for r in epochs], [r.held_mae for r in epochs], label="held out", color="#d62728")
     ax.axhline(base["median"], color="black", linestyle="--", linewidth=1, label="training median (held out)")
     ax.set_xlabel("epoch")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("mean |net - mentor| (cp)")
     ax.set_title("supervised bootstrap")
     ax.grid(True, alpha=0.3)
@@ -187,6 +189,7 @@ def plot_net_curve(path: Path, epochs: list[EpochRow], td: list[TDRow], base: di
         ax.plot([r.iteration for r in td], [r.td_error for r in td], label="TD error (before the step)",
                 color="#2ca02c")
         ax.set_xlabel("TD-Leaf iteration")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("cp")
         ax.set_title("TD-Leaf self-play")
         ax.grid(True, alpha=0.3)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import chess
@@ -135,6 +136,20 @@ def test_net_plays_legal_moves_in_a_match(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------------ training (torch)
+
+
+def test_training_without_torch_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from evolve.net import require_torch
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # what Python does for a module that is not installed
+    with pytest.raises(RuntimeError, match=r"pip install torch==2\.13\.0"):
+        require_torch()
+    assert main(["train-net", str(LABELS), "--out", str(tmp_path / "run"), "--limit", "10"]) == 2
+    assert "mimic train-net: training a net needs torch, the optional extra 'nets': pip install torch==2.13.0" \
+        in capsys.readouterr().err
+    # Playing a net needs numpy only.
+    assert PLAYERS(f"net:{MATERIAL_NET}").evaluate(chess.Board()) == 0
 
 
 def test_numpy_inference_equals_torch_on_1000_positions() -> None:
