@@ -858,7 +858,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--td-lambda", type=float, default=0.7, help="lambda (default 0.7, Giraffe's)")
     g.add_argument("--td-lr", type=float, default=1e-3, help="SGD learning rate (default 0.001)")
     g.add_argument("--openings", default=None,
-                   help="EPD or PGN file of start positions (default: the shipped balanced set)")
+                   help="start positions: an EPD file, or a PGN game set (a random point of a random game); "
+                        "default: the shipped balanced openings")
     _add_data_arguments(p, genome=False)
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoints")
     p.add_argument("--no-progress", action="store_true")

@@ -1,12 +1,12 @@
 """TD-Leaf(λ) self-play for the Giraffe-style net (torch, the optional extra ``nets``), in Giraffe's pattern.
 
 One **iteration**: the net's current weights become a numpy :class:`organisms.net.NetEvaluator` inside our
-own engine (:class:`search.Engine`); for each of ``games`` start positions (drawn from the openings, then one
-random legal move, as Giraffe does to diversify them), the engine searches ``nodes`` nodes for each of
-``plies`` half-moves and plays its move. Step ``t`` gives the search score ``s_t`` (clipped to ``±cap``) and
-the leaf of its principal variation, resolved by the capture quiescence the labels' targets use
-(:func:`mentor.target.quiet_leaf`). With the scores in White's view ``w_t``, the temporal differences
-``d_t = w_{t+1} - w_t`` and the TD-Leaf target of step t is
+own engine (:class:`search.Engine`); for each of ``games`` start positions (drawn from the openings, or from a
+random point of a game set's games, then one random legal move, as Giraffe does to diversify them), the
+engine searches ``nodes`` nodes for each of ``plies`` half-moves and plays its move. Step ``t`` gives the
+search score ``s_t`` (clipped to ``±cap``) and the leaf of its principal variation, resolved by the capture
+quiescence the labels' targets use (:func:`mentor.target.quiet_leaf`). With the scores in White's view
+``w_t``, the temporal differences ``d_t = w_{t+1} - w_t`` and the TD-Leaf target of step t is
 
     T_t = w_t + sum_{j >= t} λ^(j-t) d_j        (λ = 0.7, Giraffe's; T of the last step is w_t itself)
 
@@ -121,8 +121,13 @@ def self_play_game(engine: Engine, start: chess.Board, settings: TDSettings
     return xs, ys
 
 
-def _start(opening: Opening, rng: np.random.Generator) -> chess.Board | None:
-    board = opening.board()
+def start_position(opening: Opening, rng: np.random.Generator) -> chess.Board | None:
+    """A game's start: the opening's position, or for a game of a PGN game set (an opening with moves) the
+    position after a random number of its moves (0 to all), then one random legal move; ``None`` when the
+    game is over there."""
+    board = chess.Board(opening.fen)
+    for m in opening.moves[:int(rng.integers(len(opening.moves) + 1))]:
+        board.push_uci(m)
     moves = list(board.legal_moves)
     if not moves:
         return None
@@ -178,7 +183,7 @@ def td_leaf(model: Any, shape: NetShape, openings: Sequence[Opening], settings: 
             xs: list[np.ndarray] = []
             ys: list[float] = []
             for _ in range(settings.games):
-                start = _start(openings[int(rng.integers(len(openings)))], rng)
+                start = start_position(openings[int(rng.integers(len(openings)))], rng)
                 if start is not None:
                     engine.new_game()
                     gx, gy = self_play_game(engine, start, settings)

@@ -223,6 +223,26 @@ def test_td_leaf_runs_resumes_and_changes_weights(tmp_path: Path) -> None:
         np.testing.assert_array_equal(v, after[k])
 
 
+def test_td_start_positions_from_a_game_set() -> None:
+    from evolve.tdleaf import start_position
+    from search.match import Opening
+
+    # A "game" of 1.e4 e5 2.Nf3: the start is after 0-3 of its moves, then one random move, so 1 to 4 plies in.
+    game = Opening("g", chess.STARTING_FEN, ("e2e4", "e7e5", "g1f3"))
+    rng = np.random.default_rng(0)
+    plies = set()
+    for _ in range(40):
+        board = start_position(game, rng)
+        assert board is not None and board.is_valid()
+        plies.add(board.ply())
+    assert plies == {1, 2, 3, 4}
+    # Black's king on a8, boxed by White's rook on b1 (the b-file) and king on c7 (b7, b8): Ka7 is the only
+    # legal move, so the start is always the position after it.
+    boxed = Opening("one", "k7/2K5/8/8/8/8/8/1R6 b - - 0 1")
+    board = start_position(boxed, rng)
+    assert board is not None and board.fen().startswith("8/k1K5/")
+
+
 def test_train_net_command_writes_the_net(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _torch()
     out = tmp_path / "run"
