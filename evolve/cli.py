@@ -841,7 +841,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("labels", help="EPD label file (from mimic label)")
     p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights, the split and self-play (default 0)")
-    p.add_argument("--limit", type=_positive_int, default=None, help="only the first N labels")
+    p.add_argument("--limit", type=_positive_int, default=None, help="only the first N label lines")
     g = p.add_argument_group("net")
     g.add_argument("--units", type=_positive_int, nargs=3, default=[19, 44, 26], metavar=("GLOBAL", "PIECE", "SQUARE"),
                    help="first-layer units per feature group (default 19 44 26: Giraffe's 1.0x, 0.2x, 0.2x)")

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from mentor.labels import DEFAULT_CAP, read_labels
+from mentor.labels import DEFAULT_CAP, label_lines, parse_label
 from mentor.target import target
-from organisms.giraffe import giraffe_matrix
+from organisms.giraffe import giraffe_matrix, giraffe_row
 from organisms.net import (
     ARRAY_NAMES,
     DEFAULT_HIDDEN,
@@ -40,6 +40,8 @@ from organisms.net import (
     make_header,
 )
 from search.conventions import ce_is_mate
+from search.epd import EpdError
+from search.workers import pool_options
 
 from .dataset import split
 
@@ -146,30 +148,61 @@ class NetData:
                 f"mates), {self.malformed} malformed lines skipped")
 
 
-def load_net_data(path: str | Path, target_mode: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
-                  seed: int = 0, n_jobs: int = 1, use_cache: bool = True,
-                  limit: int | None = None) -> NetData:
-    """Read ``path`` (see the module docstring); ``limit`` keeps only the first ``limit`` labels read."""
-    errors: list[str] = []
-    boards, ys = [], []
+CHUNK = 5000
+"""Label lines per worker task when the targets are resolved in parallel."""
+
+
+def _resolve_chunk(path: str, lines: list[tuple[int, str]], target_mode: str, cap: int
+                   ) -> tuple[np.ndarray, np.ndarray, list[int], list[str]]:
+    """Parse one chunk of label lines and resolve their targets: (giraffe rows, scores, counts, errors)."""
+    rows, ys, errors = [], [], []
     total = over = mates = 0
-    for label in read_labels(path, on_error=lambda e: errors.append(f"{path}:{e.line_no}: {e.reason}")):
-        if limit is not None and total >= limit:
-            break
+    for line_no, text in lines:
+        try:
+            label = parse_label(text, path, line_no)
+        except EpdError as err:
+            errors.append(f"{path}:{err.line_no}: {err.reason}")
+            continue
         total += 1
         if abs(label.ce) > cap:
             over += 1
             mates += ce_is_mate(label.ce)
             continue
         board, score = target(label, target_mode)
-        boards.append(board)
+        rows.append(giraffe_row(board))
         ys.append(score)
-    if not ys:
+    return (np.array(rows, dtype=np.uint64).reshape(-1, 10), np.array(ys, dtype=np.float64), [total, over, mates],
+            errors)
+
+
+def load_net_data(path: str | Path, target_mode: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
+                  seed: int = 0, n_jobs: int = 1, use_cache: bool = True,
+                  limit: int | None = None) -> NetData:
+    """Read ``path`` (see the module docstring); ``limit`` keeps only the first ``limit`` label lines. Targets
+    are resolved, and features extracted, in ``n_jobs`` worker processes (``-1``: every core)."""
+    errors: list[str] = []
+    lines = list(label_lines(path, on_error=lambda e: errors.append(f"{path}:{e.line_no}: {e.reason}")))
+    if limit is not None:
+        lines = lines[:limit]
+    chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
+    if n_jobs == 1 or len(chunks) <= 1:
+        parts = [_resolve_chunk(str(path), c, target_mode, cap) for c in chunks]
+    else:
+        from joblib import delayed
+
+        from search.workers import parallel
+
+        parts = list(parallel(n_jobs)(delayed(_resolve_chunk)(str(path), c, target_mode, cap) for c in chunks))
+    total, over, mates = (sum(p[2][i] for p in parts) for i in range(3))
+    for p in parts:
+        errors += p[3]
+    rows = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 10), dtype=np.uint64)
+    y = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+    if not len(y):
         raise ValueError(f"{path}: no usable labels (of {total}, {over} beyond the cap of {cap} cp)")
-    x = giraffe_matrix(boards, n_jobs=n_jobs, use_cache=use_cache)
-    train, held = split(len(ys), held_out, seed)
-    return NetData(x, np.asarray(ys, dtype=np.float64), train, held, str(path), total, over, mates, len(errors),
-                   errors)
+    x = giraffe_matrix(rows, n_jobs=n_jobs, use_cache=use_cache, parallel_options=pool_options())
+    train, held = split(len(y), held_out, seed)
+    return NetData(x, y, train, held, str(path), total, over, mates, len(errors), errors)
 
 
 def mae(net: NetEvaluator, x: np.ndarray, y: np.ndarray) -> float:

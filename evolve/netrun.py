@@ -55,7 +55,7 @@ class NetRunSettings:
     seed: int = 0
     jobs: int = 1
     openings: str | None = None
-    limit: int | None = None  # only the first N labels
+    limit: int | None = None  # only the first N label lines
 
 
 @dataclass

@@ -172,6 +172,25 @@ def test_numpy_inference_equals_torch_on_1000_positions() -> None:
     assert all(abs(net.evaluate(b) - 100 * e) <= 0.51 for b, e in zip(boards[:100], expected[:100], strict=True))
 
 
+def test_net_data_is_the_same_in_worker_processes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import evolve.net
+    from evolve.dataset import load_dataset
+
+    one = evolve.net.load_net_data(LABELS, limit=400, use_cache=False)
+    monkeypatch.setattr(evolve.net, "CHUNK", 100)  # four chunks of label lines for two workers
+    two = evolve.net.load_net_data(LABELS, limit=400, use_cache=False, n_jobs=2)
+    np.testing.assert_array_equal(one.x, two.x)
+    np.testing.assert_array_equal(one.y, two.y)
+    assert (one.total, one.over_cap, one.mates) == (two.total, two.over_cap, two.mates) == (400, 34, 11)
+    # The organism's dataset of the same lines has the same scores and the same held-out rows: the two
+    # held-out errors are comparable.
+    first = tmp_path / "first.epd"
+    first.write_text("".join(LABELS.read_text().splitlines(keepends=True)[:400]))
+    ds = load_dataset(first, use_cache=False, cache_dir=tmp_path)
+    np.testing.assert_array_equal(ds.y, one.y)
+    np.testing.assert_array_equal(ds.held, one.held)
+
+
 def test_supervised_training_beats_trivial_predictions() -> None:
     _torch()
     from evolve.net import NetShape, SupervisedSettings, baselines, build_model, load_net_data, train_supervised
