@@ -24,6 +24,7 @@ depend on (:func:`~organisms.giraffe.giraffe_row`), in a bounded dictionary.
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -85,11 +86,19 @@ def make_header(units: tuple[int, int, int] = DEFAULT_UNITS, hidden: int = DEFAU
 
 
 def save_net(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
-    """Write a net file (checked first: what :meth:`NetEvaluator.load` would refuse is not written)."""
+    """Write a net file, beside ``path`` and then moved into place (a net file is whole or absent), after
+    checking it: what :meth:`NetEvaluator.load` would refuse is not written."""
     net = NetEvaluator(arrays, header, source=str(path))
     out: dict[str, Any] = {n: net.arrays[n] for n in ARRAY_NAMES}
-    with open(path, "wb") as fh:
-        np.savez(fh, header=np.array(json.dumps(dict(header), sort_keys=True)), **out)
+    path = Path(path)
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, header=np.array(json.dumps(dict(header), sort_keys=True)), **out)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def read_net_file(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
