@@ -210,7 +210,11 @@ def td_leaf(model: Any, shape: NetShape, openings: Sequence[Opening], settings: 
                             {"td_iteration": it + 1, "td_curve": [asdict(r) for r in rows],
                              "td_settings": asdict(settings)})
             if on_iteration is not None:
+                if bar is not None:
+                    bar.clear()  # the caller's line goes above the bar, not into it
                 on_iteration(row)
+                if bar is not None:
+                    bar.refresh()
     finally:
         if bar is not None:
             bar.close()
