@@ -283,6 +283,34 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train_net(args: argparse.Namespace) -> int:
+    from .net import NetShape, SupervisedSettings
+    from .netrun import NetRunSettings, train_net
+    from .tdleaf import TDSettings
+
+    try:
+        settings = NetRunSettings(
+            labels=args.labels, out=args.out,
+            shape=NetShape(units=tuple(args.units), hidden=args.hidden),
+            supervised=SupervisedSettings(epochs=args.epochs, batch=args.batch, lr=args.lr, seed=args.seed),
+            td=TDSettings(iterations=args.td_iterations, games=args.td_games, plies=args.td_plies,
+                          nodes=args.td_nodes, lam=args.td_lambda, lr=args.td_lr, cap=args.cap, seed=args.seed),
+            target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, jobs=args.jobs,
+            openings=args.openings, limit=args.limit)
+        outcome = train_net(settings, _command_line(), resume=args.resume, progress=not args.no_progress,
+                            report=print)
+    except (ValueError, RuntimeError) as exc:
+        print(f"mimic train-net: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"mimic train-net: {_os_error(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, FileExistsError) else 1
+    print(f"held-out error {outcome.held_mae:.1f} cp (predicting the training median: "
+          f"{outcome.baselines['median']:.1f} cp); training {outcome.train_mae:.1f} cp")
+    print(f"results in {args.out}/ (net.npz, summary.md, curve.png); play it as net:{outcome.path}")
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -621,7 +649,8 @@ def _cmd_recognize(args: argparse.Namespace) -> int:
         if args.action == "classify":
             manifest = rec.load_clones(args.dir)[0]
             players = manifest["players"]
-            queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn)
+            queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn,
+                                   held_out=args.held_out)
             print(f"{len(queries)} queries of {args.query} ({'all' if args.k is None else args.k} game sides each), "
                   f"{len(players)} players; score: {manifest['settings']['score']} minus each clone's average on "
                   "all players' validation game sides (higher is more like the player)")
@@ -729,6 +758,8 @@ def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:
                    help="game sides a query: groups of N sides with the same player, in file order (default 1)")
     a.add_argument("--csv", default=None, metavar="FILE",
                    help="one row per query: player, predicted, one score column per player")
+    a.add_argument("--held-out", action="store_true",
+                   help="only the games DIR's split did not train or validate on (its test games, and new ones)")
     a.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1)")
     a.set_defaults(func=_cmd_recognize)
 
@@ -910,6 +941,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="write the nearest organism to this JSON file")
     p.set_defaults(func=_cmd_fit)
 
+    p = sub.add_parser("train-net", help="train a Giraffe-style evaluation net: from labels, then TD-Leaf self-play",
+                       description="Train a Giraffe-style evaluation net (363 Giraffe features, a per-group first "
+                                   "layer, a hidden layer, one output in centipawns) on a label file's mentor "
+                                   "scores, then optionally by TD-Leaf(lambda) self-play with our engine; writes "
+                                   "net.npz (play it as net:OUT/net.npz), summary.md and curve.png. Needs torch: "
+                                   "pip install torch==2.13.0.")
+    p.add_argument("labels", help="EPD label file (from mimic label)")
+    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights, the split and self-play (default 0)")
+    p.add_argument("--limit", type=_positive_int, default=None, help="only the first N label lines")
+    g = p.add_argument_group("net")
+    g.add_argument("--units", type=_positive_int, nargs=3, default=[19, 44, 26], metavar=("GLOBAL", "PIECE", "SQUARE"),
+                   help="first-layer units per feature group (default 19 44 26: Giraffe's 1.0x, 0.2x, 0.2x)")
+    g.add_argument("--hidden", type=_positive_int, default=64, help="hidden units (default 64, Giraffe's)")
+    g = p.add_argument_group("supervised bootstrap")
+    g.add_argument("--epochs", type=_non_negative_int, default=20, help="epochs (default 20)")
+    g.add_argument("--batch", type=_positive_int, default=64, help="minibatch (default 64)")
+    g.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 0.001)")
+    g = p.add_argument_group("TD-Leaf self-play (off unless --td-iterations)")
+    g.add_argument("--td-iterations", type=_non_negative_int, default=0, help="iterations (default 0: none)")
+    g.add_argument("--td-games", type=_positive_int, default=8, help="games per iteration (default 8)")
+    g.add_argument("--td-plies", type=_positive_int, default=12, help="half-moves per game (default 12, Giraffe's)")
+    g.add_argument("--td-nodes", type=_positive_int, default=300, help="nodes per search (default 300)")
+    g.add_argument("--td-lambda", type=float, default=0.7, help="lambda (default 0.7, Giraffe's)")
+    g.add_argument("--td-lr", type=float, default=1e-3, help="SGD learning rate (default 0.001)")
+    g.add_argument("--openings", default=None,
+                   help="start positions: an EPD file, or a PGN game set (a random point of a random game); "
+                        "default: the shipped balanced openings")
+    _add_data_arguments(p, genome=False)
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoints")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=_cmd_train_net)
+
     p = sub.add_parser("match", help="a match between two players, with Elo statistics",
                        epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Play a match between two player specs: paired openings (each played twice, "
@@ -987,12 +1051,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_data_arguments(p: argparse.ArgumentParser) -> None:
+def _add_data_arguments(p: argparse.ArgumentParser, genome: bool = True) -> None:
     p.add_argument("--target", choices=("leaf", "root"), default="leaf",
                    help="score the quiet leaf of the mentor's PV (default) or the labelled position itself")
     p.add_argument("--cap", type=int, default=1500, help="leave out labels with |score| above this (cp)")
     p.add_argument("--held-out", type=float, default=0.2, help="share never sampled for fitness (default 0.2)")
     p.add_argument("--jobs", type=_jobs, default=1, help="feature extraction workers (default 1; -1: every core)")
+    if not genome:
+        return
     p.add_argument("--genome", choices=("paper", "rich"), default="paper",
                    help="the genome layout: paper (49 genes, default) or rich (417: those plus signed "
                         "middle-game and endgame piece-square genes, files mirrored)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from organisms import Expert, Material, Organism
 from organisms.genome import rich_genome
+from organisms.net import NetEvaluator, NetFileError
 from search import Evaluator
 from search.book import DEEPRED
 from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError
@@ -40,6 +41,14 @@ def _organism(spec: PlayerSpec) -> Evaluator:
         raise SpecError(f"{spec.text!r}: {exc}") from exc
 
 
+def _net(spec: PlayerSpec) -> Evaluator:
+    assert spec.arg is not None
+    try:
+        return NetEvaluator.load(spec.arg)
+    except NetFileError as exc:
+        raise SpecError(f"{spec.text!r}: {exc}") from exc
+
+
 PLAYERS = PlayerRegistry([
     PlayerKind("organism", "path", "an evolved organism file (JSON), e.g. organism:results/x/organism.json",
                _organism),
@@ -48,6 +57,8 @@ PLAYERS = PlayerRegistry([
     PlayerKind("random", "seed", "a random organism (a random chromosome; seed 0 by default)", _random),
     PlayerKind("rich-random", "seed", "a random organism of the rich genome (417 genes with piece-square ones; "
                "seed 0 by default)", _rich_random),
+    PlayerKind("net", "path", "a Giraffe-style evaluation net (numpy inference), e.g. net:results/x/net.npz "
+               "(mimic train-net)", _net),
     DEEPRED,
     *EXTERNAL_KINDS,
 ])

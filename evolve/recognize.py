@@ -648,15 +648,20 @@ def load_clones(folder: str | Path) -> tuple[dict[str, Any], np.ndarray, np.ndar
 
 
 def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int = 1,
-             on_error: Callable[[str], None] | None = None, cache_dir: str | Path | None = None) -> list[Query]:
+             on_error: Callable[[str], None] | None = None, cache_dir: str | Path | None = None,
+             held_out: bool = False) -> list[Query]:
     """Score every game side of ``query`` (or every group of ``k`` sides with the same header player; see
-    :func:`group_sides`) by every clone of ``folder``."""
+    :func:`group_sides`) by every clone of ``folder``; with ``held_out``, only the sides of games that the
+    split of ``folder`` did not use for training or validation (its test games, and games it never saw)."""
     manifest, weights, betas = load_clones(folder)
     players = manifest["players"]
     st = manifest["settings"]
     aliases = parse_aliases(st.get("aliases", []))
     gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, exclude=st.get("exclude", []),
                        on_error=on_error)
+    if held_out:
+        used = used_games(folder)
+        gs.sides = [sd for sd in gs.sides if gs.keys[sd.game] not in used]
     seen = seen_games(folder, gs)
     if seen and on_error is not None:
         on_error(f"{query}: {seen} of its {len(gs.games)} games were training or validation games of these clones "
@@ -678,14 +683,21 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     return out
 
 
-def seen_games(folder: str | Path, gs: GameSet) -> int:
-    """How many games of ``gs`` the split of ``folder`` put in training or validation (by game key)."""
+def used_games(folder: str | Path) -> set[str]:
+    """The keys of the games that the split of ``folder`` put in training or validation (none when the
+    folder has no readable ``split.json``)."""
     try:
         split = json.loads((Path(folder) / SPLIT).read_text())
-        used = {g["key"] for g in split["games"] if g["part"] != "test"}
+        return {g["key"] for g in split["games"] if g["part"] != "test"}
     except (OSError, ValueError, KeyError, TypeError):
-        return 0
-    return sum(k in used for k in gs.keys)
+        return set()
+
+
+def seen_games(folder: str | Path, gs: GameSet) -> int:
+    """How many games of ``gs`` whose sides are queried the split of ``folder`` put in training or validation
+    (by game key)."""
+    used = used_games(folder)
+    return len({sd.game for sd in gs.sides if gs.keys[sd.game] in used})
 
 
 def write_csv(path: str | Path, queries: Sequence[Query], players: Sequence[str], k: int | None = 1) -> None:

@@ -7,6 +7,8 @@ objects with ``better(a, b) -> bool``; this package never imports a concrete eva
 
 from .base import MATE, MATE_BOUND, Comparator, Evaluator, Limit, SearchResult
 from .engine import Engine
+from .prob import ProbEngine, make_engine
 from .tt import position_key
 
-__all__ = ["MATE", "MATE_BOUND", "Comparator", "Engine", "Evaluator", "Limit", "SearchResult", "position_key"]
+__all__ = ["MATE", "MATE_BOUND", "Comparator", "Engine", "Evaluator", "Limit", "ProbEngine", "SearchResult",
+           "make_engine", "position_key"]

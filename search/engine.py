@@ -201,11 +201,7 @@ class Engine:
             return SearchResult(None, -MATE if in_check else 0, 0, 0, 0, self._elapsed())
         root = self._order_root(legal)
 
-        max_depth = MAX_PLY - 1
-        if limit.depth is not None:
-            max_depth = max(1, min(limit.depth, max_depth))
-        if limit.mate is not None and limit.mate > 0:
-            max_depth = min(max_depth, 2 * limit.mate - 1)
+        max_depth = self._max_iterations(limit)
         timed = b.soft is not None or b.hard is not None
         result = SearchResult(root[0], 0, 0, 0, 0, 0.0, [root[0]])
         score = 0
@@ -233,6 +229,17 @@ class Engine:
         result.nodes = self.nodes
         result.seldepth = max(result.seldepth, self._seldepth)
         return result
+
+    def _max_iterations(self, limit: Limit) -> int:
+        """The last iteration :meth:`search` may start: here the depth in plies (``limit.depth``, at most
+        ``MAX_PLY - 1``; no deeper than a ``limit.mate`` needs). A subclass whose iterations are not plies
+        (:class:`search.prob.ProbEngine`) says its own."""
+        max_depth = MAX_PLY - 1
+        if limit.depth is not None:
+            max_depth = max(1, min(limit.depth, max_depth))
+        if limit.mate is not None and limit.mate > 0:
+            max_depth = min(max_depth, 2 * limit.mate - 1)
+        return max_depth
 
     def _elapsed(self) -> float:
         return time.perf_counter() - self._start

@@ -23,8 +23,8 @@ import chess.engine
 from .base import Evaluator, Limit
 from .book import BookChooser
 from .conventions import from_engine_score
-from .engine import Engine
-from .spec import BookLayer, PlayerRegistry, PlayerSpec
+from .prob import make_engine
+from .spec import DEFAULT_SEARCH, BookLayer, PlayerRegistry, PlayerSpec
 
 
 @dataclass
@@ -46,11 +46,13 @@ class PlayerError(RuntimeError):
 
 
 class EnginePlayer:
-    """Our alpha-beta engine with an evaluator; ``cap`` (from ``@depth=`` etc.) bounds every search."""
+    """Our alpha-beta engine with an evaluator; ``cap`` (from ``@depth=`` etc.) bounds every search; ``search``
+    names the search it runs (``@search=``: ``depth``, ``prob`` or ``prob-uniform``, :data:`search.spec.SEARCHES`)."""
 
-    def __init__(self, name: str, evaluator: Evaluator, cap: Limit | None = None, hash_mb: int = 16) -> None:
+    def __init__(self, name: str, evaluator: Evaluator, cap: Limit | None = None, hash_mb: int = 16,
+                 search: str = DEFAULT_SEARCH) -> None:
         self.name = name
-        self.engine = Engine(evaluator, hash_mb=hash_mb)
+        self.engine = make_engine(evaluator, search, hash_mb)
         self.cap = cap
 
     def new_game(self) -> None:
@@ -189,7 +191,7 @@ def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
         inner = ExternalPlayer(s.text, s.arg, dict(s.options), s.kind, s.limit)
     else:
         deepred = s.book is not None and s.book.seed is not None  # its engine never searches: a small table
-        inner = EnginePlayer(s.text, make_evaluator(s), s.limit, 1 if deepred else hash_mb)
+        inner = EnginePlayer(s.text, make_evaluator(s), s.limit, 1 if deepred else hash_mb, s.search)
     return inner if s.book is None else BookPlayer(inner, s.book)
 
 

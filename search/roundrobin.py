@@ -39,7 +39,7 @@ from .match import (
     play_schedule,
 )
 from .match import schedule as match_schedule
-from .spec import PlayerRegistry, PlayerSpec
+from .spec import DEFAULT_SEARCH, PlayerRegistry, PlayerSpec
 
 _GENERIC_STEMS = {"organism", "params", "net", "cmp", "best", "model"}
 """File stems that say nothing about the player: the folder's name is used instead."""
@@ -49,7 +49,8 @@ def default_name(spec: PlayerSpec) -> str:
     """A readable header name for a spec: the kind (``expert``), the kind and seed (``random-1``), the file's
     stem or, for ``organism.json`` and the like, its folder's name (``organism:results/demo/organism.json``
     gives ``demo``), the engine's file name and options (``stockfish Skill Level=3``); then the limits
-    (``material depth=1``). Never a comma (PGN readers take the part before one for a surname).
+    (``material depth=1``) and a search other than the default (``expert search=prob``). Never a comma (PGN
+    readers take the part before one for a surname).
 
     >>> from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry
     >>> r = PlayerRegistry([PlayerKind("random", "seed", "", build=lambda s: None), *EXTERNAL_KINDS])
@@ -73,6 +74,8 @@ def default_name(spec: PlayerSpec) -> str:
             value = getattr(spec.limit, key)
             if value is not None:
                 base += f" {key}={value:g}"
+    if spec.search != DEFAULT_SEARCH:
+        base += f" search={spec.search}"
     return base.replace(",", ";")
 
 

@@ -1,8 +1,9 @@
 """Player specs (DESIGN.md): one string names a player; a :class:`PlayerRegistry` of kinds parses and builds them.
 
-A spec is ``KIND[:ARG]`` followed by zero or more limits ``@depth=N``, ``@nodes=N``, ``@movetime=S`` (seconds),
-e.g. ``material@depth=3``, ``organism:results/x/organism.json``,
-``uci:/usr/games/stockfish?Skill%20Level=3@movetime=0.1``.
+A spec is ``KIND[:ARG]`` followed by zero or more limits ``@depth=N``, ``@nodes=N``, ``@movetime=S`` (seconds)
+and at most one search option ``@search=NAME`` (one of :data:`SEARCHES`; ``depth`` when absent), e.g.
+``material@depth=3``, ``expert@search=prob@nodes=5000``, ``organism:results/x/organism.json``,
+``uci:/usr/games/stockfish?Skill%20Level=3@movetime=0.1``. The suffixes may come in any order.
 
 Any spec may carry an experience book, the one *layer* of the grammar: ``SPEC+book:PATH[?min=N]``
 (e.g. ``organism:x.json+book:b.sqlite?min=5@depth=3``; the layer may stand before or after the limits). Where
@@ -31,7 +32,21 @@ from .base import Evaluator, Limit
 _LIMIT_RE = re.compile(r"@(depth|nodes|movetime)=([0-9]*\.?[0-9]+)$")
 _BOOK_RE = re.compile(r"\+book:([^@]*)")
 """The book layer ``+book:PATH[?min=N]``: it runs to the next ``@`` or the end of the spec."""
+_SEARCH_RE = re.compile(r"@search=([^@:?/]*)$")  # any value, so that a bad one is named in the error
 _SEED_RE = re.compile(r"[0-9]{1,18}")  # ASCII digits only: str.isdigit() accepts "²", which int() rejects
+
+SEARCHES: dict[str, str] = {
+    "depth": "depth-limited alpha-beta (the default): iterative deepening one ply at a time",
+    "prob": "probability-limited alpha-beta (Giraffe): expands a node while the product of the move "
+            "probabilities from the root is at least a threshold (divided by 4 each iteration); "
+            "moves weighted by hash move, SEE, killers",
+    "prob-uniform": "the same probability-limited search with every legal move equally likely",
+}
+"""The searches our engine runs, by the name ``@search=NAME`` gives (the one home of these names and their help).
+With a probability-limited search, ``@depth=N`` caps the number of iterations (iteration ``k`` searches with
+threshold ``4^-(k-1)``), which is also the ``depth`` it reports."""
+DEFAULT_SEARCH = "depth"
+"""The search of a spec without ``@search=`` (and the one a spec's default name leaves out)."""
 
 ArgShape = Literal["none", "path", "seed", "engine", "book"]
 """How a kind reads the text after ``KIND:``: nothing; a file path; an optional non-negative integer seed; an
@@ -61,7 +76,8 @@ class PlayerSpec:
 
     ``arg`` is the path (organism, uci, xboard, ...) or the seed text (random), ``options`` the engine options of
     an external engine, ``limit`` the search limit given by ``@...`` suffixes (``None`` when absent),
-    ``external`` whether the kind is an engine process rather than an evaluator in our engine.
+    ``external`` whether the kind is an engine process rather than an evaluator in our engine, ``search`` the name
+    of the search our engine runs with it (a key of :data:`SEARCHES`; ``@search=``, default ``depth``).
     """
 
     kind: str
@@ -70,6 +86,7 @@ class PlayerSpec:
     limit: Limit | None = None
     text: str = ""
     external: bool = False
+    search: str = DEFAULT_SEARCH
     book: BookLayer | None = None
 
     @property
@@ -159,9 +176,15 @@ class PlayerRegistry:
         """One line per kind, then the limit suffixes: the reference a ``--help`` shows."""
         width = max(len(k.syntax) for k in self)
         lines = [f"  {k.syntax:<{width}}  {k.summary}" for k in self]
-        lines.append("each optionally followed by @depth=N, @nodes=N or @movetime=S (seconds), and by "
-                     "+book:PATH[?min=N]\n(an experience book: where it knows moves seen in at least N games, "
-                     f"default {DEFAULT_BOOK_MIN},\nit plays the one with the best Wilson lower bound of its score)\n")
+        lines.append("each optionally followed by @depth=N, @nodes=N or @movetime=S (seconds), and for our engine by")
+        lines.append("@search=NAME, the search it runs:")
+        width = max(len(name) for name in SEARCHES)
+        lines.extend(f"  {name:<{width}}  {text}" for name, text in SEARCHES.items())
+        lines.append("with a probability-limited search, @depth=N caps its iterations "
+                     "(iteration k: threshold 4^-(k-1));")
+        lines.append("any spec but deepred: may add +book:PATH[?min=N] (an experience book: where it knows moves seen "
+                     f"in at least N games, default {DEFAULT_BOOK_MIN},\nit plays the one with the best Wilson lower "
+                     "bound of its score)\n")
         return "\n".join(lines)
 
     def parse(self, text: str) -> PlayerSpec:
@@ -196,29 +219,40 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
     book = _book_layer(original, layers[0], seed=False) if layers else None
     text = _BOOK_RE.sub("", text)
     fields: dict[str, float] = {}
+    search: str | None = None
     while True:
         m = _LIMIT_RE.search(text)
+        if m is not None:
+            name, value = m.group(1), m.group(2)
+            if name in fields:
+                raise SpecError(f"{original!r}: @{name} given twice")
+            fields[name] = float(value)
+            text = text[: m.start()]
+            continue
+        m = _SEARCH_RE.search(text)
         if m is None:
             break
-        name, value = m.group(1), m.group(2)
-        if name in fields:
-            raise SpecError(f"{original!r}: @{name} given twice")
-        fields[name] = float(value)
+        if search is not None:
+            raise SpecError(f"{original!r}: @search given twice")
+        search = m.group(1)
+        if search not in SEARCHES:
+            raise SpecError(f"{original!r}: unknown search {search!r} (expected @search={' | '.join(SEARCHES)})")
         text = text[: m.start()]
     name, _, arg = text.partition(":")
     kind = registry.get(name)
     if kind is None:
         raise SpecError(f"{original!r}: unknown player kind {name!r} (expected {registry.grammar})")
     if "@" in text and kind.arg in ("none", "seed", "book"):
-        raise SpecError(f"{original!r}: a limit must be @depth=N, @nodes=N or @movetime=S")
+        raise SpecError(f"{original!r}: a limit must be @depth=N, @nodes=N or @movetime=S, a search @search=NAME")
     limit = _limit(original, fields)
     if kind.arg == "book":
-        if limit is not None or book is not None:
-            raise SpecError(f"{original!r}: {name} plays from its book or at random: no limit, no +book:")
+        if limit is not None or book is not None or search is not None:
+            raise SpecError(f"{original!r}: {name} plays from its book or at random: no limit, no @search=, "
+                            "no +book:")
         if not arg:
             raise SpecError(f"{original!r}: {name} needs a book file, as in {kind.syntax}")
         book = _book_layer(original, arg, seed=True)
-        return PlayerSpec(name, book.path, (), None, original.strip(), kind.external, book)
+        return PlayerSpec(name, book.path, (), None, original.strip(), kind.external, book=book)
     if kind.arg == "none" and arg:
         raise SpecError(f"{original!r}: {name} takes no argument")
     if kind.arg in ("path", "engine") and not arg:
@@ -226,13 +260,16 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
     if kind.arg == "seed" and arg and not _SEED_RE.fullmatch(arg):
         raise SpecError(f"{original!r}: the seed of {kind.syntax} must be a non-negative integer")
     options: tuple[tuple[str, str], ...] = ()
+    if search is not None and kind.build is None:
+        raise SpecError(f"{original!r}: @search= chooses our engine's search; {name} is an external engine")
     if kind.arg == "engine" and "?" in arg:
         arg, _, query = arg.partition("?")
         try:
             options = tuple(parse_qsl(query, keep_blank_values=True, strict_parsing=True))
         except ValueError as exc:
             raise SpecError(f"{original!r}: bad option list {query!r} (use Name=Value&Name=Value)") from exc
-    return PlayerSpec(name, arg or None, options, limit, original.strip(), kind.external, book)
+    return PlayerSpec(name, arg or None, options, limit, original.strip(), kind.external, search or DEFAULT_SEARCH,
+                      book)
 
 
 def _book_layer(original: str, text: str, *, seed: bool) -> BookLayer:

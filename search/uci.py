@@ -25,7 +25,7 @@ import chess
 from .base import Limit, SearchResult
 from .book import BookChooser
 from .conventions import uci_score
-from .engine import Engine
+from .prob import make_engine
 from .spec import PlayerRegistry, PlayerSpec
 
 NAME = "mimic"
@@ -61,7 +61,8 @@ class UciFrontEnd:
     """One UCI session: reads commands, writes replies to ``out``.
 
     ``make_evaluator(spec)`` builds the evaluator named by a player spec (for ``--eval`` and the
-    ``Eval`` option). A limit suffix in the spec (``expert@depth=3``) caps every ``go``.
+    ``Eval`` option). A limit suffix in the spec (``expert@depth=3``) caps every ``go``; ``@search=prob`` picks
+    the probability-limited search, whose ``info depth`` is the iteration number (:mod:`search.prob`).
     """
 
     def __init__(self, make_evaluator: PlayerRegistry, eval_spec: str = "material",
@@ -72,7 +73,8 @@ class UciFrontEnd:
         self.eval_spec = eval_spec
         parsed = make_evaluator.parse(eval_spec)
         self.cap = parsed.limit
-        self.engine = Engine(make_evaluator(eval_spec), hash_mb=hash_mb)
+        self.search_name = parsed.search
+        self.engine = make_engine(make_evaluator(parsed), parsed.search, hash_mb)
         self.chooser = self._chooser(parsed)
         self.hash_mb = hash_mb
         self.board = chess.Board()
@@ -239,7 +241,13 @@ class UciFrontEnd:
                 raise UciError(f"cannot load Eval {echo(value)}: {type(exc).__name__}: {cut(str(exc))}; "
                                f"keeping {self.eval_spec!r}") from exc
             self.stop_search()
-            self.engine.set_evaluator(evaluator)
+            if spec.search != self.search_name:  # another search: a new engine (with an empty table)
+                overhead = self.engine.overhead
+                self.engine = make_engine(evaluator, spec.search, self.hash_mb)
+                self.engine.overhead = overhead
+                self.search_name = spec.search
+            else:
+                self.engine.set_evaluator(evaluator)
             if self.chooser is not None:
                 self.chooser.close()
             self.eval_spec, self.cap, self.chooser = value, spec.limit, chooser

@@ -171,6 +171,14 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     assert run.returncode == 0, run.stderr
     assert f"{games}: 22 of its 32 games were training or validation games" in run.stderr
     assert "2 queries of" in run.stdout  # --k all: one query per player
+    # --held-out on the whole file: only its 10 test games' 20 sides are queried, as from test-games.pgn above.
+    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(games), "--held-out", "--csv",
+                                       str(folder / "h.csv")), capture_output=True, text=True, env=env(folder))
+    assert run.returncode == 0, run.stderr
+    assert "were training or validation games" not in run.stderr
+    with open(folder / "h.csv", newline="") as fh:
+        held = list(csv.DictReader(fh))
+    assert sorted((r["player"], r["predicted"]) for r in held) == sorted((r["player"], r["predicted"]) for r in rows)
 
 
 def test_csv_columns_and_accuracy_recount_equal_the_summary(

@@ -1,0 +1,218 @@
+"""Numpy inference of a Giraffe-style evaluation net: the ``net:PATH.npz`` player's evaluator.
+
+Imports chess and numpy only (torch trains these nets in ``evolve.net``; playing needs none of it).
+
+**The net** (after Matthew Lai's Giraffe, 2015; ``ann_builder.cpp``): the 363 Giraffe features
+(:mod:`organisms.giraffe`) go into a first layer connected *per feature group* (global, piece-centric,
+square-centric: each group's units see only that group's columns), then one fully connected hidden layer,
+then one linear output. Both hidden layers are ReLU. The output times ``scale`` is centipawns from the side
+to move's view (the features are in that view already), rounded and clipped to :data:`EVAL_LIMIT`.
+
+**The file** is one ``.npz`` (always read with ``allow_pickle=False``) holding ``header``, a JSON string,
+and the float32 arrays ``w_global b_global w_piece b_piece w_square b_square w_hidden b_hidden w_out
+b_out``; a weight matrix is (inputs, units), so a layer is ``x @ w + b``. The header names the format
+(:data:`FORMAT`, :data:`FORMAT_VERSION`), the feature set and its version (it must equal
+:data:`~organisms.giraffe.GIRAFFE_FEATURE_VERSION`: a net trained on other features is refused), the
+architecture (``groups``: name, first column, end column, units; ``hidden``), ``scale`` (centipawns per
+output unit), and whatever its writer records (training settings, provenance).
+
+For speed the three group layers are assembled, once, into one block-diagonal (363, units) matrix, so a
+position costs three small matrix-vector products; positions are cached by the integers their features
+depend on (:func:`~organisms.giraffe.giraffe_row`), in a bounded dictionary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from .giraffe import GIRAFFE_FEATURE_VERSION, N_GIRAFFE, N_GLOBAL, N_PIECE, features_from_row, giraffe_row
+
+FORMAT = "mimic-net"
+FORMAT_VERSION = 1
+KIND = "giraffe-eval"
+
+GROUPS = (("global", 0, N_GLOBAL), ("piece", N_GLOBAL, N_GLOBAL + N_PIECE), ("square", N_GLOBAL + N_PIECE, N_GIRAFFE))
+"""The feature groups of the first layer: (name, first column, end column) in the Giraffe feature order."""
+
+DEFAULT_UNITS = (19, 44, 26)
+"""First-layer units per group: Giraffe's multipliers (``ann_builder.cpp``, full net) applied to our groups:
+the global group (counts, side to move, castling, kings: the game phase) passed through at 1.0x (19), the
+piece-centric and square-centric groups at 0.2x, rounded up (216 -> 44, 128 -> 26)."""
+DEFAULT_HIDDEN = 64
+"""Units of the fully connected hidden layer (Giraffe's 64)."""
+DEFAULT_SCALE = 100.0
+"""Centipawns per output unit: the net is trained in pawns."""
+EVAL_LIMIT = 10_000
+"""The evaluation is clipped to +-this many centipawns, far inside the engine's mate scores (31,000+)."""
+CACHE_SIZE = 1 << 16
+"""Positions kept in an evaluator's cache; it is emptied when full (the engine keeps its own cache too)."""
+
+ARRAY_NAMES = ("w_global", "b_global", "w_piece", "b_piece", "w_square", "b_square",
+               "w_hidden", "b_hidden", "w_out", "b_out")
+
+
+class NetFileError(ValueError):
+    """A net file that cannot be used: unreadable, another format or feature version, or wrong shapes."""
+
+
+def expected_shapes(units: tuple[int, int, int], hidden: int) -> dict[str, tuple[int, ...]]:
+    """The shape of every array of a net with first-layer ``units`` per group and ``hidden`` units."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for (name, lo, hi), u in zip(GROUPS, units, strict=True):
+        shapes[f"w_{name}"] = (hi - lo, u)
+        shapes[f"b_{name}"] = (u,)
+    shapes["w_hidden"] = (sum(units), hidden)
+    shapes["b_hidden"] = (hidden,)
+    shapes["w_out"] = (hidden, 1)
+    shapes["b_out"] = (1,)
+    return shapes
+
+
+def make_header(units: tuple[int, int, int] = DEFAULT_UNITS, hidden: int = DEFAULT_HIDDEN,
+                scale: float = DEFAULT_SCALE, **extra: Any) -> dict[str, Any]:
+    """A header for a net of this architecture; ``extra`` (training settings, provenance) is kept as given."""
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": KIND, "feature_set": "giraffe",
+            "feature_version": GIRAFFE_FEATURE_VERSION, "inputs": N_GIRAFFE,
+            "groups": [[name, lo, hi, u] for (name, lo, hi), u in zip(GROUPS, units, strict=True)],
+            "hidden": hidden, "activation": "relu", "output": "linear", "scale": scale, **extra}
+
+
+def save_net(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
+    """Write a net file, beside ``path`` and then moved into place (a net file is whole or absent), after
+    checking it: what :meth:`NetEvaluator.load` would refuse is not written."""
+    net = NetEvaluator(arrays, header, source=str(path))
+    out: dict[str, Any] = {n: net.arrays[n] for n in ARRAY_NAMES}
+    path = Path(path)
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, header=np.array(json.dumps(dict(header), sort_keys=True)), **out)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def read_net_file(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and header of a net file, not yet checked; :class:`NetFileError` naming the file if unreadable."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+    except OSError as exc:
+        raise NetFileError(f"{path}: cannot read the net: {exc.strerror or exc}") from exc
+    except (ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise NetFileError(f"{path}: not a net file (.npz without pickles): {exc}") from exc
+    if "header" not in arrays:
+        raise NetFileError(f"{path}: not a net file (no header array)")
+    try:
+        header = json.loads(str(arrays.pop("header")))
+    except json.JSONDecodeError as exc:
+        raise NetFileError(f"{path}: the header is not JSON: {exc}") from exc
+    if not isinstance(header, dict):
+        raise NetFileError(f"{path}: the header is not a JSON object")
+    return arrays, header
+
+
+class NetEvaluator:
+    """A Giraffe-style net as an Evaluator: ``evaluate(board)`` is centipawns from the side to move's view."""
+
+    name = "net"
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any], source: str = "<net>") -> None:
+        self.source = source
+        self.header: dict[str, Any] = dict(header)
+        self.units, self.hidden, self.scale = _check_header(self.header, source)
+        self.arrays = _check_arrays(arrays, expected_shapes(self.units, self.hidden), source)
+        a = self.arrays
+        w1 = np.zeros((N_GIRAFFE, sum(self.units)), dtype=np.float32)
+        col = 0
+        for (name, lo, hi), u in zip(GROUPS, self.units, strict=True):
+            w1[lo:hi, col:col + u] = a[f"w_{name}"]
+            col += u
+        self.w1 = w1
+        self.b1 = np.concatenate([a["b_global"], a["b_piece"], a["b_square"]])
+        self.w2, self.b2 = a["w_hidden"], a["b_hidden"]
+        self.w3, self.b3 = a["w_out"][:, 0].copy(), float(a["b_out"][0])
+        self._cache: dict[tuple[int, ...], int] = {}
+
+    @classmethod
+    def load(cls, path: str | Path) -> NetEvaluator:
+        """Read and check a net file (see the module docstring); :class:`NetFileError` names the file."""
+        arrays, header = read_net_file(path)
+        return cls(arrays, header, source=str(path))
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """The raw outputs (output units, not centipawns) of an (N, 363) feature matrix: (N,) float32."""
+        h = np.maximum(np.asarray(x, dtype=np.float32) @ self.w1 + self.b1, 0)
+        h = np.maximum(h @ self.w2 + self.b2, 0)
+        return np.asarray(h @ self.w3 + self.b3, dtype=np.float32)
+
+    def centipawns(self, x: np.ndarray) -> np.ndarray:
+        """Centipawns (float, unrounded and unclipped) of an (N, 363) feature matrix."""
+        return self.forward(x).astype(np.float64) * self.scale
+
+    def evaluate(self, board: chess.Board) -> int:
+        """Centipawns from the side to move's view, rounded and clipped to :data:`EVAL_LIMIT`."""
+        row = giraffe_row(board)
+        v = self._cache.get(row)
+        if v is not None:
+            return v
+        x = features_from_row(*row)
+        h = x @ self.w1 + self.b1
+        np.maximum(h, 0, out=h)
+        h = h @ self.w2 + self.b2
+        np.maximum(h, 0, out=h)
+        out = (float(h @ self.w3) + self.b3) * self.scale
+        v = round(min(max(out, -EVAL_LIMIT), EVAL_LIMIT))
+        if len(self._cache) >= CACHE_SIZE:
+            self._cache.clear()
+        self._cache[row] = v
+        return v
+
+
+def _check_header(header: Mapping[str, Any], source: str) -> tuple[tuple[int, int, int], int, float]:
+    if header.get("format") != FORMAT or header.get("kind") != KIND:
+        raise NetFileError(f"{source}: not a {FORMAT} {KIND} file (format {header.get('format')!r}, "
+                           f"kind {header.get('kind')!r})")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise NetFileError(f"{source}: net format version {header.get('format_version')!r}, this mimic reads "
+                           f"{FORMAT_VERSION}")
+    if header.get("feature_version") != GIRAFFE_FEATURE_VERSION:
+        raise NetFileError(f"{source}: trained on features {header.get('feature_version')!r}, but this mimic "
+                           f"computes {GIRAFFE_FEATURE_VERSION!r}; retrain the net (mimic train-net)")
+    try:
+        groups = [(str(g[0]), int(g[1]), int(g[2]), int(g[3])) for g in header["groups"]]
+        hidden, scale = int(header["hidden"]), float(header["scale"])
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise NetFileError(f"{source}: the header's architecture is incomplete: {exc!r}") from exc
+    if [g[:3] for g in groups] != list(GROUPS):
+        raise NetFileError(f"{source}: the header's feature groups {[g[:3] for g in groups]} are not "
+                           f"{list(GROUPS)}")
+    units = (groups[0][3], groups[1][3], groups[2][3])
+    if min(units) < 1 or hidden < 1 or not np.isfinite(scale) or scale <= 0:
+        raise NetFileError(f"{source}: units {units}, hidden {hidden} and scale {scale} must be positive")
+    return units, hidden, scale
+
+
+def _check_arrays(arrays: Mapping[str, np.ndarray], shapes: Mapping[str, tuple[int, ...]],
+                  source: str) -> dict[str, np.ndarray]:
+    missing = [n for n in shapes if n not in arrays]
+    if missing:
+        raise NetFileError(f"{source}: missing arrays {', '.join(missing)}")
+    out: dict[str, np.ndarray] = {}
+    for name, shape in shapes.items():
+        a = np.asarray(arrays[name])
+        if a.shape != shape:
+            raise NetFileError(f"{source}: {name} has shape {a.shape}, the header's architecture needs {shape}")
+        if a.dtype.kind != "f" or not np.all(np.isfinite(a)):
+            raise NetFileError(f"{source}: {name} must hold finite floats")
+        out[name] = np.ascontiguousarray(a, dtype=np.float32)
+    return out

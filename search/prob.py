@@ -1,0 +1,360 @@
+"""The probability-limited search (Matthew Lai's Giraffe, 2015): alpha-beta that spends nodes by move probability.
+
+:class:`ProbEngine` is :class:`~search.engine.Engine` with another tree shape. Every node carries a probability
+``p``: the root has 1 and a child has its parent's ``p`` times the probability of the move that leads to it
+(the probabilities of a node's legal moves sum to 1). A node is *expanded* (its moves are searched) while
+``p >= threshold``; below the threshold it is a leaf, scored by the engine's quiescence search exactly as a
+depth-limited leaf is. Iterative deepening divides the threshold by :data:`ITERATION_FACTOR` each iteration:
+iteration ``k`` (1, 2, ...) searches with ``threshold = ITERATION_FACTOR ** -(k - 1)``, so iteration 1 expands
+the root alone (a one-ply search and quiescence). The iteration number is the ``depth`` the engine reports
+(:class:`~search.base.SearchResult`, UCI ``info depth``) and what ``Limit.depth`` caps; nodes, movetime, clocks,
+``stop`` and ``searchmoves`` work as in the depth-limited search.
+
+Move probabilities (:func:`move_weights`, normalised to sum to 1 over the legal moves):
+
+* ``uniform``: ``1 / n`` for each of ``n`` legal moves;
+* ``heuristic`` (Giraffe's static move heuristics): each move has a weight, :data:`HASH_WEIGHT` for the hash
+  move, then by static exchange evaluation (:func:`search.see.see`) for captures and promotions
+  (:data:`WINNING_WEIGHT` when SEE > 0, :data:`EVEN_WEIGHT` when SEE = 0, :data:`LOSING_WEIGHT` when SEE < 0),
+  :data:`KILLER_WEIGHT` for a killer, :data:`QUIET_WEIGHT` for any other move; the probability of a move is its
+  weight over the sum of the weights. There is no move-probability net (Giraffe's optional third source).
+
+As in the depth-limited search: fail-soft alpha-beta, principal-variation search (the first move with the full
+window, the rest with a null window and a re-search when one lands inside it), aspiration windows from
+iteration 4, a transposition table, killers and history for the order, mate-distance pruning, draws by
+repetition, the 50-move rule and insufficient material. Like Giraffe, a side in check is always expanded (its
+``p`` is raised to the threshold: the check extension of this search). Not here: null-move pruning and late-move
+reductions (a late move already gets a small share of the budget).
+
+Transposition-table entries store, in the ``depth`` field, the node's budget level
+``floor(LEVELS_PER_OCTAVE * log2(p / threshold))`` (0 for a node expanded at the threshold itself); an entry
+answers a later visit whose level is not higher, so a stored result was searched with at least the budget
+asked for, up to rounding of ``1 / LEVELS_PER_OCTAVE`` octave (4%). Mate scores go through the table as in the
+engine: relative to the node (``score + ply`` for a mate it gives, ``score - ply`` for one it suffers).
+
+This module imports only python-chess and the rest of :mod:`search`.
+"""
+
+from __future__ import annotations
+
+from math import log2
+
+import chess
+
+from .base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit
+from .engine import MAX_PLY, Engine
+from .see import see
+from .spec import DEFAULT_SEARCH, SEARCHES
+from .tt import EXACT, LOWER, UPPER, position_key
+
+ITERATION_FACTOR = 4.0
+"""Each iteration divides the threshold by this (Giraffe multiplies its node budget by 4 each iteration): with
+some 30 legal moves a ply, 2.5 iterations a ply."""
+MAX_ITERATIONS = 60
+"""The last iteration of an unlimited search (threshold ``4^-59``, about ``1e-36``: never reached in practice)."""
+LEVELS_PER_OCTAVE = 16
+"""Resolution of the budget level stored in the transposition table (levels per doubling of ``p / threshold``)."""
+TIE = 1e-9
+"""Relative tolerance of ``p >= threshold``: a product of move probabilities that equals the threshold in exact
+arithmetic (1/3 x 1/3 against 1/9) is expanded whatever the float rounding."""
+
+HASH_WEIGHT = 8.0
+"""Weight of the hash (transposition-table) move: the best move of an earlier search of the node."""
+WINNING_WEIGHT = 4.0
+"""Weight of a capture or promotion that wins material by static exchange evaluation (SEE > 0)."""
+EVEN_WEIGHT = 2.0
+"""Weight of a capture or promotion that breaks even (SEE = 0)."""
+KILLER_WEIGHT = 2.0
+"""Weight of a quiet killer move (one of the two last quiet moves that caused a cutoff at this ply)."""
+QUIET_WEIGHT = 1.0
+"""Weight of any other move."""
+LOSING_WEIGHT = 0.5
+"""Weight of a capture or promotion that loses material (SEE < 0)."""
+
+PROBABILITIES = ("heuristic", "uniform")
+"""How :class:`ProbEngine` gives moves their probabilities (see the module docstring)."""
+
+_BB_SQUARES = chess.BB_SQUARES
+_PAWN = chess.PAWN
+
+
+def move_weights(board: chess.Board, moves: list[chess.Move], tt_move: chess.Move | None,
+                 killers: list[chess.Move | None]) -> list[float]:
+    """The heuristic weight of each of ``moves`` (legal in ``board``), in their order; divide by the sum for
+    probabilities. The first rule that applies: hash move, capture/promotion by SEE, killer, quiet.
+
+    >>> board = chess.Board("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1")  # exd5 wins a pawn; e5 and the king are quiet
+    >>> moves = [chess.Move.from_uci(u) for u in ("e4d5", "e4e5", "e1d1")]
+    >>> move_weights(board, moves, None, [chess.Move.from_uci("e1d1"), None])
+    [4.0, 1.0, 2.0]
+    """
+    occ_them = board.occupied_co[not board.turn]
+    ep = board.ep_square
+    out = []
+    for m in moves:
+        if m == tt_move:
+            w = HASH_WEIGHT
+        elif (_BB_SQUARES[m.to_square] & occ_them or m.promotion
+              or (m.to_square == ep and board.piece_type_at(m.from_square) == _PAWN)):
+            gain = see(board, m)
+            w = WINNING_WEIGHT if gain > 0 else (EVEN_WEIGHT if gain == 0 else LOSING_WEIGHT)
+        elif m == killers[0] or m == killers[1]:
+            w = KILLER_WEIGHT
+        else:
+            w = QUIET_WEIGHT
+        out.append(w)
+    return out
+
+
+class ProbEngine(Engine):
+    """The engine with Giraffe's probability-limited search instead of the depth-limited one.
+
+    ``probabilities`` is ``"heuristic"`` (default) or ``"uniform"`` (module docstring); the other arguments are
+    :class:`~search.engine.Engine`'s (``null_move`` and ``lmr`` have no effect here: this search does neither).
+    :meth:`search` is the engine's driver; its ``depth`` counts iterations.
+    """
+
+    def __init__(self, evaluator: Evaluator, hash_mb: float = 16, *, probabilities: str = "heuristic",
+                 aspiration: bool = True, delta_pruning: bool = True, tt_cutoffs: bool = True,
+                 use_tt: bool = True) -> None:
+        if probabilities not in PROBABILITIES:
+            raise ValueError(f"probabilities must be one of {PROBABILITIES}, got {probabilities!r}")
+        super().__init__(evaluator, hash_mb, null_move=False, lmr=False, aspiration=aspiration,
+                         delta_pruning=delta_pruning, tt_cutoffs=tt_cutoffs, use_tt=use_tt)
+        self.probabilities = probabilities
+        self._uniform = probabilities == "uniform"
+        self._threshold = 1.0
+        self._floor = 1.0 - TIE  # p is expanded when p >= self._threshold * (1 - TIE)
+        self.expanded: list[int] = [0] * (MAX_PLY + 2)
+        """Nodes expanded in the last iteration, by ply (0: the root), for tests and measurements."""
+
+    @staticmethod
+    def threshold(iteration: int) -> float:
+        """The threshold of iteration ``iteration`` (1, 2, ...): ``ITERATION_FACTOR ** -(iteration - 1)``.
+
+        >>> ProbEngine.threshold(1), ProbEngine.threshold(3)
+        (1.0, 0.0625)
+        """
+        return float(ITERATION_FACTOR ** -(iteration - 1))
+
+    def _max_iterations(self, limit: Limit) -> int:
+        """The last iteration: ``limit.depth`` (iterations), else :data:`MAX_ITERATIONS`. A ``limit.mate``
+        does not cap it (iterations are not plies): the driver stops once the mate is found."""
+        if limit.depth is not None:
+            return max(1, min(limit.depth, MAX_ITERATIONS))
+        return MAX_ITERATIONS
+
+    def _level(self, p: float) -> int:
+        """The transposition-table level of a node expanded with probability ``p`` (>= 0; module docstring)."""
+        r = p / self._threshold
+        return int(LEVELS_PER_OCTAVE * log2(r)) if r > 1.0 else 0
+
+    def _probabilities(self, board: chess.Board, moves: list[chess.Move], tt_move: chess.Move | None,
+                       ply: int) -> list[float]:
+        """The probability of each of ``moves`` (all the legal moves searched at this node), summing to 1."""
+        if self._uniform:
+            return [1.0 / len(moves)] * len(moves)
+        w = move_weights(board, moves, tt_move, self._killers[ply])
+        total = sum(w)
+        return [x / total for x in w]
+
+    # ------------------------------------------------------------------ the root
+    def _search_root(self, root: list[chess.Move], depth: int, alpha: int, beta: int) -> int:
+        """Iteration ``depth`` (threshold :meth:`threshold`) over the root moves ``root``; fail-soft.
+
+        Returns the best score (centipawns or a mate score, the root side to move's view): exact when inside
+        ``(alpha, beta)``, else an upper bound (``<= alpha``) or a lower bound (``>= beta``, the search stopped at
+        the first such move). The best move is moved to the front of ``root`` and stored in the table with the
+        root's level.
+        """
+        board = self._board
+        keys = self._keys
+        key = position_key(board)
+        self._threshold = self.threshold(depth)
+        self._floor = self._threshold * (1.0 - TIE)
+        self.expanded = [0] * (MAX_PLY + 2)
+        self.expanded[0] = 1
+        self.nodes += 1
+        self._pv[0] = []
+        self._root_best = None
+        self._root_best_score = -INFINITE
+        self._root_best_pv = []
+        e = self.tt.probe(key)
+        probs = self._probabilities(board, root, e[4] if e is not None else None, 0)
+        prob_of = dict(zip(root, probs, strict=True))
+        best = -INFINITE
+        best_i = 0
+        keys.append(key)
+        for i, move in enumerate(root):
+            p = prob_of[move]
+            board.push(move)
+            if i == 0:
+                score = -self._prob(p, -beta, -alpha, 1)
+            else:
+                score = -self._prob(p, -alpha - 1, -alpha, 1)
+                if alpha < score < beta:
+                    score = -self._prob(p, -beta, -alpha, 1)
+            board.pop()
+            if score > best:
+                best = score
+                best_i = i
+                if score > alpha:
+                    self._pv[0] = [move, *self._pv[1]]
+                    self._root_best, self._root_best_score = move, score
+                    self._root_best_pv = self._pv[0]
+                    if score >= beta:
+                        break
+                    alpha = score
+        keys.pop()
+        if best_i:
+            root.insert(0, root.pop(best_i))
+        flag = LOWER if best >= beta else (EXACT if self._root_best is not None else UPPER)
+        self.tt.store(key, self._level(1.0), flag, best, root[0])
+        return best
+
+    # ------------------------------------------------------------------ the recursive search
+    def _prob(self, p: float, alpha: int, beta: int, ply: int) -> int:
+        """The score of the current position (side to move's view) searched with probability ``p``; fail-soft.
+
+        ``p`` is the product of the move probabilities from the root. With ``p`` below the iteration's threshold
+        (and the side to move not in check) the node is a leaf: the quiescence search's score. Otherwise every
+        legal move is searched with ``p`` times its probability. The result ``s`` is exact when
+        ``alpha < s < beta``; ``s <= alpha`` is an upper bound and ``s >= beta`` a lower bound on the value of
+        this tree. Mates are ``±(MATE - plies from the root)``; draws (repetition, 50 moves, insufficient
+        material) are 0. The table stores mate scores relative to this node and the node's budget level.
+        """
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._checkpoint()
+        pvt = self._pv
+        pvt[ply] = []
+        board = self._board
+        key = position_key(board)
+
+        keys = self._keys
+        hmc = board.halfmove_clock
+        if hmc >= 4:
+            i = len(keys) - 4
+            lo = max(len(keys) - hmc, self._null_floor)
+            while i >= lo:
+                if keys[i] == key:
+                    return 0
+                i -= 2
+            if hmc >= 100 and not board.is_checkmate():
+                return 0
+        if board.occupied.bit_count() <= 4 and board.is_insufficient_material():
+            return 0
+        if ply >= MAX_PLY:
+            return self._eval(board, key)
+
+        if alpha < -MATE + ply:
+            alpha = -MATE + ply
+        if beta > MATE - ply - 1:
+            beta = MATE - ply - 1
+        if alpha >= beta:
+            return alpha
+
+        threshold = self._threshold
+        if p < self._floor:
+            if not board.is_check():  # a leaf (counted twice, as the depth-limited search counts its leaves)
+                return self._quiesce(alpha, beta, ply, 0)
+            p = threshold  # a side in check is expanded once (Giraffe's check extension)
+
+        level = self._level(p)
+        pv_node = beta - alpha > 1
+        tt = self.tt
+        entry = tt.slots[key & tt.mask]
+        tt_move = None
+        if entry is not None and entry[0] == key:
+            tt_move = entry[4]
+            if not pv_node and entry[1] >= level and self.tt_cutoffs:
+                s = entry[3]
+                if s >= MATE_BOUND:
+                    s -= ply
+                elif s <= -MATE_BOUND:
+                    s += ply
+                flag = entry[2]
+                if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
+                    return s
+
+        moves = list(board.generate_legal_moves())
+        if not moves:
+            return -MATE + ply if board.is_check() else 0
+        self.expanded[ply] += 1
+        probs = self._probabilities(board, moves, tt_move, ply)
+
+        # The search order: hash move, captures by MVV-LVA, killers, then history; probability breaks no ties
+        # here (the order only changes how soon alpha-beta cuts, not the tree's value).
+        turn = board.turn
+        history = self._history[turn]
+        killers = self._killers[ply]
+        k1, k2 = killers
+        occ_them = board.occupied_co[not turn]
+        piece_type_at = board.piece_type_at
+        scored = []
+        for m, q in zip(moves, probs, strict=True):
+            to = m.to_square
+            if m == tt_move:
+                s = 60_000_000
+            elif _BB_SQUARES[to] & occ_them:
+                s = 50_000_000 + (piece_type_at(to) or 0) * 16 - (piece_type_at(m.from_square) or 0)
+            elif m.promotion:
+                s = 49_000_000 + m.promotion
+            elif m == k1:
+                s = 40_000_002
+            elif m == k2:
+                s = 40_000_001
+            else:
+                s = history[(m.from_square << 6) | to]
+            scored.append((s, q, m))
+        scored.sort(key=_first, reverse=True)
+
+        alpha0 = alpha
+        best = -INFINITE
+        best_move = None
+        keys.append(key)
+        search = self._prob
+        for n, (_, q, move) in enumerate(scored):
+            child = p * q
+            board.push(move)
+            if n == 0:
+                score = -search(child, -beta, -alpha, ply + 1)
+            else:
+                score = -search(child, -alpha - 1, -alpha, ply + 1)
+                if alpha < score < beta:
+                    score = -search(child, -beta, -alpha, ply + 1)
+            board.pop()
+            if score > best:
+                best = score
+                best_move = move
+                if score > alpha:
+                    if pv_node:
+                        pvt[ply] = [move, *pvt[ply + 1]]
+                    if score >= beta:
+                        if not move.promotion and not board.is_capture(move):
+                            self._reward(history, killers, move, 1 + level // LEVELS_PER_OCTAVE)
+                        break
+                    alpha = score
+        keys.pop()
+
+        flag = LOWER if best >= beta else (EXACT if best > alpha0 else UPPER)
+        stored = best + ply if best >= MATE_BOUND else (best - ply if best <= -MATE_BOUND else best)
+        tt.store(key, level, flag, stored, best_move if best > alpha0 else tt_move)
+        return best
+
+
+def _first(t: tuple[int, float, chess.Move]) -> int:
+    return t[0]
+
+
+def make_engine(evaluator: Evaluator, search: str = DEFAULT_SEARCH, hash_mb: float = 16) -> Engine:
+    """Our engine around ``evaluator`` with the search named ``search`` (a key of :data:`search.spec.SEARCHES`):
+    ``depth`` is :class:`~search.engine.Engine`, ``prob`` and ``prob-uniform`` are :class:`ProbEngine` with
+    heuristic and uniform move probabilities."""
+    if search == "depth":
+        return Engine(evaluator, hash_mb=hash_mb)
+    if search == "prob":
+        return ProbEngine(evaluator, hash_mb=hash_mb)
+    if search == "prob-uniform":
+        return ProbEngine(evaluator, hash_mb=hash_mb, probabilities="uniform")
+    raise ValueError(f"unknown search {search!r} (expected one of {', '.join(SEARCHES)})")
