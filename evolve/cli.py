@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +15,7 @@ from .players import PLAYERS
 
 if TYPE_CHECKING:
     from search.match import Adjudication, Opening, TimeControl
+    from search.roundrobin import RoundRobinSummary
 
     from .ga import GASettings
 
@@ -430,6 +431,23 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
+    played = _play_games(args, "mimic games")
+    if isinstance(played, int):
+        return played
+    summary, sidecar = played
+    for line in summary.lines():
+        print(line)
+    rate = 3600 * summary.n / max(summary.seconds, 1e-9)
+    print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour); settings in {sidecar}")
+    _learned(args)
+    return 0
+
+
+def _play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
+                check: Callable[[tuple[str, ...]], str | None] | None = None) -> tuple[RoundRobinSummary, Path] | int:
+    """The round robin (or gauntlet) of ``mimic games`` and ``mimic tournament``: check the specs, play the
+    games the PGN lacks, keep the sidecar ``OUT.json``; the summary and the sidecar's path, or an exit code
+    after an error line. ``check`` sees the players' names before any game and may refuse them (its text)."""
     import json
     import random
     import shutil
@@ -441,7 +459,6 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
     from .players import make_evaluator
 
-    prog = "mimic games"
     if len(args.players) < 2:
         print(f"{prog}: a round robin needs at least two player specs", file=sys.stderr)
         return 2
@@ -474,17 +491,21 @@ def _cmd_games(args: argparse.Namespace) -> int:
     try:
         settings = RoundRobinSettings(players=tuple(s.text for s in specs), names=tuple(names), games=args.games,
                                       jobs=args.jobs, openings=openings, tc=tc, adjudication=_adjudication(args),
-                                      event=args.event, hash_mb=args.hash, learn=args.learn)
+                                      event=args.event, hash_mb=args.hash, learn=args.learn, gauntlet=gauntlet)
     except ValueError as exc:
         hint = "; give distinct names with --names" if args.names is None and "name" in str(exc) else ""
         print(f"{prog}: {exc}{hint}", file=sys.stderr)
+        return 2
+    why = check(settings.names) if check is not None else None
+    if why is not None:
+        print(f"{prog}: {why}", file=sys.stderr)
         return 2
     # What identifies the game set: a resumed run must play the same players under the same rules.
     identity = {"players": dict(zip(settings.names, settings.players, strict=True)),
                 "time_control": tc.pgn(), "adjudication": asdict(settings.adjudication),
                 "openings": {"file": str(args.openings) if args.openings else "shipped", "seed": args.seed,
                              "count": len(openings), "first": openings[0].name},
-                "event": settings.event}
+                "event": settings.event, **({"gauntlet": True} if gauntlet else {})}
     sidecar = Path(f"{args.out}.json")
     runs: list[dict[str, object]] = []
     if args.resume and sidecar.exists():
@@ -503,7 +524,8 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
     def write_sidecar(played: int | None) -> None:
         record = {**identity, "games_per_pairing": args.games, "games_in_pgn": played,
-                  "round": "P.K.C: pairing P (players' order), opening K of the pairing, C=1 when the pairing's "
+                  "round": "P.K.C: pairing P (players' order" + ("; a gauntlet: the first player against each "
+                           "other" if gauntlet else "") + "), opening K of the pairing, C=1 when the pairing's "
                            "first player has White", "runs": runs}
         tmp = sidecar.with_name(f".{sidecar.name}.tmp")
         tmp.write_text(json.dumps(record, indent=2) + "\n")
@@ -540,10 +562,47 @@ def _cmd_games(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"{prog}: cannot write {_os_error(exc, args.out)}", file=sys.stderr)
         return 2
-    for line in summary.lines():
-        print(line)
+    return summary, sidecar
+
+
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from search.ratings import RatingError
+
+    from .tournament import parse_anchor, rate_games, write_outputs
+
+    prog = "mimic tournament"
+    try:
+        anchor = parse_anchor(args.anchor) if args.anchor is not None else None
+    except ValueError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+
+    def check(names: tuple[str, ...]) -> str | None:
+        if anchor is not None and anchor[0] not in names:
+            return f"--anchor {anchor[0]!r} is not a player's name (names: {', '.join(names)})"
+        return None
+
+    played = _play_games(args, prog, gauntlet=args.gauntlet, check=check)
+    if isinstance(played, int):
+        return played
+    summary, sidecar = played
     rate = 3600 * summary.n / max(summary.seconds, 1e-9)
     print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour); settings in {sidecar}")
+    try:
+        ratings = rate_games(summary, anchor=anchor, prior_draws=args.prior_draws, bootstrap=args.bootstrap,
+                             seed=args.bootstrap_seed)
+    except RatingError as exc:
+        print(f"{prog}: no ratings from the games in {args.out}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        written = write_outputs(Path(args.out), ratings, summary, command=_command_line())
+    except OSError as exc:
+        print(f"{prog}: cannot write {_os_error(exc)}", file=sys.stderr)
+        return 1
+    for line in [*ratings.table_lines(), "", "Crosstable (points/games of the row's player against the column's):",
+                 *ratings.crosstable_lines()]:
+        print(line)
+    print("written: " + ", ".join(str(p) for p in written))
     _learned(args)
     return 0
 
@@ -1004,6 +1063,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue a game set whose games are in --out")
     _add_game_arguments(p, "mimic games")
     p.set_defaults(func=_cmd_games)
+
+    p = sub.add_parser("tournament", help="a round robin or gauntlet with jointly fitted Elo ratings",
+                       epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Play a round robin (or, with --gauntlet, the first player against each other) "
+                                   "between player specs at one time control, as mimic games does (one PGN, "
+                                   "resumable with --resume), then fit every player's Elo jointly from all games "
+                                   "(Bradley-Terry maximum likelihood, a draw half a win and half a loss, as Ordo) "
+                                   "with 95%% bootstrap intervals, and write summary.md, ratings.json and "
+                                   "ratings.png beside the PGN.")
+    p.add_argument("players", nargs="+", metavar="SPEC", help="player specs (at least two)")
+    p.add_argument("--out", required=True, help="the PGN to write (appended as games finish); the summary, "
+                                                "ratings.json and ratings.png go to its folder")
+    p.add_argument("--names", default=None, metavar="A,B,...",
+                   help="header names, one per SPEC, comma-separated (default: readable names from the specs)")
+    p.add_argument("--games", type=_positive_int, default=2, help="games per pairing (default 2)")
+    p.add_argument("--gauntlet", action="store_true", help="only the first player's pairings")
+    p.add_argument("--anchor", default=None, metavar="NAME=ELO",
+                   help="fix this player's rating (its header name); default: the ratings' mean is 0")
+    p.add_argument("--prior-draws", type=float, default=1.0, metavar="D",
+                   help="virtual draws added to every pair that met (default 1), so that a perfect score has a "
+                        "finite rating; 0: the plain maximum likelihood")
+    p.add_argument("--bootstrap", type=_non_negative_int, default=1000,
+                   help="bootstrap resamples of the games for the 95%% intervals (default 1000; 0: none)")
+    p.add_argument("--bootstrap-seed", type=int, default=0, help="seed of the resampling (default 0)")
+    p.add_argument("--seed", type=int, default=None, help="shuffle the openings with this seed (default: file order)")
+    p.add_argument("--resume", action="store_true", help="continue a tournament whose games are in --out")
+    _add_game_arguments(p, "mimic tournament")
+    p.set_defaults(func=_cmd_tournament)
 
     p = sub.add_parser("book", help="DeepRed's experience tree: import games into a book (SQLite)",
                        description="The experience book (SQLite, one table of edges per colour, W/D/L from the "

@@ -1,4 +1,5 @@
-"""The round robin behind ``mimic games``: several players, every pairing a match, all games in one PGN.
+"""The round robin behind ``mimic games`` and ``mimic tournament``: several players, every pairing a match,
+all games in one PGN; or a gauntlet, the first player against each of the others.
 
 Owns the round-robin schedule, the players' names in the PGN headers and the score table; the games
 themselves are played by :mod:`search.match` (its game loop, worker pool, whole-game PGN writes, resume
@@ -7,10 +8,10 @@ and repair), so a round robin is a set of matches sharing one PGN and one pool o
 
 Each pairing plays :func:`search.match.schedule`'s games (every opening twice, colours swapped). A game's
 ``Round`` header is ``P.K.C``: pairing ``P`` (1-based, in the order (1, 2), (1, 3), ..., (2, 3), ... of the
-players as given), opening ``K`` of that pairing, and ``C`` = 1 when the pairing's first player has White,
-2 when the second has. Games are played opening-major (every pairing plays its K-th opening before any
-plays its K+1-th), so a run stopped early leaves the pairings equally far along, and a rerun with more
-``games`` and ``resume`` plays only the games the PGN lacks.
+players as given; in a gauntlet (1, 2), (1, 3), ..., (1, n)), opening ``K`` of that pairing, and ``C`` = 1
+when the pairing's first player has White, 2 when the second has. Games are played opening-major (every
+pairing plays its K-th opening before any plays its K+1-th), so a run stopped early leaves the pairings
+equally far along, and a rerun with more ``games`` and ``resume`` plays only the games the PGN lacks.
 """
 
 from __future__ import annotations
@@ -105,6 +106,7 @@ class RoundRobinSettings:
     event: str = "mimic games"
     hash_mb: int = 16
     learn: str | None = None  # an experience book that learns every finished game (see search.match)
+    gauntlet: bool = False  # only the first player's pairings: (1, 2), (1, 3), ..., (1, n)
 
     def __post_init__(self) -> None:
         if len(self.players) < 2:
@@ -131,7 +133,10 @@ class RoundRobinSettings:
 
     @property
     def pairings(self) -> list[tuple[int, int]]:
-        """Index pairs (i, j), i < j, in pairing order (pairing ``P`` is entry ``P - 1``)."""
+        """Index pairs (i, j), i < j, in pairing order (pairing ``P`` is entry ``P - 1``): every pair, or in a
+        gauntlet the first player's."""
+        if self.gauntlet:
+            return [(0, j) for j in range(1, len(self.players))]
         return list(combinations(range(len(self.players)), 2))
 
 

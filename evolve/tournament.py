@@ -1,0 +1,143 @@
+"""``mimic tournament``'s results: the ratings of a round robin's games, summary.md, ratings.json, ratings.png.
+
+The games are played by :mod:`search.roundrobin` and rated by :mod:`search.ratings`; this module turns a
+finished (or resumed) run into its files. Imports chess, numpy, matplotlib (Agg) and :mod:`search`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import chess
+
+from search.conventions import result_points
+from search.provenance import provenance
+from search.ratings import GameRecord, Ratings, rate
+from search.roundrobin import RoundRobinSummary
+
+
+def parse_anchor(text: str) -> tuple[str, float]:
+    """``NAME=ELO`` -> ``(NAME, ELO)``; the last ``=`` splits (names such as ``material depth=1`` hold one).
+
+    >>> parse_anchor("sf 1500=1500"), parse_anchor("material depth=1=0")
+    (('sf 1500', 1500.0), ('material depth=1', 0.0))
+    """
+    name, sep, elo = text.rpartition("=")
+    try:
+        value = float(elo)
+    except ValueError:
+        value = math.nan
+    if not sep or not name.strip() or not math.isfinite(value):
+        raise ValueError(f"--anchor takes NAME=ELO (a player's name and a finite rating), got {text!r}")
+    return name.strip(), value
+
+
+def game_records(summary: RoundRobinSummary) -> list[GameRecord]:
+    """(White, Black, White's points) of every finished game of a round robin."""
+    out: list[GameRecord] = []
+    for g in summary.games:
+        s = result_points(g.result, chess.WHITE)
+        if s is not None:
+            out.append((g.white, g.black, s))
+    return out
+
+
+def rate_games(summary: RoundRobinSummary, *, anchor: tuple[str, float] | None = None, prior_draws: float = 1.0,
+               bootstrap: int = 1000, seed: int = 0) -> Ratings:
+    """The joint ratings of a round robin's players from its games (see :func:`search.ratings.rate`)."""
+    return rate(game_records(summary), summary.names, anchor=anchor, prior_draws=prior_draws, bootstrap=bootstrap,
+                seed=seed)
+
+
+def plot_ratings(path: Path, ratings: Ratings, title: str) -> None:
+    """A horizontal chart of the ratings (Elo), best at the top, each with its 95% interval as an error bar."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = ratings.order()[::-1]
+    y = list(range(len(order)))
+    elo = [float(ratings.elo[i]) for i in order]
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(order)), dpi=120)
+    have = [i for i in order if math.isfinite(ratings.low[i])]
+    if have:
+        lo = [max(0.0, float(ratings.elo[i] - ratings.low[i])) if math.isfinite(ratings.low[i]) else 0.0
+              for i in order]
+        hi = [max(0.0, float(ratings.high[i] - ratings.elo[i])) if math.isfinite(ratings.high[i]) else 0.0
+              for i in order]
+        ax.errorbar(elo, y, xerr=[lo, hi], fmt="o", color="#1f77b4", ecolor="#1f77b4", capsize=4,
+                    label="rating, 95% bootstrap interval")
+    else:
+        ax.plot(elo, y, "o", color="#1f77b4", label="rating")
+    if ratings.anchor is not None:
+        ax.axvline(ratings.anchor[1], color="#888888", linestyle="--", linewidth=1,
+                   label=f"anchor: {ratings.anchor[0]} = {ratings.anchor[1]:g}")
+    ax.set_yticks(y, [ratings.names[i] for i in order])
+    ax.set_xlabel("Elo" + (" (mean 0)" if ratings.anchor is None else ""))
+    ax.set_title(title)
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def summary_markdown(ratings: Ratings, summary: RoundRobinSummary, *, command: str, pgn: Path,
+                     record: dict[str, object]) -> str:
+    """summary.md: the rating table with intervals, the crosstable, the games' tallies, the command and provenance."""
+    prior = (f"{ratings.prior_draws:g} virtual draw(s) added to every pair that met" if ratings.prior_draws
+             else "no prior (plain maximum likelihood)")
+    lines = [
+        f"# Tournament: {len(ratings.names)} players, {ratings.n_games} games ({pgn.name})",
+        "",
+        f"Ratings fitted jointly from all games: {ratings.model}; {prior}; "
+        + (f"anchored on {ratings.anchor[0]} = {ratings.anchor[1]:g}." if ratings.anchor else "mean 0."),
+        f"95% intervals: percentile bootstrap over games, {ratings.bootstrap} resamples, seed {ratings.seed}"
+        + (f" ({ratings.failed} resamples without a finite fit left out)." if ratings.failed else "."),
+        "",
+        "```",
+        *ratings.table_lines(),
+        "```",
+        "",
+        "## Crosstable",
+        "",
+        "Points/games of the row's player against the column's (columns numbered by rank).",
+        "",
+        "```",
+        *ratings.crosstable_lines(),
+        "```",
+        "",
+        "## Games",
+        "",
+        "```",
+        *summary.lines(),
+        "```",
+        "",
+        "## Command and provenance",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+        f"mimic {record['mimic_version']}, commit {record['git_commit']}"
+        + (" (with local changes)" if record.get("git_dirty") else "") + f", written {record['time_utc']}.",
+        f"Games in `{pgn.name}` (settings in `{pgn.name}.json`); ratings in `ratings.json`, chart `ratings.png`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_outputs(pgn: Path, ratings: Ratings, summary: RoundRobinSummary, *, command: str) -> list[Path]:
+    """Write summary.md, ratings.json and ratings.png into the PGN's folder; their paths."""
+    folder = pgn.parent
+    record = provenance()
+    paths = [folder / "summary.md", folder / "ratings.json", folder / "ratings.png"]
+    paths[0].write_text(summary_markdown(ratings, summary, command=command, pgn=pgn, record=record))
+    data = {**ratings.to_json(), "pgn": pgn.name, "command": command, "provenance": record}
+    paths[1].write_text(json.dumps(data, indent=2) + "\n")
+    title = f"{len(ratings.names)} players, {ratings.n_games} games"
+    plot_ratings(paths[2], ratings, title)
+    return paths
