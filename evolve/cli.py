@@ -858,6 +858,16 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from exc
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number at least 0, got {text}")
+    return value
+
+
 def _jobs(text: str) -> int:
     """Worker processes: a positive count, or -1 for every core."""
     try:
@@ -1081,8 +1091,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gauntlet", action="store_true", help="only the first player's pairings")
     p.add_argument("--anchor", default=None, metavar="NAME=ELO",
                    help="fix this player's rating (its header name); default: the ratings' mean is 0")
-    p.add_argument("--prior-draws", type=float, default=1.0, metavar="D",
-                   help="virtual draws added to every pair that met (default 1), so that a perfect score has a "
+    p.add_argument("--prior-draws", type=_non_negative_float, default=0.2, metavar="D",
+                   help="virtual draws added to every pair that met (default 0.2), so that a perfect score has a "
                         "finite rating; 0: the plain maximum likelihood")
     p.add_argument("--bootstrap", type=_non_negative_int, default=1000,
                    help="bootstrap resamples of the games for the 95%% intervals (default 1000; 0: none)")

@@ -44,7 +44,7 @@ def game_records(summary: RoundRobinSummary) -> list[GameRecord]:
     return out
 
 
-def rate_games(summary: RoundRobinSummary, *, anchor: tuple[str, float] | None = None, prior_draws: float = 1.0,
+def rate_games(summary: RoundRobinSummary, *, anchor: tuple[str, float] | None = None, prior_draws: float = 0.2,
                bootstrap: int = 1000, seed: int = 0) -> Ratings:
     """The joint ratings of a round robin's players from its games (see :func:`search.ratings.rate`)."""
     return rate(game_records(summary), summary.names, anchor=anchor, prior_draws=prior_draws, bootstrap=bootstrap,

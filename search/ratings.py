@@ -22,8 +22,12 @@ figures mimic prints everywhere else, and the scale would depend on the draw rat
 The maximum is finite only when no group of players lost every game to the rest (the comparison
 graph, an edge ``i → j`` when ``i`` scored against ``j``, is strongly connected). A weak prior makes it
 finite always: ``prior_draws`` virtual draws added to every pair that met (BayesElo's prior is of
-this kind), which pulls a pair's score toward ½ by ``prior_draws / 2`` points and shrinks its
-difference a little (15/20 = 190.8 Elo becomes 15.5/21 = 180.7 with one virtual draw).
+this kind, with 2 by default), which adds ``prior_draws / 2`` points to each side of a pair and shrinks its
+difference (15/20 = 190.8 Elo becomes 15.1/20.2 = 188.6 with 0.2 virtual draws, 15.5/21 = 180.0 with one).
+``mimic tournament`` adds 0.2 by default: in simulated round robins of 8 players over 1000 Elo with 20
+decisive games a pair (``benchmarks/ratings_prior.py``, 20 seeds) the fitted top-bottom difference was
+off by +24 Elo on average with no prior, −14 with 0.2, −134 with 1 and −241 with 2, and the top player's
+95% interval held its true rating in 19, 20 and 12 of 20 runs with 0, 0.2 and 1 virtual draws.
 
 Ratings are defined up to a constant: they are reported with mean 0, or with one player (the
 anchor) fixed at a given Elo. The 95% interval of each rating is the 2.5-97.5 percentile of

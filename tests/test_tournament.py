@@ -164,7 +164,7 @@ def test_a_short_tournament_writes_its_files_and_resumes_from_its_pgn(tmp_path: 
         points[g.headers["Black"]] += 1 - white
     data = json.loads((tmp_path / "ratings.json").read_text())
     # the ratings recount the PGN: 6 games, 4 per player; Mat is the anchor at 1000 with a zero-width interval
-    assert data["games"] == 6 and data["anchor"] == {"name": "Mat", "elo": 1000.0} and data["prior_draws"] == 1.0
+    assert data["games"] == 6 and data["anchor"] == {"name": "Mat", "elo": 1000.0} and data["prior_draws"] == 0.2
     by_name = {p["name"]: p for p in data["players"]}
     assert {n: p["points"] for n, p in by_name.items()} == dict(points)
     assert all(p["games"] == 4 for p in by_name.values())
