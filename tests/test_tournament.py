@@ -195,3 +195,20 @@ def test_a_bad_anchor_is_refused_before_any_game(tmp_path: Path) -> None:
     assert not out.exists()
     run = _tournament(*THREE[:2], "--out", str(out), "--anchor", "Mat")
     assert run.returncode == 2 and "NAME=ELO" in run.stderr
+
+
+def test_a_gauntlet_rates_players_that_never_met_through_the_first(tmp_path: Path) -> None:
+    out = tmp_path / "g.pgn"
+    run = _tournament(*THREE, "--names", "Mat,Rnd,Exp", "--nodes", "200", "--games", "2", "--gauntlet",
+                      "--bootstrap", "50", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    # pairings 1 = Mat-Rnd, 2 = Mat-Exp (no Rnd-Exp): 2 x 2 games
+    games = read_pgn_text(out.read_text())
+    assert sorted(g.headers["Round"] for g in games) == ["1.1.1", "1.1.2", "2.1.1", "2.1.2"]
+    data = json.loads((tmp_path / "ratings.json").read_text())
+    assert data["games"] == 4 and data["anchor"] is None
+    assert "Exp" not in data["crosstable"]["Rnd"] and set(data["crosstable"]["Mat"]) == {"Rnd", "Exp"}
+    by_name = {p["name"]: p for p in data["players"]}
+    assert [by_name[n]["games"] for n in ("Mat", "Rnd", "Exp")] == [4, 2, 2]
+    assert sum(p["elo"] for p in data["players"]) == pytest.approx(0.0, abs=0.05)  # mean 0 (rounded to 0.01)
+    assert json.loads((tmp_path / "g.pgn.json").read_text())["gauntlet"] is True
