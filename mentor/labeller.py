@@ -448,12 +448,14 @@ def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, ca
         return
     from joblib import Parallel, delayed
 
+    from search.workers import distributed
     from search.workers import parallel as process_pool
 
     # A UCI mentor's work happens in its engine process: threads that drive the pipes are enough and
     # start at once (they end with this process). The built-in mentor computes in Python, so it needs
-    # processes: loky workers that leave as soon as this process is gone (search.workers).
-    if config.kind == "uci":
+    # processes: loky workers that leave as soon as this process is gone (search.workers). On a Dask
+    # cluster both go to its workers, each worker thread starting its own mentor (_mentor).
+    if config.kind == "uci" and not distributed():
         parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1, prefer="threads")
     else:
         parallel = process_pool(jobs, return_as="generator_unordered", batch_size=1)
