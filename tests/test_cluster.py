@@ -19,7 +19,7 @@ from mentor.labeller import MentorConfig, label_samples
 from mentor.samplers import random_playouts
 from organisms.features import bitboard_row, feature_matrix
 from search.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
-from search.workers import BackendError, cluster_threads, distributed, pool_options, use_backend
+from search.workers import BackendError, cluster_threads, distributed, parallel, pool_options, use_backend
 
 from .conftest import mimic_command
 
@@ -123,6 +123,20 @@ def test_features_on_the_cluster_equal_the_local_ones(scheduler: str) -> None:
         remote = feature_matrix(matrix, n_jobs=2, use_cache=False, parallel_options=pool_options())
     assert remote.shape == (2400, 49) and remote.dtype == np.float32
     assert np.array_equal(remote, local) and _cluster_tasks(scheduler, "_rows_to_features") > 0
+
+
+def test_a_scattered_array_is_on_every_worker_before_the_tasks(scheduler: str) -> None:
+    from distributed import Client
+    from joblib import delayed
+
+    big = np.arange(50_000, dtype=np.int64)  # 400 kB: every task reads it
+    with use_backend("dask", scheduler):
+        pool = parallel(2, scatter=[big])
+        with Client(scheduler, set_as_default=False) as client:
+            held = client.has_what()  # before any task: broadcast to both workers
+            assert len(held) == 2 and all(any(k.startswith("ndarray-") for k in keys) for keys in held.values())
+        out = pool(delayed(np.take)(big, i) for i in (0, 7, 49_999))
+    assert [int(x) for x in out] == [0, 7, 49_999]  # np.take(arange, i) == i
 
 
 def test_the_command_line_switch(scheduler: str, tmp_path: Path) -> None:
