@@ -22,7 +22,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 POLL_SECONDS = 0.2
@@ -129,6 +129,15 @@ def use_backend(backend: str = "local", scheduler: str | None = None, *,
     finally:
         _CLIENT = None
         client.close()
+
+
+def on_every_worker(function: Callable[[], Any]) -> dict[str, Any]:
+    """Call ``function()`` once in every worker process of the Dask cluster (``distributed.Client.run``)
+    and return each worker's answer by its address; ``{}`` on the local backend, whose workers are
+    this process's own. ``function`` must be importable on the workers (a module-level function)."""
+    if _CLIENT is None:
+        return {}
+    return dict(_CLIENT.run(function))
 
 
 def parallel(n_jobs: int, *, scatter: Sequence[Any] = (), **options: Any) -> Any:
