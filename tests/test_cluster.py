@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import random
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,12 +24,13 @@ from search.workers import BackendError, cluster_threads, distributed, parallel,
 
 from .conftest import mimic_command
 
-pytest.importorskip("distributed", reason="the dask backend needs the 'cluster' extra (dask[distributed])")
+NO_DASK = "the dask backend needs the 'cluster' extra (dask[distributed])"
 
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
     """The address of a local cluster: 2 worker processes of one thread each, as the brief's 2 cores."""
+    pytest.importorskip("distributed", reason=NO_DASK)
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
@@ -151,6 +153,7 @@ def test_the_command_line_switch(scheduler: str, tmp_path: Path) -> None:
 
 
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason=NO_DASK)
     with pytest.raises(BackendError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"), \
             use_backend("dask", "tcp://127.0.0.1:9", timeout=1):
         pass
@@ -159,3 +162,14 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path) -> None:
     assert run.returncode == 2 and not (tmp_path / "x.epd").exists()
     assert run.stderr.strip() == "mimic label: the dask backend needs a scheduler address: --scheduler ADDRESS or " \
                                  "MIMIC_SCHEDULER"
+
+
+def test_without_dask_the_switch_is_one_clear_error(tmp_path: Path) -> None:
+    # distributed made unimportable in a fresh interpreter (as where the extra is not installed)
+    code = ("import sys; sys.modules['distributed'] = None; from evolve.cli import main; "
+            f"sys.exit(main(['match', 'material', 'random', '--games', '2', '--scheduler', 'tcp://127.0.0.1:9', "
+            f"'--pgn', {str(tmp_path / 'm.pgn')!r}]))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert run.returncode == 2 and not (tmp_path / "m.pgn").exists()
+    assert run.stderr.strip() == "mimic match: the dask backend needs dask[distributed]: pip install 'mimic[cluster]'"
