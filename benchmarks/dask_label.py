@@ -47,10 +47,10 @@ def main() -> int:
     best: dict[str, float] = {}
     lines: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory() as tmp, \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                         worker_dashboard_address=None) as cluster, \
-            LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None,
-                         worker_dashboard_address=None) as single:
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                         worker_dashboard_address=":0") as cluster, \
+            LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=":0",
+                         worker_dashboard_address=":0") as single:
 
         def run(name: str, jobs: int, scheduler: str | None, k: int) -> None:
             out = Path(tmp) / f"{name.replace(' ', '_')}-{k}.epd"

@@ -33,8 +33,8 @@ def scheduler() -> Iterator[str]:
     pytest.importorskip("distributed", reason=NO_DASK)
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      worker_dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      worker_dashboard_address=":0") as cluster:
         yield cluster.scheduler_address
 
 
