@@ -18,11 +18,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # torch (the optional extra 'nets', for mimic train-net) goes in first, by its exact version (the CPU build);
-# where it cannot be installed the package goes in without it and the net training tests skip.
+# where it cannot be installed the package goes in without it and the net training tests skip. The extra
+# 'cluster' (dask[distributed], for --backend dask) goes in with the dev extras so its tests run.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0 \
 	  || echo "warning: could not install torch==2.13.0; mimic train-net and its tests need it (they will skip)"
-	@if $(BIN)/python -c "import torch" >/dev/null 2>&1; then extras=dev,nets; else extras=dev; fi; \
+	@if $(BIN)/python -c "import torch" >/dev/null 2>&1; then extras=dev,cluster,nets; else extras=dev,cluster; fi; \
 	  echo "$(BIN)/python -m pip install -e '.[$$extras]'"; \
 	  $(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[$$extras]"
 	@touch $@

@@ -801,6 +801,7 @@ def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:
                             "or the agreement rate, minus the clone's average on all players' validation games")
         a.add_argument("--no-shared", action="store_true", help="do not train the shared organism (a baseline)")
         a.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1; -1: every core)")
+        _add_backend_arguments(a)
         a.add_argument("--genome", choices=("paper", "rich"), default="paper", help="genome layout (default paper)")
         if action == "experiment":
             a.add_argument("--mentor", default="expert@depth=1", metavar="SPEC",
@@ -820,6 +821,7 @@ def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--held-out", action="store_true",
                    help="only the games DIR's split did not train or validate on (its test games, and new ones)")
     a.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1)")
+    _add_backend_arguments(a)
     a.set_defaults(func=_cmd_recognize)
 
 
@@ -879,6 +881,16 @@ def _jobs(text: str) -> int:
     return value
 
 
+def _add_backend_arguments(p: argparse.ArgumentParser) -> None:
+    """Where a parallel command's work runs: this machine's processes or a Dask cluster."""
+    p.add_argument("--backend", choices=("local", "dask"), default=None,
+                   help="where parallel work runs: local processes (default) or a Dask cluster (needs the "
+                        "'cluster' extra; --jobs is then the cluster's thread count); default $MIMIC_BACKEND")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="the Dask scheduler, e.g. tcp://10.0.0.1:8786 (implies --backend dask); "
+                        "default $MIMIC_SCHEDULER")
+
+
 def _spec(text: str) -> str:
     try:
         PLAYERS.parse(text)
@@ -893,6 +905,7 @@ _SPEC_HELP = "player specs (SPEC, A, B):\n" + PLAYERS.help()
 def _add_game_arguments(p: argparse.ArgumentParser, event: str) -> None:
     """The options every game-playing command shares: workers, openings, limits, adjudication, hash, event."""
     p.add_argument("--jobs", type=_jobs, default=1, help="games played at once (worker processes; -1: every core)")
+    _add_backend_arguments(p)
     p.add_argument("--openings", default=None, help="EPD or PGN file of openings (default: the shipped balanced set)")
     tc = p.add_mutually_exclusive_group()
     tc.add_argument("--tc", default=None, help="clock: [moves/]seconds[+increment], e.g. 10+0.1")
@@ -943,6 +956,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where positions come from; repeat to mix sources (split evenly). Default random")
     p.add_argument("--out", required=True, help="label file to write (EPD)")
     p.add_argument("--jobs", type=_jobs, default=1, help="parallel mentor processes (default 1; -1: every core)")
+    _add_backend_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     p.add_argument("--resume", action="store_true", help="continue an existing label file, skipping "
                    "positions already labelled")
@@ -1130,6 +1144,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine", required=True, type=_spec, metavar="SPEC")
     p.add_argument("--movetime", type=float, default=1.0, help="seconds per position (default 1)")
     p.add_argument("--jobs", type=_jobs, default=1, help="worker processes (-1: every core)")
+    _add_backend_arguments(p)
     p.add_argument("--limit", type=_positive_int, default=None, help="only the first N positions")
     p.add_argument("--csv", default=None, help="per-position results, written as each position is solved")
     p.add_argument("--resume", action="store_true", help="skip the positions already in --csv and append")
@@ -1154,6 +1169,7 @@ def _add_data_arguments(p: argparse.ArgumentParser, genome: bool = True) -> None
     p.add_argument("--cap", type=int, default=1500, help="leave out labels with |score| above this (cp)")
     p.add_argument("--held-out", type=float, default=0.2, help="share never sampled for fitness (default 0.2)")
     p.add_argument("--jobs", type=_jobs, default=1, help="feature extraction workers (default 1; -1: every core)")
+    _add_backend_arguments(p)
     if not genome:
         return
     p.add_argument("--genome", choices=("paper", "rich"), default="paper",
@@ -1208,6 +1224,26 @@ def _format_warning(message: Warning | str, category: type[Warning], filename: s
     return f"warning: {message}\n"
 
 
+def _enter_backend(args: argparse.Namespace, stack: contextlib.ExitStack) -> bool:
+    """Enter the backend that ``--backend``/``--scheduler`` (or the environment) choose for the command;
+    on a Dask cluster, ``args.jobs`` becomes the cluster's thread count. False (after a one-line
+    message) when the backend cannot run."""
+    from search.workers import BackendError, cluster_threads, resolve_backend, use_backend
+
+    try:
+        backend, scheduler = resolve_backend(args.backend, args.scheduler)
+        stack.enter_context(use_backend(backend, scheduler))
+    except BackendError as exc:
+        print(f"mimic {args.command}: {exc}", file=sys.stderr)
+        return False
+    if backend == "dask":
+        threads = cluster_threads()
+        print(f"mimic {args.command}: parallel work on the Dask cluster at {scheduler} ({threads} worker threads)",
+              file=sys.stderr)
+        args.jobs = max(threads, 1)
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
@@ -1218,7 +1254,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "loss", "unset") is None:
         args.loss = ["l1"]
     try:
-        return int(args.func(args))
+        with contextlib.ExitStack() as stack:
+            if hasattr(args, "backend") and not _enter_backend(args, stack):
+                return 2
+            return int(args.func(args))
     except SpecError as exc:
         print(f"mimic: {exc}", file=sys.stderr)
         return 2

@@ -170,12 +170,14 @@ class _UciMentor:
 _LOCAL = threading.local()  # each worker thread (or process) holds its own mentors
 _ALL: list[_BuiltinMentor | _UciMentor] = []
 _ALL_LOCK = threading.Lock()
+_GENERATION = [0]  # close_mentors counts up: a thread's mentors of an older generation are closed
 
 
 def _mentor(config: MentorConfig) -> _BuiltinMentor | _UciMentor:
     mentors: dict[MentorConfig, _BuiltinMentor | _UciMentor] | None = getattr(_LOCAL, "mentors", None)
-    if mentors is None:
+    if mentors is None or getattr(_LOCAL, "generation", None) != _GENERATION[0]:
         mentors = _LOCAL.mentors = {}
+        _LOCAL.generation = _GENERATION[0]
     m = mentors.get(config)
     if m is None:
         m = _BuiltinMentor(config) if config.kind == "builtin" else _UciMentor(config)
@@ -190,6 +192,7 @@ def close_mentors() -> None:
     with _ALL_LOCK:
         mentors = list(_ALL)
         _ALL.clear()
+        _GENERATION[0] += 1  # other threads (a Dask worker's, closed from its event loop) start afresh
     for m in mentors:
         m.close()
     _LOCAL.__dict__.clear()
@@ -420,6 +423,7 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
             bar.close()
         if jobs == 1 or config.kind == "uci":
             close_mentors()
+        _close_cluster_mentors()
         summary.seconds = time.perf_counter() - t0
         if run is not None and out.exists():
             try:
@@ -428,6 +432,16 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
                 if finished:
                     raise
     return summary
+
+
+def _close_cluster_mentors() -> None:
+    """On a Dask cluster, stop the mentors the run started in its worker processes: a worker outlives
+    the command, and each mentor configuration would keep its own engine there (Stockfish and its hash)."""
+    from search.workers import distributed, on_every_worker
+
+    if distributed():
+        with contextlib.suppress(Exception):  # a worker that left has nothing to close
+            on_every_worker(close_mentors)
 
 
 def _close_quietly(pending: Iterator[tuple[list[Done], int]]) -> None:
@@ -448,12 +462,14 @@ def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, ca
         return
     from joblib import Parallel, delayed
 
+    from search.workers import distributed
     from search.workers import parallel as process_pool
 
     # A UCI mentor's work happens in its engine process: threads that drive the pipes are enough and
     # start at once (they end with this process). The built-in mentor computes in Python, so it needs
-    # processes: loky workers that leave as soon as this process is gone (search.workers).
-    if config.kind == "uci":
+    # processes: loky workers that leave as soon as this process is gone (search.workers). On a Dask
+    # cluster both go to its workers, each worker thread starting its own mentor (_mentor).
+    if config.kind == "uci" and not distributed():
         parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1, prefer="threads")
     else:
         parallel = process_pool(jobs, return_as="generator_unordered", batch_size=1)

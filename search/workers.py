@@ -1,4 +1,4 @@
-"""Worker processes that leave with their parent.
+"""Where parallel work runs: local worker processes that leave with their parent, or a Dask cluster.
 
 joblib's loky workers wait for work for ``idle_worker_timeout`` seconds (300 by default), then up to 30
 more for the parent's permission to exit. When the parent is killed (SIGKILL: it cannot clean up), a
@@ -6,13 +6,23 @@ worker finishes the task it holds and then lingers for those five and a half min
 memory and any engine it started. :func:`parallel` gives a joblib ``Parallel`` whose workers each run
 :func:`exit_with_parent` first: a daemon thread that ends the worker (``os._exit``) as soon as its
 parent process is gone, mid-task included.
+
+The same calls run on a Dask cluster instead (``mimic ... --backend dask --scheduler ADDRESS``): inside
+:func:`use_backend` ``("dask", address)`` a ``distributed.Client`` is connected and joblib's Dask backend
+is made the default (``joblib.parallel_config(backend="dask")``), so every ``Parallel`` built by
+:func:`parallel`, or with :func:`pool_options`, sends its tasks to the cluster's workers; the code that
+runs the work is the same. Tasks name their engines by spec or configuration (strings), and each worker
+process starts its own engines (never pickled). ``dask[distributed]`` is the optional extra ``cluster``.
+May import: the standard library and joblib (``distributed`` only inside :func:`use_backend`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 POLL_SECONDS = 0.2
@@ -35,17 +45,126 @@ def exit_with_parent(parent_pid: int) -> None:
     threading.Thread(target=_watch, args=(parent_pid,), name="exit-with-parent", daemon=True).start()
 
 
-def parallel(n_jobs: int, **options: Any) -> Any:
-    """``joblib.Parallel(n_jobs, **options)`` on loky workers that exit with this process (see the
-    module docstring) and after :data:`IDLE_WORKER_TIMEOUT` idle seconds."""
+BACKENDS = ("local", "dask")
+"""The places parallel work can run: ``local`` (loky processes on this machine) or ``dask`` (a cluster)."""
+
+BACKEND_ENV = "MIMIC_BACKEND"
+"""Environment variable naming the backend when ``--backend`` is not given."""
+
+SCHEDULER_ENV = "MIMIC_SCHEDULER"
+"""Environment variable holding the Dask scheduler's address when ``--scheduler`` is not given."""
+
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for the scheduler to answer, then for a first worker to join it."""
+
+_CLIENT: Any = None
+"""The ``distributed.Client`` while :func:`use_backend` runs the dask backend; ``None`` otherwise."""
+
+
+class BackendError(Exception):
+    """The backend cannot run: dask is not installed, the scheduler is unreachable or has no worker.
+    The message is one line, meant for the user."""
+
+
+def distributed() -> bool:
+    """Whether parallel work goes to a Dask cluster now (inside :func:`use_backend` ``("dask", ...)``)."""
+    return _CLIENT is not None
+
+
+def cluster_threads() -> int:
+    """Tasks the cluster runs at once (the sum of its workers' threads); 0 on the local backend."""
+    return 0 if _CLIENT is None else int(sum(_CLIENT.nthreads().values()))
+
+
+def resolve_backend(backend: str | None, scheduler: str | None) -> tuple[str, str | None]:
+    """The backend and scheduler address to use: the arguments given, else :data:`BACKEND_ENV` and
+    :data:`SCHEDULER_ENV`; a scheduler alone means ``dask``. Raises :class:`BackendError` on an unknown
+    backend name."""
+    scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    backend = backend or os.environ.get(BACKEND_ENV) or ("dask" if scheduler else "local")
+    if backend not in BACKENDS:
+        raise BackendError(f"unknown backend {backend!r} (choose {' or '.join(BACKENDS)})")
+    return backend, scheduler
+
+
+@contextlib.contextmanager
+def use_backend(backend: str = "local", scheduler: str | None = None, *,
+                timeout: float = CONNECT_TIMEOUT) -> Iterator[None]:
+    """Run the parallel work of the block on ``backend``: ``local`` changes nothing; ``dask`` connects a
+    ``distributed.Client`` to ``scheduler`` (an address such as ``tcp://10.0.0.1:8786``), waits up to
+    ``timeout`` seconds for it and for a first worker, and makes joblib's Dask backend the default for
+    the block (the client is closed at its end; the cluster keeps running). Raises :class:`BackendError`
+    with a one-line reason when dask is not installed, no address is given, the scheduler does not answer
+    or no worker joins it."""
+    global _CLIENT
+    if backend == "local":
+        yield
+        return
+    if backend != "dask":
+        raise BackendError(f"unknown backend {backend!r} (choose {' or '.join(BACKENDS)})")
+    if not scheduler:
+        raise BackendError(f"the dask backend needs a scheduler address: --scheduler ADDRESS or {SCHEDULER_ENV}")
+    if _CLIENT is not None:
+        raise BackendError("a dask backend is already in use in this process")
+    try:
+        from distributed import Client
+        from joblib import parallel_config
+    except ImportError:
+        raise BackendError("the dask backend needs dask[distributed]: pip install 'mimic[cluster]'") from None
+    try:
+        client = Client(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise BackendError(f"cannot reach the Dask scheduler at {scheduler}: {reason}") from None
+    try:
+        if not client.nthreads():
+            try:
+                client.wait_for_workers(1, timeout=timeout)
+            except (OSError, TimeoutError):
+                raise BackendError(f"no Dask worker joined the scheduler at {scheduler} within {timeout:g} s "
+                                   "(start one: dask worker ADDRESS)") from None
+        _CLIENT = client
+        with parallel_config(backend="dask", client=client):
+            yield
+    finally:
+        _CLIENT = None
+        client.close()
+
+
+def on_every_worker(function: Callable[[], Any]) -> dict[str, Any]:
+    """Call ``function()`` once in every worker process of the Dask cluster (``distributed.Client.run``)
+    and return each worker's answer by its address; ``{}`` on the local backend, whose workers are
+    this process's own. ``function`` must be importable on the workers (a module-level function)."""
+    if _CLIENT is None:
+        return {}
+    return dict(_CLIENT.run(function))
+
+
+def parallel(n_jobs: int, *, scatter: Sequence[Any] = (), **options: Any) -> Any:
+    """``joblib.Parallel(n_jobs, **options)``. On the local backend: loky workers that exit with this
+    process (see the module docstring) and after :data:`IDLE_WORKER_TIMEOUT` idle seconds. On the dask
+    backend (:func:`use_backend`): the cluster's workers (``n_jobs`` is then the cluster's: the sum of
+    its threads), with the objects of ``scatter`` (large arrays every task receives) sent once to every
+    worker and replaced by references in the tasks' arguments. Locally ``scatter`` changes nothing: loky
+    already memory-maps large arrays for its workers."""
     from joblib import Parallel
 
+    if _CLIENT is not None:
+        if scatter:
+            from joblib import parallel_config
+
+            with parallel_config(backend="dask", client=_CLIENT, scatter=list(scatter)):
+                return Parallel(n_jobs=n_jobs, **options)
+        return Parallel(n_jobs=n_jobs, **options)
     return Parallel(n_jobs=n_jobs, backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),),
                     idle_worker_timeout=IDLE_WORKER_TIMEOUT, **options)
 
 
 def pool_options() -> dict[str, Any]:
     """The keyword arguments :func:`parallel` adds, for a package that may not import this one and
-    builds its own ``joblib.Parallel`` (``organisms.features.feature_matrix(parallel_options=...)``)."""
+    builds its own ``joblib.Parallel`` (``organisms.features.feature_matrix(parallel_options=...)``): none
+    on the dask backend (the active ``parallel_config`` sends the work to the cluster)."""
+    if _CLIENT is not None:
+        return {}
     return {"backend": "loky", "initializer": exit_with_parent, "initargs": (os.getpid(),),
             "idle_worker_timeout": IDLE_WORKER_TIMEOUT}

@@ -230,3 +230,22 @@ def test_static_exchange_evaluation() -> None:
     assert see(b, chess.Move.from_uci("d2d5")) == 100
     assert is_quiet(chess.Board())
     assert not is_quiet(chess.Board("4k3/8/3p4/4n3/3P4/8/8/4K3 w - - 0 1"))
+
+
+def test_close_mentors_from_another_thread_makes_every_thread_start_afresh() -> None:
+    # A Dask worker labels in its executor thread and is told to close its mentors from another thread
+    # (its event loop): the executor thread must not reuse the closed mentor, and the new one must be
+    # known to the next close_mentors (else its engine would outlive the command).
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mentor import labeller
+
+    config = MentorConfig("builtin", depth=1)
+    with ThreadPoolExecutor(max_workers=1) as worker:  # one long-lived thread, as a Dask worker's
+        first = worker.submit(labeller._mentor, config).result()
+        assert worker.submit(labeller._mentor, config).result() is first  # kept between tasks
+        labeller.close_mentors()  # from this thread
+        second = worker.submit(labeller._mentor, config).result()
+        assert second is not first and second in labeller._ALL
+    labeller.close_mentors()
+    assert labeller._ALL == []
