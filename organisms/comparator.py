@@ -15,7 +15,7 @@ two linear outputs: logits of "``a`` is the White-win position" and "``b`` is". 
 units); a layer is ``x @ w + b``.
 
 **Playing**: ``d(a, b) = logit0 - logit1`` is the net's log-odds that ``a`` is better for White. The comparator
-plays with ``s(a, b) = d(a, b) - d(b, a) + d(m(b), m(a)) - d(m(a), m(b))`` (``m``: the colour mirror), so that
+plays with ``s(a, b) = (d(a, b) + d(m(b), m(a))) - (d(b, a) + d(m(a), m(b)))`` (``m``: the colour mirror), so that
 ``s(b, a) = -s(a, b)`` (antisymmetric) and ``s(m(a), m(b)) = -s(a, b)`` (colour-consistent) by construction;
 ``better(a, b)`` is ``s(a, b) > 0`` and ``probability(a, b)`` is ``sigmoid(s / 4)``, the mean of the four
 log-odds. Every position's embedding (and its mirror's) is computed once and cached by position key, with the
@@ -211,7 +211,7 @@ class ComparatorNet:
             z = self.logits(p, q)
             return z[:, 0] - z[:, 1]
 
-        return np.asarray(d(xa, xb) - d(xb, xa) + d(mb, ma) - d(ma, mb), dtype=np.float64)
+        return np.asarray((d(xa, xb) + d(mb, ma)) - (d(xb, xa) + d(ma, mb)), dtype=np.float64)
 
     # ------------------------------------------------------------------ one position at a time (search)
     def _entry(self, board: chess.Board) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -222,9 +222,7 @@ class ComparatorNet:
         if hit is not None:
             return hit
         idx = board_indices(board)
-        midx = [int(MIRROR[i]) for i in idx if i != STM_BIT]
-        if board.turn != chess.WHITE:
-            midx.append(STM_BIT)
+        midx = sorted([int(MIRROR[i]) for i in idx if i != STM_BIT] + ([STM_BIT] if board.turn != chess.WHITE else []))
         out = []
         w0, b0 = self.enc[0]
         for ix in (idx, midx):
@@ -239,8 +237,11 @@ class ComparatorNet:
         return entry
 
     def _d(self, first: np.ndarray, second: np.ndarray) -> float:
-        h = np.maximum(first + second + self._b_top0, 0)
+        h = first + second + self._b_top0
         rest = self.tops[1:]
+        if not rest:  # the first top layer is the output layer
+            return float(h[0] - h[1])
+        np.maximum(h, 0, out=h)
         last = len(rest) - 1
         for i, (w, b) in enumerate(rest):
             h = h @ w + b
@@ -253,7 +254,9 @@ class ComparatorNet:
         self.comparisons += 1
         fa, sa, mfa, msa = self._entry(a)
         fb, sb, mfb, msb = self._entry(b)
-        return self._d(fa, sb) - self._d(fb, sa) + self._d(mfb, msa) - self._d(mfa, msb)
+        # Summed in this order, s(b, a) is exactly -s(a, b) in floating point, and s(m(a), m(b)) exactly -s(a, b)
+        # (a mirror's embedding is computed from the same sorted bit indices as the mirrored position's own).
+        return (self._d(fa, sb) + self._d(mfb, msa)) - (self._d(fb, sa) + self._d(mfa, msb))
 
     def better(self, a: chess.Board, b: chess.Board) -> bool:
         """True when ``a`` is better than ``b`` for White (the Comparator contract)."""
