@@ -19,7 +19,9 @@ plays with ``s(a, b) = (d(a, b) + d(m(b), m(a))) - (d(b, a) + d(m(a), m(b)))`` (
 ``s(b, a) = -s(a, b)`` (antisymmetric) and ``s(m(a), m(b)) = -s(a, b)`` (colour-consistent) by construction;
 ``better(a, b)`` is ``s(a, b) > 0`` and ``probability(a, b)`` is ``sigmoid(s / 4)``, the mean of the four
 log-odds. Every position's embedding (and its mirror's) is computed once and cached by position key, with the
-first top layer's two halves already applied, so a comparison runs only the top layers.
+first top layer's two halves already applied, so a comparison runs only the top layers (the four ``d`` as one
+batch). ``score(b, a)`` is exactly ``-score(a, b)`` (the pair is computed in the order of the position keys);
+``score(m(a), m(b)) = -score(a, b)`` holds up to rounding.
 
 **A derived score** (for UCI and for searches that need numbers): ``evaluate(board)`` compares the position with
 its own colour mirror, whose value for White is the opposite, and reads the log-odds ``z = s(p, m(p)) / 4`` as
@@ -214,10 +216,9 @@ class ComparatorNet:
         return np.asarray((d(xa, xb) + d(mb, ma)) - (d(xb, xa) + d(ma, mb)), dtype=np.float64)
 
     # ------------------------------------------------------------------ one position at a time (search)
-    def _entry(self, board: chess.Board) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _entry(self, board: chess.Board, key: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(first half, second half) of the first top layer applied to the embedding of ``board``, then the same
-        for its colour mirror; cached by position."""
-        key = _key(board)
+        for its colour mirror; cached by position key."""
         hit = self._cache.get(key)
         if hit is not None:
             return hit
@@ -236,27 +237,29 @@ class ComparatorNet:
         self._cache[key] = entry
         return entry
 
-    def _d(self, first: np.ndarray, second: np.ndarray) -> float:
-        h = first + second + self._b_top0
-        rest = self.tops[1:]
-        if not rest:  # the first top layer is the output layer
-            return float(h[0] - h[1])
-        np.maximum(h, 0, out=h)
-        last = len(rest) - 1
-        for i, (w, b) in enumerate(rest):
+    def _d(self, h: np.ndarray) -> np.ndarray:
+        """``d`` of the rows of ``h``: (first half of one position + second half of the other), (K, units)."""
+        h = h + self._b_top0
+        for w, b in self.tops[1:]:
+            np.maximum(h, 0, out=h)
             h = h @ w + b
-            if i < last:
-                h = np.maximum(h, 0)
-        return float(h[0] - h[1])
+        return np.asarray(h[:, 0] - h[:, 1])
 
     def score(self, a: chess.Board, b: chess.Board) -> float:
-        """``s(a, b)``: > 0 when ``a`` is better for White than ``b``; ``score(b, a) == -score(a, b)``."""
+        """``s(a, b)``: > 0 when ``a`` is better for White than ``b``. The four ``d`` run as one batch; the pair is
+        taken in the order of the position keys, so ``score(b, a) == -score(a, b)`` exactly."""
         self.comparisons += 1
-        fa, sa, mfa, msa = self._entry(a)
-        fb, sb, mfb, msb = self._entry(b)
-        # Summed in this order, s(b, a) is exactly -s(a, b) in floating point, and s(m(a), m(b)) exactly -s(a, b)
-        # (a mirror's embedding is computed from the same sorted bit indices as the mirrored position's own).
-        return (self._d(fa, sb) + self._d(mfb, msa)) - (self._d(fb, sa) + self._d(mfa, msb))
+        ka, kb = _key(a), _key(b)
+        ea, eb = self._entry(a, ka), self._entry(b, kb)
+        if ka > kb:
+            return -self._s(eb, ea)
+        return self._s(ea, eb)
+
+    def _s(self, ea: tuple[np.ndarray, ...], eb: tuple[np.ndarray, ...]) -> float:
+        fa, sa, mfa, msa = ea
+        fb, sb, mfb, msb = eb
+        d = self._d(np.stack((fa + sb, mfb + msa, fb + sa, mfa + msb)))
+        return float((d[0] + d[1]) - (d[2] + d[3]))
 
     def better(self, a: chess.Board, b: chess.Board) -> bool:
         """True when ``a`` is better than ``b`` for White (the Comparator contract)."""
@@ -269,9 +272,10 @@ class ComparatorNet:
 
     def evaluate(self, board: chess.Board) -> int:
         """The derived score (module docstring): centipawns from the side to move's view."""
-        fa, sa, mfa, msa = self._entry(board)
-        # b is the mirror: its entry is (mfa, msa) and its mirror's is (fa, sa), so s(p, m(p)) = 2 (d(p, m) - d(m, p)).
-        z = (self._d(fa, msa) - self._d(mfa, sa)) / 2
+        fa, sa, mfa, msa = self._entry(board, _key(board))
+        # The mirror's entry is (mfa, msa) and its mirror's (fa, sa): s(p, m(p)) = 2 (d(p, m) - d(m, p)).
+        d = self._d(np.stack((fa + msa, mfa + sa)))
+        z = float(d[0] - d[1]) / 2
         v = max(min(CP_PER_LOGIT * z, EVAL_LIMIT), -EVAL_LIMIT)
         return round(v if board.turn == chess.WHITE else -v)
 

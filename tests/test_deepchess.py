@@ -113,8 +113,9 @@ def test_antisymmetric_and_colour_consistent_on_1000_random_pairs() -> None:
             i, j = rng.integers(len(boards), size=2)
             a, b = boards[i], boards[j]
             assert not (net.better(a, b) and net.better(b, a))
-            assert net.score(b, a) == -net.score(a, b)  # exactly, by construction
-            assert net.score(a.mirror(), b.mirror()) == -net.score(a, b)  # mirroring both flips the answer
+            assert net.score(b, a) == -net.score(a, b)  # exactly, by construction (the pair in key order)
+            assert net.better(a.mirror(), b.mirror()) == net.better(b, a)  # mirroring both flips the answer
+            assert net.score(a.mirror(), b.mirror()) == pytest.approx(-net.score(a, b), rel=1e-5, abs=1e-5)
             strict += net.better(a, b) or net.better(b, a)
         assert strict > 500  # most pairs are ordered one way (ties: equal material, or the same position)
 
