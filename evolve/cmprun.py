@@ -192,6 +192,7 @@ def plot_curves(path: Path, curves: Curves) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4), dpi=120)
     ax = axes[0]
@@ -199,6 +200,7 @@ def plot_curves(path: Path, curves: Curves) -> None:
         rows = [r for r in curves.pretrain if int(r[0]) == layer]
         ax.plot([r[1] for r in rows], [r[2] for r in rows], marker="o", label=f"layer {layer + 1}")
     ax.set_xlabel("pretraining epoch")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("reconstruction loss")
     ax.set_title("Pos2Vec layer-wise pretraining")
     ax.grid(True, alpha=0.3)
@@ -211,6 +213,7 @@ def plot_curves(path: Path, curves: Curves) -> None:
         ax.plot([r[0] for r in curves.distill], [r[2] for r in curves.distill], label="distilled, validation")
     ax.axhline(0.5, color="black", linestyle="--", linewidth=1, label="chance")
     ax.set_xlabel("epoch")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("pair accuracy")
     ax.set_title("siamese comparator")
     ax.grid(True, alpha=0.3)

@@ -17,7 +17,8 @@ The tree is the ordinary engine's with its pruning switched off (:class:`~search
 a quiescence search of captures and queen promotions from the standing position (every evasion when in check,
 for :data:`~search.engine.QS_EVASION_PLIES` plies). Moves are ordered by the table's move, MVV-LVA captures, queen
 promotions, killers and history. The transposition table stores, per position key, the leaf (a position, not a
-score), its bound flag, the depth and the best move.
+score), its bound flag, the depth and the best move; the leaves' boards live beside the table's slots, so the
+table takes a few times the memory ``hash_mb`` names (a board copy is some hundreds of bytes).
 
 The score a :class:`~search.base.SearchResult` reports (UCI needs one) is derived from the principal
 variation's leaf: for a mate, the usual ``±(MATE - plies)``; for a draw, 0; for a position, the comparator's

@@ -169,6 +169,8 @@ POSITIONS = (
     "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2",  # Black to move
     "8/2k5/8/3K4/8/8/4P3/8 b - - 0 1",  # pawn endgame
     "r2qkb1r/ppp2ppp/2n1bn2/3pp3/4P3/2NP1N2/PPP1BPPP/R1BQK2R w KQkq - 0 6",  # captures to resolve
+    "k7/8/8/2Q5/8/8/8/7K w - - 0 1",  # Qb6 and Qc7 stalemate: draws against positions (through the mirror)
+    "7k/8/8/8/8/8/2q5/K7 b - - 0 1",  # Qb3 and every king move stalemate: Black avoids draws
 )
 
 
@@ -361,3 +363,25 @@ def test_a_tiny_training_run_beats_chance_and_resumes(tmp_path: Path) -> None:
     assert net.header["pos2vec"] == [773, 32] and net.header["accuracy"] == pytest.approx(o.accuracy)
     assert ComparatorNet.load(o.small_path).header["role"] == "distilled"
     assert (out / "curve.png").stat().st_size > 0 and "Pair accuracy" in (out / "summary.md").read_text()
+
+
+def test_the_two_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _torch()
+    from evolve.cli import main
+
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text(_pgn("1-0", 6) + _pgn("0-1", 6) + "[Result \"1-0\"]\n\n1. e4 e5 2. Ke3 1-0\n\n")  # an illegal move
+    assert main(["deepchess-data", str(pgn), "--out", str(tmp_path / "d"), "--validation", "0.25", "--test",
+                 "0.25"]) == 0
+    out, err = capsys.readouterr()
+    assert "positions/s" in out and f"{pgn}:" in err  # the bad game named by file and line
+    assert main(["train-cmp", str(tmp_path / "d"), "--out", str(tmp_path / "r"), "--pos2vec", "8", "--top", "4",
+                 "--small-pos2vec", "4", "--small-top", "2", "--ae-epochs", "1", "--epochs", "1",
+                 "--distill-epochs", "1", "--no-speed"]) == 0
+    assert f"cmp:{tmp_path / 'r' / 'cmp.npz'}" in capsys.readouterr().out
+    assert main(["train-cmp", str(tmp_path / "d"), "--out", str(tmp_path / "r"), "--no-speed"]) == 2  # no --resume
+    assert "--resume" in capsys.readouterr().err
+    draws = tmp_path / "draws.pgn"
+    draws.write_text(_pgn("1/2-1/2", 2))
+    assert main(["deepchess-data", str(draws), "--out", str(tmp_path / "e")]) == 2
+    assert "no White-win and Black-win positions" in capsys.readouterr().err
