@@ -311,7 +311,8 @@ def _cmd_train_cmp(args: argparse.Namespace) -> int:
     settings = TrainSettings(shape=CmpShape(pos2vec=tuple(args.pos2vec), top=tuple(args.top)),
                              small=CmpShape(pos2vec=tuple(args.small_pos2vec), top=tuple(args.small_top)),
                              ae_epochs=args.ae_epochs, epochs=args.epochs, distill_epochs=args.distill_epochs,
-                             batch=args.batch, lr=args.lr, decay=args.decay, pairs=args.pairs, seed=args.seed)
+                             batch=args.batch, lr=args.lr, decay=args.decay, pairs=args.pairs,
+                             mirror=not args.no_mirror, seed=args.seed)
     try:
         outcome = train_cmp(args.data, args.out, settings, _command_line(), resume=args.resume, report=print,
                             measure_speed=not args.no_speed)
@@ -1066,6 +1067,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--batch", type=_positive_int, default=256, help="minibatch (default 256)")
     g.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 0.001)")
     g.add_argument("--decay", type=float, default=0.98, help="learning rate factor an epoch (default 0.98)")
+    g.add_argument("--no-mirror", action="store_true",
+                   help="train on the positions only, not also on their colour mirrors")
     p.add_argument("--seed", type=int, default=0, help="seed of the weights and of every draw (default 0)")
     p.add_argument("--no-speed", action="store_true", help="skip the search-speed measurement")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")

@@ -10,14 +10,15 @@ all in one part), and each part is balanced by dropping random positions of its 
 int32) and ``positions.json`` (sources, settings, counts, time, provenance).
 
 **Networks** (:func:`train_comparator`, ``mimic train-cmp``; torch is imported lazily, :func:`require_torch`):
-Pos2Vec, a tower of ReLU layers, pretrained layer by layer as autoencoders on the training positions without
-labels (the first layer reconstructs the bits, binary cross-entropy; the next ones the previous layer's
-activations, mean squared error); then the siamese comparator (two copies of the tower, shared weights, their
-embeddings concatenated, ReLU layers to 2 outputs), trained end to end with cross-entropy on fresh random
-(White-win, Black-win) pairs every epoch, each pair in both orders; then a smaller comparator distilled from it:
-trained on fresh random pairs of training positions to reproduce the big one's output probabilities. Pair
-accuracy is measured on fixed validation (and test) pairs, one per White-win position, with the numpy
-comparator the engine plays (:class:`organisms.comparator.ComparatorNet`, antisymmetric by construction).
+Pos2Vec, a tower of ReLU layers, pretrained layer by layer as autoencoders on the training positions without labels
+(the first layer reconstructs the bits, binary cross-entropy; the next ones the previous layer's activations, mean
+squared error); then the siamese comparator (two copies of the tower, shared weights, their embeddings concatenated,
+ReLU layers to 2 outputs), trained end to end with cross-entropy on fresh random (White-win, Black-win) pairs every
+epoch, each pair in both orders (by default the colour mirrors of the training positions join them: a Black win
+mirrored is a White win, which doubles the data); then a smaller comparator distilled from it: trained on fresh
+random pairs of training positions to reproduce the big one's output probabilities. Pair accuracy is measured on
+fixed validation (and test) pairs, one per White-win position, with the numpy comparator the engine plays
+(:class:`organisms.comparator.ComparatorNet`, antisymmetric by construction).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import chess
 import chess.pgn
 import numpy as np
 
-from organisms.comparator import N_BITS, ComparatorNet, board_bits, expected_shapes, make_header
+from organisms.comparator import N_BITS, ComparatorNet, board_bits, expected_shapes, make_header, mirror_bits
 from search.pgn import read_games
 from search.provenance import provenance
 
@@ -330,6 +331,7 @@ class TrainSettings:
     lr: float = 1e-3
     decay: float = 0.98
     pairs: int | None = None  # pairs per epoch (each in both orders); None: as many as the smaller class
+    mirror: bool = True  # also train on the colour mirrors (a Black win mirrored is a White win)
     seed: int = 0
 
 
@@ -388,11 +390,14 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
     both orders; the epochs in ``curves`` are skipped; ``save`` after every epoch."""
     torch = require_torch()
     w_rows, b_rows = data.rows(0, 1), data.rows(0, -1)
-    n = min(len(w_rows), len(b_rows))
+    if not len(w_rows) or not len(b_rows):
+        raise ValueError(f"{data.source}: no training pairs (White-win and Black-win positions)")
+    wins, losses = data.bits[w_rows], data.bits[b_rows]
+    if settings.mirror:  # a Black win's colour mirror is a White win, and the other way round
+        wins, losses = np.concatenate([wins, mirror_bits(losses)]), np.concatenate([losses, mirror_bits(wins)])
+    n = min(len(wins), len(losses))
     if settings.pairs is not None:
         n = min(n, settings.pairs)
-    if n == 0:
-        raise ValueError(f"{data.source}: no training pairs (White-win and Black-win positions)")
     opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
     for epoch in range(1, settings.epochs + 1):
         if epoch <= len(curves.compare):
@@ -400,9 +405,9 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
         for g in opt.param_groups:
             g["lr"] = settings.lr * settings.decay ** (epoch - 1)
         rng = np.random.default_rng([settings.seed, 0xC0, epoch])
-        w, b = rng.choice(w_rows, n, replace=False), rng.choice(b_rows, n, replace=False)
-        a_rows = np.concatenate([w, b])  # both orders: (w, b) labelled 0 ("a better"), (b, w) labelled 1
-        o_rows = np.concatenate([b, w])
+        w, b = rng.choice(len(wins), n, replace=False), rng.choice(len(losses), n, replace=False)
+        both = np.concatenate([wins[w], losses[b]])  # both orders: (w, b) labelled 0 ("a better"), (b, w) 1
+        other = np.concatenate([losses[b], wins[w]])
         label = np.concatenate([np.zeros(n, np.int64), np.ones(n, np.int64)])
         perm = rng.permutation(2 * n)
         total = 0.0
@@ -410,8 +415,8 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
         model.train()
         for s in _batches(2 * n, settings.batch):
             idx = perm[s:s + settings.batch]
-            xa = torch.from_numpy(data.bits[a_rows[idx]].astype(np.float32))
-            xb = torch.from_numpy(data.bits[o_rows[idx]].astype(np.float32))
+            xa = torch.from_numpy(both[idx].astype(np.float32))
+            xb = torch.from_numpy(other[idx].astype(np.float32))
             y = torch.from_numpy(label[idx])
             out = model(xa, xb)
             loss = torch.nn.functional.cross_entropy(out, y)
