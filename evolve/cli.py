@@ -284,6 +284,53 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_deepchess_data(args: argparse.Namespace) -> int:
+    from .deepchess import DataSettings, extract_positions
+
+    settings = DataSettings(per_game=args.per_game, skip_moves=args.skip_moves, validation=args.validation,
+                            test=args.test, seed=args.seed)
+    try:
+        summary = extract_positions(args.games, args.out, settings, jobs=args.jobs, command=_command_line())
+    except ValueError as exc:
+        print(f"mimic deepchess-data: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"mimic deepchess-data: {_os_error(exc)}", file=sys.stderr)
+        return 1
+    for line in summary.errors[:5]:
+        print(f"warning: {line}", file=sys.stderr)
+    print(f"{summary.positions} balanced positions ({', '.join(f'{v} {k}' for k, v in summary.per_part.items())}) "
+          f"from {summary.decisive} decisive of {summary.games} games in {summary.seconds:.1f} s "
+          f"({summary.rate:.0f} positions/s); written to {args.out}/positions.npz and positions.json")
+    return 0
+
+
+def _cmd_train_cmp(args: argparse.Namespace) -> int:
+    from .cmprun import train_cmp
+    from .deepchess import CmpShape, TrainSettings
+
+    settings = TrainSettings(shape=CmpShape(pos2vec=tuple(args.pos2vec), top=tuple(args.top)),
+                             small=CmpShape(pos2vec=tuple(args.small_pos2vec), top=tuple(args.small_top)),
+                             ae_epochs=args.ae_epochs, epochs=args.epochs, distill_epochs=args.distill_epochs,
+                             batch=args.batch, lr=args.lr, decay=args.decay, pairs=args.pairs,
+                             mirror=not args.no_mirror, seed=args.seed)
+    try:
+        outcome = train_cmp(args.data, args.out, settings, _command_line(), resume=args.resume, report=print,
+                            measure_speed=not args.no_speed)
+    except (ValueError, RuntimeError) as exc:
+        print(f"mimic train-cmp: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"mimic train-cmp: {_os_error(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, FileExistsError) else 1
+    a = outcome.accuracy
+    print(f"pair accuracy: comparator {a['big_validation']:.3f} validation, {a['big_test']:.3f} test; distilled "
+          f"{a['small_validation']:.3f} validation, {a['small_test']:.3f} test")
+    print(f"results in {args.out}/ (cmp.npz, cmp-small.npz, summary.md, curve.png); play them as "
+          f"cmp:{outcome.path} or cmp:{outcome.small_path}")
+    return 0
+
+
 def _cmd_train_net(args: argparse.Namespace) -> int:
     from .net import NetShape, SupervisedSettings
     from .netrun import NetRunSettings, train_net
@@ -1056,6 +1103,59 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoints")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=_cmd_train_net)
+
+    p = sub.add_parser("deepchess-data", help="DeepChess training positions from the decisive games of PGN files",
+                       description="Draw DeepChess training positions from PGN games with a decisive result: up to "
+                                   "--per-game random positions a game, none from the first --skip-moves moves and "
+                                   "none whose next move is a capture, labelled with the result; draws unused; games "
+                                   "split into training/validation/test (seeded), each part balanced between "
+                                   "White and Black wins. Writes OUT/positions.npz (773 bits a position, packed) and "
+                                   "OUT/positions.json (provenance).")
+    p.add_argument("games", nargs="+", help="PGN files")
+    p.add_argument("--out", required=True, help="folder to write positions.npz and positions.json into")
+    p.add_argument("--per-game", type=_positive_int, default=10, help="positions a game at most (default 10)")
+    p.add_argument("--skip-moves", type=_non_negative_int, default=5,
+                   help="moves at the start of a game never drawn (default 5)")
+    p.add_argument("--validation", type=float, default=0.1, help="share of games for validation (default 0.1)")
+    p.add_argument("--test", type=float, default=0.1, help="share of games for test (default 0.1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the draws and the split (default 0)")
+    p.add_argument("--jobs", type=_jobs, default=1, help="files read at once (worker processes; -1: every core)")
+    p.set_defaults(func=_cmd_deepchess_data)
+
+    p = sub.add_parser("train-cmp", help="train a DeepChess comparator (Pos2Vec + siamese) and a distilled one",
+                       description="Train a DeepChess-style comparator on positions from mimic deepchess-data: "
+                                   "Pos2Vec pretrained layer-wise as autoencoders, the siamese comparator on fresh "
+                                   "random (White-win, Black-win) pairs every epoch, then a smaller comparator "
+                                   "distilled from it. Writes cmp.npz and cmp-small.npz (play them as "
+                                   "cmp:OUT/cmp.npz), summary.md and curve.png; resumable per epoch. Needs torch: "
+                                   "pip install torch==2.13.0.")
+    p.add_argument("data", help="folder (or positions.npz) written by mimic deepchess-data")
+    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    g = p.add_argument_group("nets")
+    g.add_argument("--pos2vec", type=_positive_int, nargs="+", default=[100, 100, 100],
+                   help="Pos2Vec widths after the 773 bits (default 100 100 100; the paper's 600 400 200 100)")
+    g.add_argument("--top", type=_positive_int, nargs="+", default=[100, 50],
+                   help="hidden widths of the comparator's top (default 100 50; the paper's 400 200 100)")
+    g.add_argument("--small-pos2vec", type=_positive_int, nargs="+", default=[64, 32],
+                   help="Pos2Vec widths of the distilled comparator (default 64 32)")
+    g.add_argument("--small-top", type=_positive_int, nargs="+", default=[32],
+                   help="hidden widths of the distilled comparator's top (default 32)")
+    g = p.add_argument_group("training")
+    g.add_argument("--ae-epochs", type=_non_negative_int, default=3, help="pretraining epochs a layer (default 3)")
+    g.add_argument("--epochs", type=_non_negative_int, default=20, help="comparator epochs (default 20)")
+    g.add_argument("--distill-epochs", type=_non_negative_int, default=10,
+                   help="distillation epochs (default 10)")
+    g.add_argument("--pairs", type=_positive_int, default=None,
+                   help="pairs an epoch, each in both orders (default: as many as the smaller class)")
+    g.add_argument("--batch", type=_positive_int, default=256, help="minibatch (default 256)")
+    g.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 0.001)")
+    g.add_argument("--decay", type=float, default=0.98, help="learning rate factor an epoch (default 0.98)")
+    g.add_argument("--no-mirror", action="store_true",
+                   help="train on the positions only, not also on their colour mirrors")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights and of every draw (default 0)")
+    p.add_argument("--no-speed", action="store_true", help="skip the search-speed measurement")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    p.set_defaults(func=_cmd_train_cmp)
 
     p = sub.add_parser("match", help="a match between two players, with Elo statistics",
                        epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -8,6 +8,7 @@ travels to worker processes.
 from __future__ import annotations
 
 from organisms import Expert, Material, Organism
+from organisms.comparator import ComparatorNet
 from organisms.genome import rich_genome
 from organisms.net import NetEvaluator, NetFileError
 from search import Evaluator
@@ -49,6 +50,16 @@ def _net(spec: PlayerSpec) -> Evaluator:
         raise SpecError(f"{spec.text!r}: {exc}") from exc
 
 
+def _cmp(spec: PlayerSpec) -> Evaluator:
+    """A DeepChess comparator: a Comparator (our engine runs the comparison alpha-beta with it) and, through its
+    derived score, an Evaluator (for ``@search=prob``)."""
+    assert spec.arg is not None
+    try:
+        return ComparatorNet.load(spec.arg)
+    except NetFileError as exc:
+        raise SpecError(f"{spec.text!r}: {exc}") from exc
+
+
 PLAYERS = PlayerRegistry([
     PlayerKind("organism", "path", "an evolved organism file (JSON), e.g. organism:results/x/organism.json",
                _organism),
@@ -59,6 +70,8 @@ PLAYERS = PlayerRegistry([
                "seed 0 by default)", _rich_random),
     PlayerKind("net", "path", "a Giraffe-style evaluation net (numpy inference), e.g. net:results/x/net.npz "
                "(mimic train-net)", _net),
+    PlayerKind("cmp", "path", "a DeepChess comparator played by the comparison alpha-beta, e.g. "
+               "cmp:results/x/cmp.npz (mimic train-cmp)", _cmp),
     DEEPRED,
     *EXTERNAL_KINDS,
 ])

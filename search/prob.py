@@ -41,7 +41,7 @@ from math import log2
 
 import chess
 
-from .base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit
+from .base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator, Limit
 from .engine import MAX_PLY, Engine
 from .see import see
 from .spec import DEFAULT_SEARCH, SEARCHES
@@ -347,14 +347,27 @@ def _first(t: tuple[int, float, chess.Move]) -> int:
     return t[0]
 
 
+def engine_class(evaluator: Evaluator, search: str = DEFAULT_SEARCH) -> type[Engine]:
+    """The engine class :func:`make_engine` builds for ``evaluator`` and the search named ``search``."""
+    if search == "depth":
+        if isinstance(evaluator, Comparator):  # a DeepChess comparator (cmp:): the comparison alpha-beta
+            from .compare import CompareEngine
+
+            return CompareEngine
+        return Engine
+    if search in ("prob", "prob-uniform"):
+        return ProbEngine
+    raise ValueError(f"unknown search {search!r} (expected one of {', '.join(SEARCHES)})")
+
+
 def make_engine(evaluator: Evaluator, search: str = DEFAULT_SEARCH, hash_mb: float = 16) -> Engine:
     """Our engine around ``evaluator`` with the search named ``search`` (a key of :data:`search.spec.SEARCHES`):
-    ``depth`` is :class:`~search.engine.Engine`, ``prob`` and ``prob-uniform`` are :class:`ProbEngine` with
-    heuristic and uniform move probabilities."""
-    if search == "depth":
-        return Engine(evaluator, hash_mb=hash_mb)
-    if search == "prob":
-        return ProbEngine(evaluator, hash_mb=hash_mb)
-    if search == "prob-uniform":
-        return ProbEngine(evaluator, hash_mb=hash_mb, probabilities="uniform")
-    raise ValueError(f"unknown search {search!r} (expected one of {', '.join(SEARCHES)})")
+    ``depth`` is :class:`~search.engine.Engine`, or :class:`~search.compare.CompareEngine` (the comparison
+    alpha-beta) when ``evaluator`` is also a :class:`~search.base.Comparator`; ``prob`` and ``prob-uniform`` are
+    :class:`ProbEngine` with heuristic and uniform move probabilities (a comparator plays them through its
+    derived score)."""
+    cls = engine_class(evaluator, search)
+    if cls is ProbEngine:
+        return ProbEngine(evaluator, hash_mb=hash_mb, probabilities="uniform" if search == "prob-uniform"
+                          else "heuristic")
+    return cls(evaluator, hash_mb=hash_mb)

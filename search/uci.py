@@ -25,7 +25,7 @@ import chess
 from .base import Limit, SearchResult
 from .book import BookChooser
 from .conventions import uci_score
-from .prob import make_engine
+from .prob import engine_class, make_engine
 from .spec import PlayerRegistry, PlayerSpec
 
 NAME = "mimic"
@@ -241,7 +241,8 @@ class UciFrontEnd:
                 raise UciError(f"cannot load Eval {echo(value)}: {type(exc).__name__}: {cut(str(exc))}; "
                                f"keeping {self.eval_spec!r}") from exc
             self.stop_search()
-            if spec.search != self.search_name:  # another search: a new engine (with an empty table)
+            if spec.search != self.search_name or engine_class(evaluator, spec.search) is not type(self.engine):
+                # another search (or a comparator after an evaluator): a new engine (with an empty table)
                 overhead = self.engine.overhead
                 self.engine = make_engine(evaluator, spec.search, self.hash_mb)
                 self.engine.overhead = overhead
