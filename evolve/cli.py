@@ -756,10 +756,12 @@ def _cmd_recognize(args: argparse.Namespace) -> int:
             manifest = rec.load_clones(args.dir)[0]
             players = manifest["players"]
             queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn,
-                                   held_out=args.held_out)
+                                   held_out=args.held_out, norm=args.norm)
+            against = ("all players' validation game sides" if args.norm == "validation" else
+                       "the query file's players (--norm query)")
             print(f"{len(queries)} queries of {args.query} ({'all' if args.k is None else args.k} game sides each), "
                   f"{len(players)} players; score: {manifest['settings']['score']} minus each clone's average on "
-                  "all players' validation game sides (higher is more like the player)")
+                  f"{against} (higher is more like the player)")
             for i, q in enumerate(queries, 1):
                 who = q.header + (f" (= {q.player})" if q.player and q.player != q.header else "")
                 if not q.positions:
@@ -865,6 +867,9 @@ def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:
                    help="game sides a query: groups of N sides with the same player, in file order (default 1)")
     a.add_argument("--csv", default=None, metavar="FILE",
                    help="one row per query: player, predicted, one score column per player")
+    a.add_argument("--norm", choices=("validation", "query"), default="validation",
+                   help="subtract each clone's average on the trained players' validation sides (default) or on the "
+                        "query file's players (for queries from another population: other openings, another era)")
     a.add_argument("--held-out", action="store_true",
                    help="only the games DIR's split did not train or validate on (its test games, and new ones)")
     a.add_argument("--jobs", type=_jobs, default=1, help="worker processes (default 1)")

@@ -392,6 +392,8 @@ class TrainSettings:
 
 
 PARTS = ("train", "validation", "test")
+NORMS = ("validation", "query")
+"""What ``classify`` subtracts from a clone's measure: its average on the validation sides or on the query file's."""
 
 
 def split_games(n: int, validation: float, test: float, seed: int) -> np.ndarray:
@@ -649,10 +651,18 @@ def load_clones(folder: str | Path) -> tuple[dict[str, Any], np.ndarray, np.ndar
 
 def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int = 1,
              on_error: Callable[[str], None] | None = None, cache_dir: str | Path | None = None,
-             held_out: bool = False) -> list[Query]:
+             held_out: bool = False, norm: str = "validation") -> list[Query]:
     """Score every game side of ``query`` (or every group of ``k`` sides with the same header player; see
     :func:`group_sides`) by every clone of ``folder``; with ``held_out``, only the sides of games that the
-    split of ``folder`` did not use for training or validation (its test games, and games it never saw)."""
+    split of ``folder`` did not use for training or validation (its test games, and games it never saw).
+
+    ``norm``: what each clone's measure is measured against (see the module docstring). ``validation``: its
+    average over all trained players' validation game sides (``recognize.json``). ``query``: its average over
+    the query file's own players (the sides grouped by header, each header weighing the same), for a query
+    file from another population than the training games (other openings, another era), where the
+    validation averages do not carry over; it needs a query file with several players' games in it."""
+    if norm not in NORMS:
+        raise ValueError(f"unknown normalisation {norm!r} (one of {', '.join(NORMS)})")
     manifest, weights, betas = load_clones(folder)
     players = manifest["players"]
     st = manifest["settings"]
@@ -669,8 +679,11 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     order = list(range(len(gs.sides)))
     pos = extract_positions(gs, order, st["skip_plies"], st["genome"], jobs, cache_dir)
     vals, rows = position_measures(weights, betas, pos, st["score"])
-    normal = np.array([manifest["clones"][p]["normalisation"] for p in players])
     labels = [s.player or f"?{normal_name(s.header)}" for s in gs.sides]
+    if norm == "query":
+        normal = np.nanmean(side_means(vals, pos.side[rows], group_sides(labels, None)), axis=1)
+    else:
+        normal = np.array([manifest["clones"][p]["normalisation"] for p in players])
     groups = group_sides(labels, k)
     scores = score_groups(vals, pos.side[rows], groups, normal)
     counts = side_counts(pos.side[rows], groups)

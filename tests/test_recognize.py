@@ -179,6 +179,19 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     with open(folder / "h.csv", newline="") as fh:
         held = list(csv.DictReader(fh))
     assert sorted((r["player"], r["predicted"]) for r in held) == sorted((r["player"], r["predicted"]) for r in rows)
+    # --norm query: each clone is measured against its own average on the query file's players, so with one query
+    # per player (--k all) every clone's scores over the two players average to 0 by construction; and the
+    # held-out sides are still told apart (each clone explains its own player's moves best, as above).
+    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(query), "--k", "all", "--norm", "query",
+                                       "--csv", str(folder / "n.csv")), capture_output=True, text=True, env=env(folder))
+    assert run.returncode == 0, run.stderr
+    assert "the query file's players (--norm query)" in run.stdout
+    with open(folder / "n.csv", newline="") as fh:
+        normed = list(csv.DictReader(fh))
+    assert sorted(r["player"] for r in normed) == ["Alpha", "Beta"]
+    for clone in ("Alpha", "Beta"):
+        assert abs(sum(float(r[f"score:{clone}"]) for r in normed)) < 1e-9
+    assert all(r["predicted"] == r["player"] for r in normed)
 
 
 def test_csv_columns_and_accuracy_recount_equal_the_summary(

@@ -76,7 +76,26 @@ if [ ! -s $R/summary.md ]; then
      > $R/experiment.log 2>&1
 fi
 [ -e $R/experiment.log ] && tail -n 8 $R/experiment.log
+# Each clone's score against its average on the training players' validation sides (the default), and against
+# its average on test.pgn's own players (--norm query): the openings differ, so the validation averages may not
+# carry over.
 for k in 1 4 16 all; do
   $M recognize classify $R $R/test.pgn --k $k --csv $R/heldout-openings-k$k.csv --jobs 2 > $R/heldout-openings-k$k.log 2>&1
-  head -n 3 $R/heldout-openings-k$k.log
+  tail -n 1 $R/heldout-openings-k$k.log
+  $M recognize classify $R $R/test.pgn --k $k --norm query --csv $R/heldout-openings-query-k$k.csv --jobs 2 \
+     > $R/heldout-openings-query-k$k.log 2>&1
+  tail -n 1 $R/heldout-openings-query-k$k.log
 done
+
+# The figures by opening, recounted from the CSVs.
+.venv/bin/python tools/recognition_table.py \
+  --title "Recognition of the engine set on openings no clone saw (test.pgn, openings 26-33)" \
+  --command "mimic recognize classify $R $R/test.pgn --k K --csv $R/heldout-openings-kK.csv --jobs 2" \
+  1=$R/heldout-openings-k1.csv 4=$R/heldout-openings-k4.csv 16=$R/heldout-openings-k16.csv \
+  all=$R/heldout-openings-kall.csv > $R/heldout-openings.md
+.venv/bin/python tools/recognition_table.py \
+  --title "The same, each clone measured against its average on test.pgn's players (--norm query)" \
+  --command "mimic recognize classify $R $R/test.pgn --k K --norm query --csv $R/heldout-openings-query-kK.csv --jobs 2" \
+  1=$R/heldout-openings-query-k1.csv 4=$R/heldout-openings-query-k4.csv 16=$R/heldout-openings-query-k16.csv \
+  all=$R/heldout-openings-query-kall.csv >> $R/heldout-openings.md
+cat $R/heldout-openings.md
