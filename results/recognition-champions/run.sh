@@ -18,8 +18,20 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=results/recognition-champions
 D=data/player-games
-.venv/bin/mimic recognize experiment $D/Alekhine.pgn $D/Anand.pgn $D/Botvinnik.pgn $D/Capablanca.pgn \
+if [ ! -s $R/summary.md ]; then
+  .venv/bin/mimic recognize experiment $D/Alekhine.pgn $D/Anand.pgn $D/Botvinnik.pgn $D/Capablanca.pgn \
   $D/Carlsen.pgn $D/Fischer.pgn $D/Karpov.pgn $D/Kasparov.pgn $D/Petrosian.pgn $D/Tal.pgn \
   --players Alekhine,Anand,Botvinnik,Capablanca,Carlsen,Fischer,Karpov,Kasparov,Petrosian,Tal \
   --exclude "Anand,Vignesh" --exclude "Kasparov,Georgy" --exclude "Carlsen,H" \
   --max-held 128 --seed 1 --jobs 2 --out $R 2>&1 | tee $R/experiment.log
+fi
+
+# A variant: the clones evolved by the smooth loss (--moves-loss likelihood) instead of the agreement count,
+# everything else equal, into likelihood/ (the resolved children and features are cached from the run above).
+if [ ! -s $R/likelihood/summary.md ]; then
+  .venv/bin/mimic recognize experiment $D/Alekhine.pgn $D/Anand.pgn $D/Botvinnik.pgn $D/Capablanca.pgn \
+    $D/Carlsen.pgn $D/Fischer.pgn $D/Karpov.pgn $D/Kasparov.pgn $D/Petrosian.pgn $D/Tal.pgn \
+    --players Alekhine,Anand,Botvinnik,Capablanca,Carlsen,Fischer,Karpov,Kasparov,Petrosian,Tal \
+    --exclude "Anand,Vignesh" --exclude "Kasparov,Georgy" --exclude "Carlsen,H" \
+    --max-held 128 --seed 1 --jobs 2 --moves-loss likelihood --out $R/likelihood 2>&1 | tee $R/likelihood.log
+fi

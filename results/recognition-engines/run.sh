@@ -99,3 +99,28 @@ done
   1=$R/heldout-openings-query-k1.csv 4=$R/heldout-openings-query-k4.csv 16=$R/heldout-openings-query-k16.csv \
   all=$R/heldout-openings-query-kall.csv >> $R/heldout-openings.md
 cat $R/heldout-openings.md
+
+# A variant: the clones evolved by the smooth loss (--moves-loss likelihood: the mean log-likelihood of the played
+# moves) instead of the agreement count, everything else equal; into likelihood/ (the resolved children and
+# features are cached from the run above).
+L=$R/likelihood
+if [ ! -s $L/summary.md ]; then
+  $M recognize experiment $R/games.pgn --players "$NAMES" --out $L --skip-plies 0 --jobs 2 --seed 1 \
+     --validation 0.15 --test 0.1 --moves-loss likelihood > $L.log 2>&1 || { cat $L.log; exit 1; }
+fi
+for k in 1 4 16 all; do
+  $M recognize classify $L $R/test.pgn --k $k --csv $L/heldout-openings-k$k.csv --jobs 2 > $L/heldout-openings-k$k.log 2>&1
+  $M recognize classify $L $R/test.pgn --k $k --norm query --csv $L/heldout-openings-query-k$k.csv --jobs 2 \
+     > $L/heldout-openings-query-k$k.log 2>&1
+done
+.venv/bin/python tools/recognition_table.py \
+  --title "Likelihood-trained clones on openings no clone saw (test.pgn, openings 26-33)" \
+  --command "mimic recognize classify $L $R/test.pgn --k K --csv $L/heldout-openings-kK.csv --jobs 2" \
+  1=$L/heldout-openings-k1.csv 4=$L/heldout-openings-k4.csv 16=$L/heldout-openings-k16.csv \
+  all=$L/heldout-openings-kall.csv > $L/heldout-openings.md
+.venv/bin/python tools/recognition_table.py \
+  --title "The same, each clone measured against its average on test.pgn's players (--norm query)" \
+  --command "mimic recognize classify $L $R/test.pgn --k K --norm query --csv $L/heldout-openings-query-kK.csv --jobs 2" \
+  1=$L/heldout-openings-query-k1.csv 4=$L/heldout-openings-query-k4.csv 16=$L/heldout-openings-query-k16.csv \
+  all=$L/heldout-openings-query-kall.csv >> $L/heldout-openings.md
+cat $L/heldout-openings.md
