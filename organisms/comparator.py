@@ -45,7 +45,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from .net import NetFileError, read_net_file
+from .net import NetFileError, check_arrays, read_net_file
 
 __all__ = ["BITS_VERSION", "N_BITS", "ComparatorNet", "NetFileError", "board_bits", "expected_shapes",
            "make_header", "mirror_bits", "save_comparator"]
@@ -167,7 +167,7 @@ class ComparatorNet:
         self.source = source
         self.header: dict[str, Any] = dict(header)
         self.pos2vec, self.top = _check_header(self.header, source)
-        self.arrays = _check_arrays(arrays, expected_shapes(self.pos2vec, self.top), source)
+        self.arrays = check_arrays(arrays, expected_shapes(self.pos2vec, self.top), source)
         a = self.arrays
         self.enc = [(a[f"enc_w{i}"], a[f"enc_b{i}"]) for i in range(len(self.pos2vec) - 1)]
         self.tops = [(a[f"top_w{i}"], a[f"top_b{i}"]) for i in range(len(self.top) - 1)]
@@ -307,19 +307,3 @@ def _check_header(header: Mapping[str, Any], source: str) -> tuple[list[int], li
     if len(top) < 2 or top[0] != 2 * pos2vec[-1] or top[-1] != 2 or min(top) < 1:
         raise NetFileError(f"{source}: top {top} must run from twice the embedding ({2 * pos2vec[-1]}) to 2")
     return pos2vec, top
-
-
-def _check_arrays(arrays: Mapping[str, np.ndarray], shapes: Mapping[str, tuple[int, ...]],
-                  source: str) -> dict[str, np.ndarray]:
-    missing = [n for n in shapes if n not in arrays]
-    if missing:
-        raise NetFileError(f"{source}: missing arrays {', '.join(missing)}")
-    out: dict[str, np.ndarray] = {}
-    for name, shape in shapes.items():
-        a = np.asarray(arrays[name])
-        if a.shape != shape:
-            raise NetFileError(f"{source}: {name} has shape {a.shape}, the header's architecture needs {shape}")
-        if a.dtype.kind != "f" or not np.all(np.isfinite(a)):
-            raise NetFileError(f"{source}: {name} must hold finite floats")
-        out[name] = np.ascontiguousarray(a, dtype=np.float32)
-    return out

@@ -130,7 +130,7 @@ class NetEvaluator:
         self.source = source
         self.header: dict[str, Any] = dict(header)
         self.units, self.hidden, self.scale = _check_header(self.header, source)
-        self.arrays = _check_arrays(arrays, expected_shapes(self.units, self.hidden), source)
+        self.arrays = check_arrays(arrays, expected_shapes(self.units, self.hidden), source)
         a = self.arrays
         w1 = np.zeros((N_GIRAFFE, sum(self.units)), dtype=np.float32)
         col = 0
@@ -202,8 +202,10 @@ def _check_header(header: Mapping[str, Any], source: str) -> tuple[tuple[int, in
     return units, hidden, scale
 
 
-def _check_arrays(arrays: Mapping[str, np.ndarray], shapes: Mapping[str, tuple[int, ...]],
-                  source: str) -> dict[str, np.ndarray]:
+def check_arrays(arrays: Mapping[str, np.ndarray], shapes: Mapping[str, tuple[int, ...]],
+                 source: str) -> dict[str, np.ndarray]:
+    """The arrays a header's architecture names, each of its shape, finite, as contiguous float32 (the one check
+    of every net file's arrays: the evaluation net's and the comparator's); :class:`NetFileError` names the file."""
     missing = [n for n in shapes if n not in arrays]
     if missing:
         raise NetFileError(f"{source}: missing arrays {', '.join(missing)}")
