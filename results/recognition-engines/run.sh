@@ -54,7 +54,8 @@ NAMES=$(printf '%s\n' "${PLAYERS[@]}" | cut -d= -f1 | paste -sd, -)
 SPECS=()
 for p in "${PLAYERS[@]}"; do SPECS+=("${p#*=}"); done
 
-# Two disjoint sets of the shipped openings (EPD: one opening a line).
+# Two disjoint sets of the shipped openings (EPD: one opening a line), written here by this script and not
+# committed (results/*.epd are label files, each with its provenance sidecar; these are the shipped file's lines).
 sed -n '1,8p' $OPENINGS > $R/openings-train.epd
 sed -n '26,33p' $OPENINGS > $R/openings-test.epd
 
@@ -124,3 +125,6 @@ done
   1=$L/heldout-openings-query-k1.csv 4=$L/heldout-openings-query-k4.csv 16=$L/heldout-openings-query-k16.csv \
   all=$L/heldout-openings-query-kall.csv >> $L/heldout-openings.md
 cat $L/heldout-openings.md
+
+# The two openings files are remade at the top of this script; they are not kept (see there).
+rm -f $R/openings-train.epd $R/openings-test.epd
