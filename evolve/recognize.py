@@ -669,10 +669,10 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     aliases = parse_aliases(st.get("aliases", []))
     gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, exclude=st.get("exclude", []),
                        on_error=on_error)
+    used = used_games(folder)
     if held_out:
-        used = used_games(folder)
         gs.sides = [sd for sd in gs.sides if gs.keys[sd.game] not in used]
-    seen = seen_games(folder, gs)
+    seen = len({sd.game for sd in gs.sides if gs.keys[sd.game] in used})  # queried games the clones trained on
     if seen and on_error is not None:
         on_error(f"{query}: {seen} of its {len(gs.games)} games were training or validation games of these clones "
                  f"({Path(folder) / SPLIT}): their scores are not held-out figures")
@@ -704,13 +704,6 @@ def used_games(folder: str | Path) -> set[str]:
         return {g["key"] for g in split["games"] if g["part"] != "test"}
     except (OSError, ValueError, KeyError, TypeError):
         return set()
-
-
-def seen_games(folder: str | Path, gs: GameSet) -> int:
-    """How many games of ``gs`` whose sides are queried the split of ``folder`` put in training or validation
-    (by game key)."""
-    used = used_games(folder)
-    return len({sd.game for sd in gs.sides if gs.keys[sd.game] in used})
 
 
 def write_csv(path: str | Path, queries: Sequence[Query], players: Sequence[str], k: int | None = 1) -> None:
