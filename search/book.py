@@ -634,15 +634,22 @@ class BookChooser:
     more games, then the move's UCI text). ``None`` where no move qualifies, unless ``seed`` is given: the
     pure DeepRed player then plays a random legal move there.
 
+    ``explore`` (the pure DeepRed player learning by playing): a move qualifies only if it has also scored (a
+    win or a draw). Where every move seen has only lost, the player moves at random again instead of repeating
+    a lost move, and a line that once won or drew is replayed. Without it, the first move to reach
+    ``min_games`` games is played for ever however it fared, and a player that has only lost never learns.
+
     The random moves are reproducible: a game's moves come from ``random.Random`` seeded with the seed, the
     number of games the book held when the game began, and the FEN of its first position, so two games from
     the same start differ once the book has learned from the first (``--learn``).
     """
 
-    def __init__(self, path: str | Path, min_games: int = DEFAULT_MIN_GAMES, seed: int | None = None) -> None:
+    def __init__(self, path: str | Path, min_games: int = DEFAULT_MIN_GAMES, seed: int | None = None,
+                 explore: bool = False) -> None:
         self.book = Book(path, readonly=True)
         self.min_games = min_games
         self.seed = seed
+        self.explore = explore
         self._rng: random.Random | None = None
 
     def new_game(self) -> None:
@@ -650,7 +657,8 @@ class BookChooser:
 
     def best(self, board: chess.Board) -> Edge | None:
         """The book's move for ``board`` (see the class docstring), ``None`` when none qualifies."""
-        known = [e for e in self.book.edges(board) if e.n >= self.min_games and board.is_legal(e.move)]
+        known = [e for e in self.book.edges(board) if e.n >= self.min_games and board.is_legal(e.move)
+                 and (e.wins + e.draws > 0 or not self.explore)]
         if not known:
             return None
         return max(known, key=lambda e: (e.lower, e.n, _reverse(e.move.uci())))
@@ -689,5 +697,6 @@ def _deepred(spec: PlayerSpec) -> NoEvaluation:
 
 
 DEEPRED = PlayerKind("deepred", "book", "the pure DeepRed player: its book's best move (seen in at least N games), "
-                     "a random legal move (seeded) where it knows nothing", _deepred)
-"""The ``deepred:PATH[?min=N&seed=N]`` kind, for the one registry (``evolve.players``)."""
+                     "a random legal move (seeded) where it knows nothing; explore=1: also where every "
+                     "move it knows has only lost", _deepred)
+"""The ``deepred:PATH[?min=N&seed=N&explore=0|1]`` kind, for the one registry (``evolve.players``)."""

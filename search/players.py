@@ -157,7 +157,7 @@ class BookPlayer:
         self.name = inner.name
         self.inner = inner
         try:
-            self.chooser = BookChooser(layer.path, layer.min_games, layer.seed)
+            self.chooser = BookChooser(layer.path, layer.min_games, layer.seed, layer.explore)
         except (OSError, ValueError, sqlite3.Error) as exc:
             inner.close()
             raise PlayerError("crash", f"cannot open the book {layer.path}: {exc}") from exc

@@ -9,7 +9,8 @@ Any spec may carry an experience book, the one *layer* of the grammar: ``SPEC+bo
 (e.g. ``organism:x.json+book:b.sqlite?min=5@depth=3``; the layer may stand before or after the limits). Where
 the book knows a move seen in at least ``N`` games (default 3) it plays the best of them
 (:class:`search.book.BookChooser`), elsewhere the wrapped player moves. The pure DeepRed player is a kind of
-its own, ``deepred:PATH[?min=N&seed=N]``: the book's move, or a random legal move where it knows nothing.
+its own, ``deepred:PATH[?min=N&seed=N&explore=0|1]``: the book's move, or a random legal move where it knows nothing
+(with ``explore=1``, also where every move it knows has only lost).
 
 Every kind is one :class:`PlayerKind` entry: its name, the shape of its argument, a one-line help text and
 the factory that builds its evaluator (``None`` for an external engine process, whose protocol is the kind's
@@ -50,7 +51,7 @@ DEFAULT_SEARCH = "depth"
 
 ArgShape = Literal["none", "path", "seed", "engine", "book"]
 """How a kind reads the text after ``KIND:``: nothing; a file path; an optional non-negative integer seed; an
-engine executable with optional ``?Name=Value&...`` options; a book file with optional ``?min=N&seed=N``."""
+engine executable with optional ``?Name=Value&...`` options; a book file with optional ``?min=N&seed=N&explore=0|1``."""
 
 DEFAULT_BOOK_MIN = 3
 """A book move is played only when seen in at least this many games, unless ``?min=N`` says otherwise."""
@@ -59,11 +60,13 @@ DEFAULT_BOOK_MIN = 3
 @dataclass(frozen=True)
 class BookLayer:
     """An experience book over a player (``+book:PATH[?min=N]``), or the pure DeepRed player's book
-    (``deepred:PATH[?min=N&seed=N]``, where ``seed`` is set: a random legal move where the book knows nothing)."""
+    (``deepred:PATH[?min=N&seed=N&explore=0|1]``, where ``seed`` is set: a random legal move where the book knows
+    nothing; with ``explore``, also where every move it knows has only lost, so that it learns from its losses)."""
 
     path: str
     min_games: int = DEFAULT_BOOK_MIN
     seed: int | None = None
+    explore: bool = False
 
 
 class SpecError(ValueError):
@@ -131,7 +134,8 @@ class PlayerKind:
     def syntax(self) -> str:
         """The kind's grammar, e.g. ``random[:SEED]``."""
         return {"none": self.name, "path": f"{self.name}:PATH", "seed": f"{self.name}[:SEED]",
-                "engine": f"{self.name}:PATH[?Option=Value&...]", "book": f"{self.name}:PATH[?min=N&seed=N]"}[self.arg]
+                "engine": f"{self.name}:PATH[?Option=Value&...]",
+                "book": f"{self.name}:PATH[?min=N&seed=N&explore=0|1]"}[self.arg]
 
 
 EXTERNAL_KINDS: tuple[PlayerKind, ...] = (
@@ -273,12 +277,13 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
 
 
 def _book_layer(original: str, text: str, *, seed: bool) -> BookLayer:
-    """The :class:`BookLayer` of ``PATH[?min=N]`` (``seed``: also ``&seed=N``, and a seed of 0 by default)."""
+    """The :class:`BookLayer` of ``PATH[?min=N]`` (``seed``: also ``&seed=N``, a seed of 0 by default, and
+    ``&explore=0|1``, off by default)."""
     path, _, query = text.partition("?")
     if not path:
         raise SpecError(f"{original!r}: a book needs a file, as in +book:PATH[?min=N]")
-    allowed = ("min", "seed") if seed else ("min",)
-    values = {"min": str(DEFAULT_BOOK_MIN), "seed": "0"}
+    allowed = ("min", "seed", "explore") if seed else ("min",)
+    values = {"min": str(DEFAULT_BOOK_MIN), "seed": "0", "explore": "0"}
     if query:
         try:
             pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
@@ -294,7 +299,9 @@ def _book_layer(original: str, text: str, *, seed: bool) -> BookLayer:
     min_games = int(values["min"])
     if min_games < 1:
         raise SpecError(f"{original!r}: book option min must be at least 1")
-    return BookLayer(path, min_games, int(values["seed"]) if seed else None)
+    if values["explore"] not in ("0", "1"):
+        raise SpecError(f"{original!r}: book option explore must be 0 or 1")
+    return BookLayer(path, min_games, int(values["seed"]) if seed else None, values["explore"] == "1")
 
 
 def _limit(original: str, fields: dict[str, float]) -> Limit | None:

@@ -209,7 +209,7 @@ def test_spec_grammar() -> None:
                 "deepred:b+book:c", "material+book:a+book:b", "deepred:"):
         with pytest.raises(SpecError):
             PLAYERS.parse(bad)
-    assert "+book:PATH[?min=N]" in PLAYERS.help() and "deepred:PATH[?min=N&seed=N]" in PLAYERS.help()
+    assert "+book:PATH[?min=N]" in PLAYERS.help() and "deepred:PATH[?min=N&seed=N&explore=0|1]" in PLAYERS.help()
 
 
 def test_deepred_plays_legal_moves_reproducibly(tmp_path: Path) -> None:
@@ -232,6 +232,34 @@ def test_deepred_plays_legal_moves_reproducibly(tmp_path: Path) -> None:
     a, b, c = game(1), game(1), game(2)
     assert a == b and a != c
     assert a[:2] == c[:2] == ["d2d4", "d7d5"]  # the book's moves, then random ones
+
+
+def test_deepred_explore_leaves_moves_that_only_lost(tmp_path: Path) -> None:
+    """In the hand book Black lost all 3 games after 1.e4 e5 (0 wins, 0 draws) and won 1 of 10 after 1.d4 d5.
+    Without explore, 1...e5 (seen 3 times) is Black's move after 1.e4 whatever the seed; with explore=1 a move that
+    only lost does not count as known, so the player moves at random there (20 legal moves: over 8 seeds at least
+    one differs from e5); 1...d5 scored once, so it is still played after 1.d4."""
+    path = _hand_book(tmp_path)
+
+    def reply(first: str, seed: int, explore: int) -> str:
+        player = make_player(f"deepred:{path}?seed={seed}&explore={explore}", make_evaluator)
+        try:
+            player.new_game()
+            board = chess.Board()
+            board.push_uci(first)
+            move = player.play(board, Limit(depth=1)).move
+            assert move in board.legal_moves
+            return move.uci()
+        finally:
+            player.close()
+
+    assert {reply("e2e4", seed, 0) for seed in range(8)} == {"e7e5"}
+    assert {reply("e2e4", seed, 1) for seed in range(8)} - {"e7e5"}
+    assert {reply("d2d4", seed, 1) for seed in range(8)} == {"d7d5"}
+    with pytest.raises(SpecError):
+        PLAYERS.parse(f"deepred:{path}?explore=2")
+    with pytest.raises(SpecError):
+        PLAYERS.parse(f"material+book:{path}?explore=1")  # exploring is the pure DeepRed player's
 
 
 def test_uci_answers_with_the_book_move(tmp_path: Path) -> None:
