@@ -469,8 +469,10 @@ def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, ca
     # start at once (they end with this process). The built-in mentor computes in Python, so it needs
     # processes: loky workers that leave as soon as this process is gone (search.workers). On a Dask
     # cluster both go to its workers, each worker thread starting its own mentor (_mentor).
+    # Results come back in the order of the batches (the workers still run ahead), so the label file has the
+    # same lines in the same order whatever the backend and the number of workers.
     if config.kind == "uci" and not distributed():
-        parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1, prefer="threads")
+        parallel = Parallel(n_jobs=jobs, return_as="generator", batch_size=1, prefer="threads")
     else:
-        parallel = process_pool(jobs, return_as="generator_unordered", batch_size=1)
+        parallel = process_pool(jobs, return_as="generator", batch_size=1)
     yield from parallel(delayed(label_batch)(config, b, cap) for b in _batches(items, batch_size))
