@@ -45,8 +45,11 @@ run sts-nodes-net      $M suite benchmarks/data/sts-v3.epd --engine "$NET@nodes=
   --csv $R/sts-nodes-net.csv --resume
 run sts-nodes-organism $M suite benchmarks/data/sts-v3.epd --engine "$ORG@nodes=10000" --movetime 30 --jobs 2 \
   --csv $R/sts-nodes-organism.csv --resume
+# The net before TD-Leaf (the supervised bootstrap) against the final net, equal nodes: did self-play help its play?
+run bootstrap-vs-final-nodes $M match "net:$R/bootstrap.npz" "$NET" --games 200 --jobs 2 --nodes 2000 \
+  --pgn $R/bootstrap-vs-final-nodes.pgn --resume
 
 # The table of item 5, gathered from the logs above.
 .venv/bin/python tools/match_table.py --title "The Giraffe-style net in play (issue 13, item 5)" \
   $R/net-vs-organism-time.log $R/net-vs-organism-nodes.log $R/net-vs-expert-time.log $R/net-vs-expert-nodes.log \
-  $R/prob-vs-depth.log $R/sts.log $R/sts-nodes-net.log $R/sts-nodes-organism.log > $R/matches.md
+  $R/prob-vs-depth.log $R/bootstrap-vs-final-nodes.log $R/sts.log $R/sts-nodes-net.log $R/sts-nodes-organism.log > $R/matches.md
