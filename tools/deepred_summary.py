@@ -26,6 +26,7 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+from match_table import section  # tools/, beside this script
 
 from search.book import Book, wilson_lower
 from search.provenance import describe
@@ -140,9 +141,11 @@ def book_plies(pgn: Path) -> tuple[list[int], list[int]]:
         while (game := chess.pgn.read_game(fh)) is not None:
             side = chess.WHITE if "+book:" in game.headers.get("White", "") else chess.BLACK
             n, exit_ply = 0, None
+            board = game.board()  # the position before each move, followed along (not replayed per move)
             for ply, node in enumerate(game.mainline()):
-                board = node.parent.board() if node.parent else chess.Board()
-                if board.turn != side or not node.comment:
+                mover = board.turn
+                board.push(node.move)
+                if mover != side or not node.comment:
                     continue  # the opponent's move, or one of the opening's (no comment)
                 if node.comment.startswith("?/0 "):
                     n += 1
@@ -184,8 +187,7 @@ def main() -> int:
     log = root / "book-vs-nobook.log"
     pgn = root / "book-vs-nobook.pgn"
     if log.exists() and pgn.exists():
-        keep = ("Score of", "Elo difference", "Pentanomial")
-        text = [ln for ln in log.read_text().splitlines() if ln.startswith(keep)]
+        text = [ln for ln in section(log) if " games in " not in ln]
         moves, exits = book_plies(pgn)
         out += ["## The evolved organism with and without the champions' book", "", "```", *text, "```", ""]
         if moves:

@@ -40,13 +40,8 @@ tail -n 4 $R/selfplay.log
 # Equal nodes: 2,000 a move for both; equal time: 0.1 s a move. The best evolved organism is rich-stockfish's.
 CMP=cmp:$R/cmp.npz
 ORG=organism:results/rich-stockfish/organism.json
-run() {  # name, then the command; skipped when its log says it finished
-  local name=$1; shift
-  if [ -s "$R/$name.log" ] && grep -q "games/hour\|solved" "$R/$name.log"; then echo "done: $name"; return; fi
-  echo "== $name: $*"
-  "$@" > "$R/$name.log" 2>&1
-  tail -n 4 "$R/$name.log"
-}
+. results/steps.sh
+run() { step $R "$@"; }
 run cmp-vs-material-nodes $M match "$CMP" material --games 200 --jobs 2 --nodes 2000 --pgn $R/cmp-vs-material-nodes.pgn --resume
 run cmp-vs-organism-nodes $M match "$CMP" "$ORG" --games 200 --jobs 2 --nodes 2000 --pgn $R/cmp-vs-organism-nodes.pgn --resume
 run cmp-vs-organism-time  $M match "$CMP" "$ORG" --games 200 --jobs 2 --movetime 0.1 --pgn $R/cmp-vs-organism-time.pgn --resume

@@ -27,13 +27,8 @@ tail -n 1 $R/sts.log
 M=.venv/bin/mimic
 NET=net:$R/net.npz
 ORG=organism:results/rich-stockfish/organism.json
-run() {  # name, then the command; skipped when its log says it finished
-  local name=$1; shift
-  if [ -s "$R/$name.log" ] && grep -q "games/hour\|solved" "$R/$name.log"; then echo "done: $name"; return; fi
-  echo "== $name: $*"
-  "$@" > "$R/$name.log" 2>&1
-  tail -n 4 "$R/$name.log"
-}
+. results/steps.sh
+run() { step $R "$@"; }
 run net-vs-organism-time  $M match "$NET" "$ORG" --games 200 --jobs 2 --movetime 0.1 --pgn $R/net-vs-organism-time.pgn --resume
 run net-vs-organism-nodes $M match "$NET" "$ORG" --games 200 --jobs 2 --nodes 2000 --pgn $R/net-vs-organism-nodes.pgn --resume
 run net-vs-expert-time    $M match "$NET" expert --games 200 --jobs 2 --movetime 0.1 --pgn $R/net-vs-expert-time.pgn --resume

@@ -12,13 +12,8 @@ SUNFISH=uci:.venv-sunfish/bin/sunfish-uci
 SFWEAK='uci:/usr/games/stockfish?UCI_LimitStrength=true&UCI_Elo=1350'
 MT=0.2   # seconds a move, for both players: equal time
 
-run() {  # name, then the command
-  local name=$1; shift
-  if [ -s "$V/$name.log" ] && grep -q "games/hour\|solved" "$V/$name.log"; then echo "done: $name"; return; fi
-  echo "== $name: $*"
-  "$@" > "$V/$name.log" 2>&1
-  tail -n 4 "$V/$name.log"
-}
+. results/steps.sh
+run() { step $V "$@"; }
 
 run evolved-vs-random  $M match "$EVOLVED" "$RND"  --games 100 --jobs 2 --movetime $MT --pgn $V/evolved-vs-random.pgn --resume
 run evolved-vs-expert  $M match "$EVOLVED" expert     --games 200 --jobs 2 --movetime $MT --pgn $V/evolved-vs-expert.pgn --resume
