@@ -4,7 +4,8 @@ The run writes into its folder:
 
 - ``checkpoint.npz``: every weight so far and the curves (header), after every epoch of every phase; ``--resume``
   continues from it (the Adam moments restart at each resumed phase; every epoch's pairs are seeded by its
-  number, so a resumed run draws the pairs an uninterrupted one would);
+  number, so a resumed run draws the pairs an uninterrupted one would; the header also keeps the wall time so far,
+  summed over resumed runs);
 - ``cmp.npz``: the comparator (:func:`organisms.comparator.save_comparator`; header: widths, bits version,
   settings, curves, accuracies, speed, provenance), played with ``cmp:DIR/cmp.npz``;
 - ``cmp-small.npz``: the distilled comparator, played with ``cmp:DIR/cmp-small.npz``;
@@ -61,6 +62,9 @@ class CmpOutcome:
     speed: dict[str, float]
     path: Path
     small_path: Path
+    seconds: float
+    """Wall time of the training (pretraining to the accuracies; not the speed measurement), summed over resumed
+    runs."""
 
 
 def _settings_dict(s: TrainSettings) -> dict[str, Any]:
@@ -103,20 +107,27 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
     big = build_model(settings.shape, settings.seed)
     small = build_model(settings.small, settings.seed + 1)
     curves = Curves()
+    earlier = 0.0
     if resume and ck.exists():
         arrays, header = read_net_file(ck)
         load_arrays(big, arrays, "big_")
         load_arrays(small, arrays, "small_")
         curves = Curves(**header["curves"])
+        earlier = float(header.get("seconds", 0.0))
         say(f"resuming from {ck}: {len(curves.pretrain)} pretraining, {len(curves.compare)} comparator and "
             f"{len(curves.distill)} distillation epochs done")
     out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+
+    def seconds() -> float:
+        return earlier + time.perf_counter() - start
 
     def save() -> None:
         arrays: dict[str, Any] = {**model_arrays(big, "big_"), **model_arrays(small, "small_")}
         tmp = ck.with_name("checkpoint.tmp.npz")
         with open(tmp, "wb") as fh:
-            np.savez(fh, header=np.array(json.dumps({"curves": asdict(curves), "settings": _settings_dict(settings)})),
+            np.savez(fh, header=np.array(json.dumps({"curves": asdict(curves), "settings": _settings_dict(settings),
+                                                  "seconds": seconds()})),
                      **arrays)
         tmp.replace(ck)
 
@@ -134,20 +145,22 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
                 "small_validation": pair_accuracy(student, data, val),
                 "small_test": pair_accuracy(student, data, test), "validation_pairs": float(len(val[0])),
                 "test_pairs": float(len(test[0]))}
+    took = seconds()
     speed: dict[str, float] = {}
     if measure_speed:
         for name, net in (("big", teacher), ("small", student)):
             for k, v in search_speed(net).items():
                 speed[f"{name}_{k}"] = v
     common = {"training": _settings_dict(settings), "data": data.source, "command": command,
-              "curves": asdict(curves), "accuracy": accuracy, "speed": speed, "provenance": provenance()}
+              "curves": asdict(curves), "accuracy": accuracy, "speed": speed, "seconds": round(took, 1),
+              "provenance": provenance()}
     path, small_path = out / "cmp.npz", out / "cmp-small.npz"
     save_comparator(path, model_arrays(big), make_header(settings.shape.tower, settings.shape.head, role="comparator",
                                                          **common))
     save_comparator(small_path, model_arrays(small),
                     make_header(settings.small.tower, settings.small.head, role="distilled", teacher=path.name,
                                 **common))
-    outcome = CmpOutcome(curves, accuracy, speed, path, small_path)
+    outcome = CmpOutcome(curves, accuracy, speed, path, small_path, took)
     plot_curves(out / "curve.png", curves)
     (out / "summary.md").write_text("\n".join(summary_lines(data, settings, outcome, command)) + "\n")
     return outcome
@@ -167,6 +180,8 @@ def summary_lines(data: CmpData, s: TrainSettings, o: CmpOutcome, command: str) 
              f"{'-'.join(map(str, s.small.head))}.", "",
              f"Pretraining {s.ae_epochs} epochs a layer; comparator {s.epochs} epochs (Adam lr {s.lr:g}, x{s.decay:g} "
              f"an epoch, batch {s.batch}); distillation {s.distill_epochs} epochs; seed {s.seed}.", "",
+             f"Wall time of the training: {o.seconds:.0f} s (summed over resumed runs; the speed measurement "
+             "excluded).", "",
              "## Pair accuracy (one pair per White-win position, random order)", "",
              "| net | validation | test |", "|---|---|---|",
              f"| comparator | {a['big_validation']:.3f} | {a['big_test']:.3f} |",

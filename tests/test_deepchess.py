@@ -349,18 +349,21 @@ def test_a_tiny_training_run_beats_chance_and_resumes(tmp_path: Path) -> None:
     settings = TrainSettings(shape=CmpShape(pos2vec=(32,), top=(16,)), small=CmpShape(pos2vec=(8,), top=()),
                              ae_epochs=1, epochs=2, distill_epochs=1, batch=64, lr=3e-3, seed=0)
     out = tmp_path / "run"
-    train_cmp(str(tmp_path / "data"), str(out), settings, measure_speed=False)
+    first = train_cmp(str(tmp_path / "data"), str(out), settings, measure_speed=False)
+    assert first.seconds > 0
     with pytest.raises(FileExistsError):
         train_cmp(str(tmp_path / "data"), str(out), settings, measure_speed=False)
     longer = TrainSettings(**{**settings.__dict__, "epochs": 6, "distill_epochs": 3})
     o = train_cmp(str(tmp_path / "data"), str(out), longer, resume=True, measure_speed=False)
     assert [int(r[0]) for r in o.curves.compare] == list(range(1, 7))  # 2 epochs kept, 4 more
     assert [int(r[0]) for r in o.curves.distill] == [1, 2, 3] and len(o.curves.pretrain) == 1
+    assert o.seconds > first.seconds  # the wall time is summed over the first run and the resumed one
     # 120 validation pairs: chance (0.5) exceeds 0.65 with probability below 0.1%.
     assert o.accuracy["big_validation"] > 0.85
     assert o.accuracy["small_validation"] > 0.65
     net = ComparatorNet.load(o.path)
     assert net.header["pos2vec"] == [773, 32] and net.header["accuracy"] == pytest.approx(o.accuracy)
+    assert net.header["seconds"] == pytest.approx(o.seconds, abs=0.1)
     assert ComparatorNet.load(o.small_path).header["role"] == "distilled"
     assert (out / "curve.png").stat().st_size > 0 and "Pair accuracy" in (out / "summary.md").read_text()
 
