@@ -740,13 +740,13 @@ def read_csv_accuracy(path: str | Path) -> tuple[float, float, int]:
 def cp_losses(entries: Sequence[tuple[int, str, list[str], bool]], skip_plies: int, mentor: str,
               max_positions: int | None = None) -> list[tuple[int, list[int]]]:
     """Every move's loss in centipawns against ``mentor`` (an evaluator spec of :data:`evolve.players.PLAYERS`
-    with ``@depth=N``, depth 1 when none) at the positions where each (side, FEN, UCI moves, colour) moved
-    from ply ``skip_plies`` + 1 on, one-move positions left out (the clones' positions, those where a move
-    mates included): the mentor's
-    score of its best move minus its score of the move played (both searched at the same depth, the
-    played one with ``root_moves``), capped at :data:`CP_CAP`. At most ``max_positions`` a side (the first)."""
+    with ``@depth=N``, depth 1 when none, searched with its ``@search=``) at the positions where each (side, FEN,
+    UCI moves, colour) moved from ply ``skip_plies`` + 1 on, one-move positions left out (the clones' positions,
+    those where a move mates included): the mentor's score of its best move minus its score of the move played
+    (both searched at the same depth, the played one with ``root_moves``), capped at :data:`CP_CAP`. At most
+    ``max_positions`` a side (the first)."""
     from search.base import Limit
-    from search.engine import Engine
+    from search.prob import make_engine
 
     from .players import PLAYERS
 
@@ -755,7 +755,7 @@ def cp_losses(entries: Sequence[tuple[int, str, list[str], bool]], skip_plies: i
         raise ValueError(f"the centipawn-loss mentor must be one of our evaluators (expert@depth=N, organism:...), "
                          f"got {mentor!r}")
     depth = spec.limit.depth if spec.limit is not None and spec.limit.depth else 1
-    engine = Engine(PLAYERS(spec), hash_mb=8)
+    engine = make_engine(PLAYERS(spec), spec.search, hash_mb=8)
     limit = Limit(depth=depth)
     out = []
     for side, fen, moves, color in entries:

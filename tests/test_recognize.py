@@ -387,6 +387,15 @@ def test_centipawn_loss_of_a_hung_queen() -> None:
     assert cp_losses([(0, QUEEN_HANGS, ["d1d5"], chess.BLACK)], 0, "expert") == [(0, [])]
     with pytest.raises(ValueError, match="one of our evaluators"):
         cp_losses([], 0, "uci:/usr/games/stockfish")
+    # @search= is the mentor's search. In this WAC position the probability-limited search (2 iterations) plays
+    # Qc4 where the depth-2 search plays Rg3, which it scores 159 cp better (measured once): with @search=prob the
+    # mentor's own move must lose nothing, as under a depth mentor its own move does.
+    from search.prob import ProbEngine
+    fen = "5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1"
+    prob = ProbEngine(Expert()).search(chess.Board(fen), Limit(depth=2)).move
+    assert prob is not None and Engine(Expert()).search(chess.Board(fen), Limit(depth=2)).move != prob
+    assert cp_losses([(0, fen, [prob.uci()], chess.WHITE)], 0, "expert@search=prob@depth=2") == [(0, [0])]
+    assert cp_losses([(0, fen, [prob.uci()], chess.WHITE)], 0, "expert@depth=2")[0][1][0] > 0
 
 
 def test_training_work_pickles_for_workers(folder: Path, games: Path) -> None:
