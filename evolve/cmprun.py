@@ -2,10 +2,10 @@
 
 The run writes into its folder:
 
-- ``checkpoint.npz``: every weight so far and the curves (header), after every epoch of every phase; ``--resume``
-  continues from it (the Adam moments restart at each resumed phase; every epoch's pairs are seeded by its
-  number, so a resumed run draws the pairs an uninterrupted one would; the header also keeps the wall time so far,
-  summed over resumed runs);
+- ``checkpoint.npz``: every weight so far, the running phase's optimizer state (and pretraining decoder) and the
+  curves (header), after every epoch of every phase; ``--resume`` continues from it exactly: every epoch's pairs
+  are seeded by its number, so a resumed run ends with the weights an uninterrupted one would (the header also
+  keeps the wall time so far, summed over resumed runs);
 - ``cmp.npz``: the comparator (:func:`organisms.comparator.save_comparator`; header: widths, bits version,
   settings, curves, accuracies, speed, provenance), played with ``cmp:DIR/cmp.npz``;
 - ``cmp-small.npz``: the distilled comparator, played with ``cmp:DIR/cmp-small.npz``;
@@ -34,6 +34,7 @@ from .deepchess import (
     PARTS,
     CmpData,
     Curves,
+    PhaseState,
     TrainSettings,
     build_model,
     comparator,
@@ -107,6 +108,7 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
     big = build_model(settings.shape, settings.seed)
     small = build_model(settings.small, settings.seed + 1)
     curves = Curves()
+    state = PhaseState()
     earlier = 0.0
     if resume and ck.exists():
         arrays, header = read_net_file(ck)
@@ -114,6 +116,8 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
         load_arrays(small, arrays, "small_")
         curves = Curves(**header["curves"])
         earlier = float(header.get("seconds", 0.0))
+        state = PhaseState(str(header.get("phase", "")),
+                           {k.removeprefix("phase_"): v for k, v in arrays.items() if k.startswith("phase_")})
         say(f"resuming from {ck}: {len(curves.pretrain)} pretraining, {len(curves.compare)} comparator and "
             f"{len(curves.distill)} distillation epochs done")
     out.mkdir(parents=True, exist_ok=True)
@@ -123,23 +127,24 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
         return earlier + time.perf_counter() - start
 
     def save() -> None:
-        arrays: dict[str, Any] = {**model_arrays(big, "big_"), **model_arrays(small, "small_")}
+        arrays: dict[str, Any] = {**model_arrays(big, "big_"), **model_arrays(small, "small_"),
+                                  **{f"phase_{k}": v for k, v in state.arrays.items()}}
         tmp = ck.with_name("checkpoint.tmp.npz")
         with open(tmp, "wb") as fh:
             np.savez(fh, header=np.array(json.dumps({"curves": asdict(curves), "settings": _settings_dict(settings),
-                                                  "seconds": seconds()})),
+                                                  "seconds": seconds(), "phase": state.tag})),
                      **arrays)
         tmp.replace(ck)
 
     train_x = data.bits[data.part == 0]
     if not len(train_x):
         raise ValueError(f"{data.source}: no training positions")
-    pretrain(big, train_x, settings, curves, save, say)
+    pretrain(big, train_x, settings, curves, state, save, say)
     val = validation_pairs(data, 1, settings.seed)
     test = validation_pairs(data, 2, settings.seed)
-    train_pairs(big, data, settings, curves, val, save, say, settings.shape)
+    train_pairs(big, data, settings, curves, val, state, save, say, settings.shape)
     teacher = comparator(big, settings.shape)
-    distill(small, teacher, data, settings, curves, val, save, say)
+    distill(small, teacher, data, settings, curves, val, state, save, say)
     student = comparator(small, settings.small)
     accuracy = {"big_validation": pair_accuracy(teacher, data, val), "big_test": pair_accuracy(teacher, data, test),
                 "small_validation": pair_accuracy(student, data, val),

@@ -345,14 +345,48 @@ class Curves:
     distill: list[list[float]] = field(default_factory=list)
 
 
+@dataclass
+class PhaseState:
+    """What the running phase needs besides the weights to continue exactly: Adam's moments and step counts, and
+    during pretraining the layer's decoder. ``tag`` names the phase (``pretrain-L``, ``compare``, ``distill``);
+    the checkpoint keeps the arrays, and a phase restores them only when the tag is its own."""
+
+    tag: str = ""
+    arrays: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def mine(self, tag: str) -> dict[str, np.ndarray] | None:
+        return self.arrays if self.tag == tag else None
+
+
+def optimizer_arrays(opt: Any) -> dict[str, np.ndarray]:
+    """The optimizer's per-parameter state (``state_dict()["state"]``: for Adam ``step``, ``exp_avg`` and
+    ``exp_avg_sq``) as arrays named ``adam_<parameter index>_<name>``."""
+    return {f"adam_{i}_{name}": t.detach().cpu().numpy().copy()
+            for i, st in opt.state_dict()["state"].items() for name, t in st.items()}
+
+
+def load_optimizer(opt: Any, arrays: dict[str, np.ndarray]) -> None:
+    """Restore what :func:`optimizer_arrays` saved (the learning rates stay the optimizer's own)."""
+    torch = require_torch()
+    state: dict[int, dict[str, Any]] = {}
+    for key, a in arrays.items():
+        if key.startswith("adam_"):
+            _, i, name = key.split("_", 2)
+            state.setdefault(int(i), {})[name] = torch.from_numpy(np.array(a))
+    sd = opt.state_dict()
+    sd["state"] = state
+    opt.load_state_dict(sd)
+
+
 def _batches(n: int, batch: int) -> range:
     return range(0, n, batch)
 
 
-def pretrain(model: Any, x: np.ndarray, settings: TrainSettings, curves: Curves,
+def pretrain(model: Any, x: np.ndarray, settings: TrainSettings, curves: Curves, state: PhaseState,
              save: Callable[[], None], say: Callable[[str], None]) -> None:
     """Layer-wise autoencoder pretraining of the tower on the rows ``x`` (module docstring); skips the
-    (layer, epoch) rows ``curves`` holds already, calls ``save`` after every epoch."""
+    (layer, epoch) rows ``curves`` holds already, resumes a layer's decoder and optimizer from ``state``, and
+    updates ``state`` and calls ``save`` after every epoch."""
     torch = require_torch()
     nn = torch.nn
     done = {(int(r[0]), int(r[1])) for r in curves.pretrain}
@@ -360,6 +394,12 @@ def pretrain(model: Any, x: np.ndarray, settings: TrainSettings, curves: Curves,
         decoder = nn.Linear(enc.out_features, enc.in_features)
         torch.manual_seed(settings.seed + li)
         opt = torch.optim.Adam([*enc.parameters(), *decoder.parameters()], lr=settings.lr)
+        tag = f"pretrain-{li}"
+        if (kept := state.mine(tag)) is not None:
+            with torch.no_grad():
+                decoder.weight.copy_(torch.from_numpy(kept["decoder_w"]))
+                decoder.bias.copy_(torch.from_numpy(kept["decoder_b"]))
+            load_optimizer(opt, kept)
         for epoch in range(1, settings.ae_epochs + 1):
             if (li, epoch) in done:
                 continue
@@ -381,13 +421,17 @@ def pretrain(model: Any, x: np.ndarray, settings: TrainSettings, curves: Curves,
             curves.pretrain.append([li, epoch, total / max(len(x), 1)])
             say(f"pretraining layer {li + 1} ({enc.in_features} -> {enc.out_features}), epoch {epoch}: "
                 f"reconstruction loss {total / max(len(x), 1):.4f}")
+            state.tag, state.arrays = tag, {"decoder_w": decoder.weight.detach().numpy().copy(),
+                                            "decoder_b": decoder.bias.detach().numpy().copy(),
+                                            **optimizer_arrays(opt)}
             save()
 
 
-def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curves, val: Any,
+def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curves, val: Any, state: PhaseState,
                 save: Callable[[], None], say: Callable[[str], None], shape: CmpShape) -> None:
     """The siamese comparator, end to end, on fresh random (White-win, Black-win) training pairs every epoch,
-    both orders; the epochs in ``curves`` are skipped; ``save`` after every epoch."""
+    both orders; the epochs in ``curves`` are skipped and the optimizer resumed from ``state``; ``state``
+    updated and ``save`` called after every epoch."""
     torch = require_torch()
     w_rows, b_rows = data.rows(0, 1), data.rows(0, -1)
     if not len(w_rows) or not len(b_rows):
@@ -399,6 +443,8 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
     if settings.pairs is not None:
         n = min(n, settings.pairs)
     opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
+    if (kept := state.mine("compare")) is not None:
+        load_optimizer(opt, kept)
     for epoch in range(1, settings.epochs + 1):
         if epoch <= len(curves.compare):
             continue
@@ -429,17 +475,21 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
         curves.compare.append([epoch, total / (2 * n), right / (2 * n), acc])
         say(f"comparator epoch {epoch}: loss {total / (2 * n):.4f}, training accuracy {right / (2 * n):.3f}, "
             f"validation pair accuracy {acc:.3f}")
+        state.tag, state.arrays = "compare", optimizer_arrays(opt)
         save()
 
 
 def distill(student: Any, teacher: ComparatorNet, data: CmpData, settings: TrainSettings, curves: Curves,
-            val: Any, save: Callable[[], None], say: Callable[[str], None]) -> None:
+            val: Any, state: PhaseState, save: Callable[[], None], say: Callable[[str], None]) -> None:
     """The small comparator, trained on fresh random pairs of training positions to reproduce the teacher's
-    output probabilities (soft cross-entropy); the epochs in ``curves`` are skipped."""
+    output probabilities (soft cross-entropy); the epochs in ``curves`` are skipped and the optimizer resumed
+    from ``state``; ``state`` updated and ``save`` called after every epoch."""
     torch = require_torch()
     rows = np.flatnonzero(data.part == 0)
     n = len(rows) if settings.pairs is None else min(len(rows), 2 * settings.pairs)
     opt = torch.optim.Adam(student.parameters(), lr=settings.lr)
+    if (kept := state.mine("distill")) is not None:
+        load_optimizer(opt, kept)
     va, vb, _ = val
     teacher_says = teacher.symmetric(data.bits[va], data.bits[vb]) > 0 if len(va) else np.zeros(0, bool)
     for epoch in range(1, settings.distill_epochs + 1):
@@ -465,6 +515,7 @@ def distill(student: Any, teacher: ComparatorNet, data: CmpData, settings: Train
         curves.distill.append([epoch, total / max(n, 1), acc, agree])
         say(f"distillation epoch {epoch}: loss {total / max(n, 1):.4f}, validation pair accuracy {acc:.3f}, "
             f"agreement with the big comparator {agree:.3f}")
+        state.tag, state.arrays = "distill", optimizer_arrays(opt)
         save()
 
 

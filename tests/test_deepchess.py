@@ -8,6 +8,7 @@ import io
 import json
 import math
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import chess
@@ -366,6 +367,44 @@ def test_a_tiny_training_run_beats_chance_and_resumes(tmp_path: Path) -> None:
     assert net.header["seconds"] == pytest.approx(o.seconds, abs=0.1)
     assert ComparatorNet.load(o.small_path).header["role"] == "distilled"
     assert (out / "curve.png").stat().st_size > 0 and "Pair accuracy" in (out / "summary.md").read_text()
+
+
+class _Killed(Exception):
+    pass
+
+
+def test_a_killed_training_resumes_to_the_same_weights(tmp_path: Path) -> None:
+    """A run killed mid-phase (its checkpoint one epoch behind) and resumed ends with the weights of a run never
+    killed, bit for bit: the pretraining decoder and Adam's moments come back from the checkpoint."""
+    _torch()
+    from evolve.cmprun import train_cmp
+    from organisms.net import read_net_file
+
+    _material_data(tmp_path / "data", 600)
+    settings = TrainSettings(shape=CmpShape(pos2vec=(16, 8), top=(8,)), small=CmpShape(pos2vec=(8,), top=()),
+                             ae_epochs=2, epochs=4, distill_epochs=3, batch=64, lr=3e-3, seed=0)
+    whole = train_cmp(str(tmp_path / "data"), str(tmp_path / "whole"), settings, measure_speed=False)
+
+    def kill_at(prefix: str) -> Callable[[str], None]:
+        def report(line: str) -> None:
+            if line.startswith(prefix):
+                raise _Killed(line)
+        return report
+
+    out = str(tmp_path / "killed")
+    # Killed in layer 2's second pretraining epoch, in the comparator's third epoch, in distillation's second.
+    for i, prefix in enumerate(("pretraining layer 2 (16 -> 8), epoch 2", "comparator epoch 3",
+                                "distillation epoch 2")):
+        with pytest.raises(_Killed):
+            train_cmp(str(tmp_path / "data"), out, settings, resume=i > 0, report=kill_at(prefix),
+                      measure_speed=False)
+    resumed = train_cmp(str(tmp_path / "data"), out, settings, resume=True, measure_speed=False)
+    for a, b in ((whole.path, resumed.path), (whole.small_path, resumed.small_path)):
+        wa, wb = read_net_file(a)[0], read_net_file(b)[0]
+        assert wa.keys() == wb.keys()
+        for k in wa:
+            np.testing.assert_array_equal(wa[k], wb[k], err_msg=k)
+    assert resumed.curves == whole.curves
 
 
 def test_the_two_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
