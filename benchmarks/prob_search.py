@@ -33,13 +33,15 @@ def main() -> int:
     ap.add_argument("--eval", default="expert", help="evaluator spec (default expert)")
     ap.add_argument("--nodes", type=int, default=5000, help="nodes per position (default 5000)")
     ap.add_argument("--limit", type=int, default=300, help="the first N positions (default 300: all of WAC)")
-    ap.add_argument("--searches", default="depth,prob,prob-uniform", help="searches to compare, comma-separated")
+    ap.add_argument("--searches", default="depth,prob,prob-uniform",
+                    help="searches to compare, comma-separated (prob-net:PATH for a move net)")
     ap.add_argument("--positions", type=Path, default=DATA / "wac.epd", help="EPD suite with bm/am (default WAC)")
     args = ap.parse_args()
     records = list(read_epd(args.positions))[: args.limit]
     print(f"{args.eval}, {len(records)} positions of {args.positions.name} at {args.nodes} nodes each", flush=True)
     for search in args.searches.split(","):
-        engine = make_engine(make_evaluator(args.eval), search)
+        spec = make_evaluator.parse(f"{args.eval}@search={search}")  # prob-net:PATH loads its net
+        engine = make_engine(make_evaluator(spec), spec.search, policy=make_evaluator.policy(spec))
         solved = nodes = depth = 0
         wall = cpu = 0.0
         for record in records:

@@ -28,11 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from mentor.labels import DEFAULT_CAP, label_lines, parse_label
+from mentor.labels import DEFAULT_CAP, label_lines, parse_labels
 from mentor.target import target_with_plies
 from organisms.features import bitboard_row, default_cache_dir, save_npz_atomic
 from search.conventions import ce_is_mate, result_points
-from search.epd import EpdError
 
 FORMAT_VERSION = 2
 """Bumped whenever what :func:`resolve_labels` computes changes (target rules, stored arrays)."""
@@ -93,12 +92,7 @@ def _resolve_chunk(path: str, lines: list[tuple[int, str]], target: str, cap: in
     plies: list[float] = []
     total = over = mates = 0
     errors: list[str] = []
-    for line_no, text in lines:
-        try:
-            label = parse_label(text, path, line_no)
-        except EpdError as err:
-            errors.append(f"{err.line_no}:{err.reason}")
-            continue
+    for label in parse_labels(lines, path, lambda err: errors.append(f"{err.line_no}:{err.reason}")):
         total += 1
         if abs(label.ce) > cap:
             over += 1

@@ -331,6 +331,26 @@ def _cmd_train_cmp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train_moves(args: argparse.Namespace) -> int:
+    from .movenet import MoveTrainSettings, train_move_net
+
+    settings = MoveTrainSettings(hidden=args.hidden, epochs=args.epochs, batch=args.batch, lr=args.lr,
+                                 held_out=args.held_out, limit=args.limit, jobs=args.jobs, seed=args.seed)
+    try:
+        outcome = train_move_net(args.labels, args.out, settings, _command_line(), test=args.test, report=print)
+    except (ValueError, RuntimeError) as exc:
+        print(f"mimic train-moves: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"mimic train-moves: {_os_error(exc)}", file=sys.stderr)
+        return 1
+    m = outcome.metrics["held-out"]
+    print("held-out top-1: " + ", ".join(f"{k} {v['top1']:.3f}" for k, v in m.items()))
+    print(f"results in {args.out}/ (movenet.npz, summary.md, curve.png); search with it as "
+          f"SPEC@search=prob-net:{outcome.path}")
+    return 0
+
+
 def _cmd_train_net(args: argparse.Namespace) -> int:
     from .net import NetShape, SupervisedSettings
     from .netrun import NetRunSettings, train_net
@@ -1161,6 +1181,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-speed", action="store_true", help="skip the search-speed measurement")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
     p.set_defaults(func=_cmd_train_cmp)
+
+    p = sub.add_parser("train-moves", help="train a move-probability net for the probability-limited search",
+                       description="Train a move-probability net (Giraffe's optional source of move probabilities) "
+                                   "on the mentor's best moves (the first PV move of every label): softmax over "
+                                   "the legal moves, cross-entropy. Writes movenet.npz (search with it as "
+                                   "SPEC@search=prob-net:OUT/movenet.npz), summary.md (top-1, top-3 and "
+                                   "log-likelihood of the mentor's move for the net, the static heuristic and "
+                                   "the uniform distribution) and curve.png. Needs torch: pip install "
+                                   "torch==2.13.0.")
+    p.add_argument("labels", help="label file (EPD with pv), e.g. results/x/labels.epd")
+    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    p.add_argument("--test", default=None, help="another label file to measure on (e.g. positions of other games)")
+    p.add_argument("--hidden", type=_positive_int, default=32, help="hidden units (default 32)")
+    p.add_argument("--epochs", type=_positive_int, default=8, help="epochs (default 8)")
+    p.add_argument("--batch", type=_positive_int, default=256, help="positions a minibatch (default 256)")
+    p.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate (default 0.003)")
+    p.add_argument("--held-out", type=float, default=0.1, help="share of positions held out (default 0.1)")
+    p.add_argument("--limit", type=_positive_int, default=None, help="only the first N label lines")
+    p.add_argument("--jobs", type=_jobs, default=1, help="worker processes for the features (default 1; -1: all)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the weights, the split and the order (default 0)")
+    p.set_defaults(func=_cmd_train_moves)
 
     p = sub.add_parser("match", help="a match between two players, with Elo statistics",
                        epilog=_SPEC_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,

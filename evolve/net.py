@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from mentor.labels import DEFAULT_CAP, label_lines, parse_label
+from mentor.labels import DEFAULT_CAP, label_lines, parse_labels
 from mentor.target import target
 from organisms.giraffe import giraffe_matrix, giraffe_row
 from organisms.net import (
@@ -40,7 +40,6 @@ from organisms.net import (
     make_header,
 )
 from search.conventions import ce_is_mate
-from search.epd import EpdError
 from search.workers import pool_options
 
 from .dataset import split
@@ -157,12 +156,7 @@ def _resolve_chunk(path: str, lines: list[tuple[int, str]], target_mode: str, ca
     """Parse one chunk of label lines and resolve their targets: (giraffe rows, scores, counts, errors)."""
     rows, ys, errors = [], [], []
     total = over = mates = 0
-    for line_no, text in lines:
-        try:
-            label = parse_label(text, path, line_no)
-        except EpdError as err:
-            errors.append(f"{path}:{err.line_no}: {err.reason}")
-            continue
+    for label in parse_labels(lines, path, lambda err: errors.append(f"{path}:{err.line_no}: {err.reason}")):
         total += 1
         if abs(label.ce) > cap:
             over += 1

@@ -10,8 +10,10 @@ from __future__ import annotations
 from organisms import Expert, Material, Organism
 from organisms.comparator import ComparatorNet
 from organisms.genome import rich_genome
+from organisms.movenet import MoveNet
 from organisms.net import NetEvaluator, NetFileError
 from search import Evaluator
+from search.base import MovePolicy
 from search.book import DEEPRED
 from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError
 
@@ -50,6 +52,14 @@ def _net(spec: PlayerSpec) -> Evaluator:
         raise SpecError(f"{spec.text!r}: {exc}") from exc
 
 
+def _move_net(path: str) -> MovePolicy:
+    """The move-probability net of ``@search=prob-net:PATH``."""
+    try:
+        return MoveNet.load(path)
+    except NetFileError as exc:
+        raise SpecError(f"@search=prob-net:{path}: {exc}") from exc
+
+
 def _cmp(spec: PlayerSpec) -> Evaluator:
     """A DeepChess comparator: a Comparator (our engine runs the comparison alpha-beta with it) and, through its
     derived score, an Evaluator (for ``@search=prob``)."""
@@ -74,7 +84,7 @@ PLAYERS = PlayerRegistry([
                "cmp:results/x/cmp.npz (mimic train-cmp)", _cmp),
     DEEPRED,
     *EXTERNAL_KINDS,
-])
+], load_policy=_move_net)
 """Every player kind mimic knows, in the order help texts list them."""
 
 make_evaluator = PLAYERS

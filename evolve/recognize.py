@@ -755,7 +755,7 @@ def cp_losses(entries: Sequence[tuple[int, str, list[str], bool]], skip_plies: i
         raise ValueError(f"the centipawn-loss mentor must be one of our evaluators (expert@depth=N, organism:...), "
                          f"got {mentor!r}")
     depth = spec.limit.depth if spec.limit is not None and spec.limit.depth else 1
-    engine = make_engine(PLAYERS(spec), spec.search, hash_mb=8)
+    engine = make_engine(PLAYERS(spec), spec.search, hash_mb=8, policy=PLAYERS.policy(spec))
     limit = Limit(depth=depth)
     out = []
     for side, fen, moves, color in entries:

@@ -24,7 +24,7 @@ import json
 import os
 import tempfile
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,7 +139,14 @@ def read_labels(path: str | Path, on_error: Callable[[EpdError], None] | None = 
 
     ``#`` lines (old files' headers) are skipped with one :class:`LegacyHeaderWarning` per file.
     """
-    for line_no, text in label_lines(path, on_error):
+    return parse_labels(label_lines(path, on_error), path, on_error)
+
+
+def parse_labels(lines: Iterable[tuple[int, str]], path: str | Path,
+                 on_error: Callable[[EpdError], None] | None = None) -> Iterator[Label]:
+    """The labels of ``(line number, text)`` lines of ``path`` (:func:`label_lines`, or a chunk of them in a
+    worker), in order; a malformed line goes to ``on_error`` and is skipped (raised without ``on_error``)."""
+    for line_no, text in lines:
         try:
             yield parse_label(text, path, line_no)
         except EpdError as err:

@@ -45,7 +45,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from .net import NetFileError, check_arrays, read_net_file
+from .net import NetFileError, check_arrays, read_net_file, write_net_file
 
 __all__ = ["BITS_VERSION", "N_BITS", "ComparatorNet", "NetFileError", "board_bits", "expected_shapes",
            "make_header", "mirror_bits", "save_comparator"]
@@ -141,20 +141,8 @@ def make_header(pos2vec: Sequence[int], top: Sequence[int], **extra: Any) -> dic
 def save_comparator(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
     """Write a comparator file whole or not at all, after checking it: what :meth:`ComparatorNet.load` would
     refuse is not written."""
-    import json
-    import os
-
     net = ComparatorNet(arrays, header, source=str(path))
-    path = Path(path)
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-    try:
-        with open(tmp, "wb") as fh:
-            out: dict[str, Any] = dict(net.arrays)
-            np.savez(fh, header=np.array(json.dumps(dict(header), sort_keys=True)), **out)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    write_net_file(path, net.arrays, header)
 
 
 class ComparatorNet:

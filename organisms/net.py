@@ -86,14 +86,19 @@ def make_header(units: tuple[int, int, int] = DEFAULT_UNITS, hidden: int = DEFAU
 
 
 def save_net(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
-    """Write a net file, beside ``path`` and then moved into place (a net file is whole or absent), after
-    checking it: what :meth:`NetEvaluator.load` would refuse is not written."""
+    """Write a net file after checking it: what :meth:`NetEvaluator.load` would refuse is not written."""
     net = NetEvaluator(arrays, header, source=str(path))
-    out: dict[str, Any] = {n: net.arrays[n] for n in ARRAY_NAMES}
+    write_net_file(path, {n: net.arrays[n] for n in ARRAY_NAMES}, header)
+
+
+def write_net_file(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
+    """Write ``header`` (as JSON) and ``arrays`` as one ``.npz``, beside ``path`` and then moved into place, so a
+    net file is whole or absent (the one writer of every net file: evaluation net, comparator, move net)."""
     path = Path(path)
     tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
     try:
         with open(tmp, "wb") as fh:
+            out: dict[str, Any] = dict(arrays)
             np.savez(fh, header=np.array(json.dumps(dict(header), sort_keys=True)), **out)
         os.replace(tmp, path)
     finally:

@@ -6,6 +6,7 @@ Mate scores are ``±(MATE - plies)`` (:mod:`search.conventions`): ``MATE - 3`` m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
@@ -13,7 +14,7 @@ import chess
 
 from .conventions import INFINITE, MATE, MATE_BOUND, mate_moves
 
-__all__ = ["INFINITE", "MATE", "MATE_BOUND", "Comparator", "Evaluator", "Limit", "SearchResult"]
+__all__ = ["INFINITE", "MATE", "MATE_BOUND", "Comparator", "Evaluator", "Limit", "MovePolicy", "SearchResult"]
 
 
 @runtime_checkable
@@ -38,6 +39,18 @@ class Comparator(Protocol):
     """
 
     def better(self, a: chess.Board, b: chess.Board) -> bool: ...
+
+
+@runtime_checkable
+class MovePolicy(Protocol):
+    """Anything that says how likely each legal move is to be the best (a learned source of the
+    probability-limited search's move probabilities, ``@search=prob-net:PATH``).
+
+    ``move_weights(board, moves)`` returns one positive weight per move of ``moves`` (all legal in ``board``), in
+    their order; a move's probability is its weight over their sum. It must not change the board.
+    """
+
+    def move_weights(self, board: chess.Board, moves: Sequence[chess.Move]) -> list[float]: ...
 
 
 @dataclass(frozen=True, kw_only=True)

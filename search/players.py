@@ -20,7 +20,7 @@ from typing import Any
 import chess
 import chess.engine
 
-from .base import Evaluator, Limit
+from .base import Evaluator, Limit, MovePolicy
 from .book import BookChooser
 from .conventions import from_engine_score
 from .prob import make_engine
@@ -47,12 +47,13 @@ class PlayerError(RuntimeError):
 
 class EnginePlayer:
     """Our alpha-beta engine with an evaluator; ``cap`` (from ``@depth=`` etc.) bounds every search; ``search``
-    names the search it runs (``@search=``: ``depth``, ``prob`` or ``prob-uniform``, :data:`search.spec.SEARCHES`)."""
+    names the search it runs (``@search=``, :data:`search.spec.SEARCHES`), ``policy`` the move-probability net of
+    ``prob-net:PATH``."""
 
     def __init__(self, name: str, evaluator: Evaluator, cap: Limit | None = None, hash_mb: int = 16,
-                 search: str = DEFAULT_SEARCH) -> None:
+                 search: str = DEFAULT_SEARCH, policy: MovePolicy | None = None) -> None:
         self.name = name
-        self.engine = make_engine(evaluator, search, hash_mb)
+        self.engine = make_engine(evaluator, search, hash_mb, policy)
         self.cap = cap
 
     def new_game(self) -> None:
@@ -191,7 +192,8 @@ def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
         inner = ExternalPlayer(s.text, s.arg, dict(s.options), s.kind, s.limit)
     else:
         deepred = s.book is not None and s.book.seed is not None  # its engine never searches: a small table
-        inner = EnginePlayer(s.text, make_evaluator(s), s.limit, 1 if deepred else hash_mb, s.search)
+        inner = EnginePlayer(s.text, make_evaluator(s), s.limit, 1 if deepred else hash_mb, s.search,
+                             make_evaluator.policy(s))
     return inner if s.book is None else BookPlayer(inner, s.book)
 
 

@@ -17,7 +17,11 @@ Move probabilities (:func:`move_weights`, normalised to sum to 1 over the legal 
   move, then by static exchange evaluation (:func:`search.see.see`) for captures and promotions
   (:data:`WINNING_WEIGHT` when SEE > 0, :data:`EVEN_WEIGHT` when SEE = 0, :data:`LOSING_WEIGHT` when SEE < 0),
   :data:`KILLER_WEIGHT` for a killer, :data:`QUIET_WEIGHT` for any other move; the probability of a move is its
-  weight over the sum of the weights. There is no move-probability net (Giraffe's optional third source).
+  weight over the sum of the weights;
+* ``net`` (Giraffe's optional third source): a :class:`~search.base.MovePolicy`, e.g. a move-probability net
+  (:mod:`organisms.movenet`), gives each move a weight; the search's own knowledge keeps its factors on top: the
+  hash move's weight is multiplied by :data:`HASH_WEIGHT` and a quiet killer's by :data:`KILLER_WEIGHT`
+  (relative to a quiet move's 1, as in the heuristic).
 
 As in the depth-limited search: fail-soft alpha-beta, principal-variation search (the first move with the full
 window, the rest with a null window and a re-search when one lands inside it), aspiration windows from
@@ -41,10 +45,10 @@ from math import log2
 
 import chess
 
-from .base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator, Limit
+from .base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator, Limit, MovePolicy
 from .engine import MAX_PLY, Engine
 from .see import see
-from .spec import DEFAULT_SEARCH, SEARCHES
+from .spec import DEFAULT_SEARCH, SEARCHES, search_parts
 from .tt import EXACT, LOWER, UPPER, position_key
 
 ITERATION_FACTOR = 4.0
@@ -71,7 +75,7 @@ QUIET_WEIGHT = 1.0
 LOSING_WEIGHT = 0.5
 """Weight of a capture or promotion that loses material (SEE < 0)."""
 
-PROBABILITIES = ("heuristic", "uniform")
+PROBABILITIES = ("heuristic", "uniform", "net")
 """How :class:`ProbEngine` gives moves their probabilities (see the module docstring)."""
 
 _BB_SQUARES = chess.BB_SQUARES
@@ -109,19 +113,23 @@ def move_weights(board: chess.Board, moves: list[chess.Move], tt_move: chess.Mov
 class ProbEngine(Engine):
     """The engine with Giraffe's probability-limited search instead of the depth-limited one.
 
-    ``probabilities`` is ``"heuristic"`` (default) or ``"uniform"`` (module docstring); the other arguments are
+    ``probabilities`` is ``"heuristic"`` (default), ``"uniform"`` or ``"net"`` with ``policy`` the
+    :class:`~search.base.MovePolicy` (module docstring); the other arguments are
     :class:`~search.engine.Engine`'s (``null_move`` and ``lmr`` have no effect here: this search does neither).
     :meth:`search` is the engine's driver; its ``depth`` counts iterations.
     """
 
     def __init__(self, evaluator: Evaluator, hash_mb: float = 16, *, probabilities: str = "heuristic",
-                 aspiration: bool = True, delta_pruning: bool = True, tt_cutoffs: bool = True,
-                 use_tt: bool = True) -> None:
+                 policy: MovePolicy | None = None, aspiration: bool = True, delta_pruning: bool = True,
+                 tt_cutoffs: bool = True, use_tt: bool = True) -> None:
         if probabilities not in PROBABILITIES:
             raise ValueError(f"probabilities must be one of {PROBABILITIES}, got {probabilities!r}")
+        if (probabilities == "net") != (policy is not None):
+            raise ValueError("a move policy goes with probabilities='net', and only there")
         super().__init__(evaluator, hash_mb, null_move=False, lmr=False, aspiration=aspiration,
                          delta_pruning=delta_pruning, tt_cutoffs=tt_cutoffs, use_tt=use_tt)
         self.probabilities = probabilities
+        self.policy = policy
         self._uniform = probabilities == "uniform"
         self._threshold = 1.0
         self._floor = 1.0 - TIE  # p is expanded when p >= self._threshold * (1 - TIE)
@@ -154,7 +162,16 @@ class ProbEngine(Engine):
         """The probability of each of ``moves`` (all the legal moves searched at this node), summing to 1."""
         if self._uniform:
             return [1.0 / len(moves)] * len(moves)
-        w = move_weights(board, moves, tt_move, self._killers[ply])
+        if self.policy is not None:
+            w = self.policy.move_weights(board, moves)
+            killers = self._killers[ply]  # quiet moves only: a cutoff by a capture records no killer
+            for i, m in enumerate(moves):
+                if m == tt_move:
+                    w[i] *= HASH_WEIGHT
+                elif m in killers:
+                    w[i] *= KILLER_WEIGHT
+        else:
+            w = move_weights(board, moves, tt_move, self._killers[ply])
         total = sum(w)
         return [x / total for x in w]
 
@@ -349,25 +366,31 @@ def _first(t: tuple[int, float, chess.Move]) -> int:
 
 def engine_class(evaluator: Evaluator, search: str = DEFAULT_SEARCH) -> type[Engine]:
     """The engine class :func:`make_engine` builds for ``evaluator`` and the search named ``search``."""
+    search = search_parts(search)[0]
     if search == "depth":
         if isinstance(evaluator, Comparator):  # a DeepChess comparator (cmp:): the comparison alpha-beta
             from .compare import CompareEngine
 
             return CompareEngine
         return Engine
-    if search in ("prob", "prob-uniform"):
+    if search in ("prob", "prob-uniform", "prob-net"):
         return ProbEngine
     raise ValueError(f"unknown search {search!r} (expected one of {', '.join(SEARCHES)})")
 
 
-def make_engine(evaluator: Evaluator, search: str = DEFAULT_SEARCH, hash_mb: float = 16) -> Engine:
-    """Our engine around ``evaluator`` with the search named ``search`` (a key of :data:`search.spec.SEARCHES`):
-    ``depth`` is :class:`~search.engine.Engine`, or :class:`~search.compare.CompareEngine` (the comparison
-    alpha-beta) when ``evaluator`` is also a :class:`~search.base.Comparator`; ``prob`` and ``prob-uniform`` are
-    :class:`ProbEngine` with heuristic and uniform move probabilities (a comparator plays them through its
-    derived score)."""
+def make_engine(evaluator: Evaluator, search: str = DEFAULT_SEARCH, hash_mb: float = 16,
+                policy: MovePolicy | None = None) -> Engine:
+    """Our engine around ``evaluator`` with the search named ``search`` (a key of :data:`search.spec.SEARCHES`,
+    ``prob-net:PATH`` for the net's search): ``depth`` is :class:`~search.engine.Engine`, or
+    :class:`~search.compare.CompareEngine` (the comparison alpha-beta) when ``evaluator`` is also a
+    :class:`~search.base.Comparator`; ``prob``, ``prob-uniform`` and ``prob-net`` are :class:`ProbEngine` with
+    heuristic, uniform and ``policy``'s move probabilities (a comparator plays them through its derived score).
+    ``policy`` (the loaded net, :meth:`search.spec.PlayerRegistry.policy`) is required by ``prob-net`` alone."""
     cls = engine_class(evaluator, search)
+    name = search_parts(search)[0]
+    if (name == "prob-net") != (policy is not None):
+        raise ValueError(f"search {search!r}: a move policy goes with prob-net, and only there")
     if cls is ProbEngine:
-        return ProbEngine(evaluator, hash_mb=hash_mb, probabilities="uniform" if search == "prob-uniform"
-                          else "heuristic")
+        probabilities = {"prob-uniform": "uniform", "prob-net": "net"}.get(name, "heuristic")
+        return ProbEngine(evaluator, hash_mb=hash_mb, probabilities=probabilities, policy=policy)
     return cls(evaluator, hash_mb=hash_mb)

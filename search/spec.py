@@ -1,7 +1,8 @@
 """Player specs (DESIGN.md): one string names a player; a :class:`PlayerRegistry` of kinds parses and builds them.
 
 A spec is ``KIND[:ARG]`` followed by zero or more limits ``@depth=N``, ``@nodes=N``, ``@movetime=S`` (seconds)
-and at most one search option ``@search=NAME`` (one of :data:`SEARCHES`; ``depth`` when absent), e.g.
+and at most one search option ``@search=NAME`` (one of :data:`SEARCHES`; ``depth`` when absent;
+``@search=prob-net:PATH`` names the move-probability net it takes), e.g.
 ``material@depth=3``, ``expert@search=prob@nodes=5000``, ``organism:results/x/organism.json``,
 ``uci:/usr/games/stockfish?Skill%20Level=3@movetime=0.1``. The suffixes may come in any order.
 
@@ -28,12 +29,14 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import parse_qsl
 
-from .base import Evaluator, Limit
+from .base import Evaluator, Limit, MovePolicy
 
 _LIMIT_RE = re.compile(r"@(depth|nodes|movetime)=([0-9]*\.?[0-9]+)$")
 _BOOK_RE = re.compile(r"\+book:([^@]*)")
 """The book layer ``+book:PATH[?min=N]``: it runs to the next ``@`` or the end of the spec."""
-_SEARCH_RE = re.compile(r"@search=([^@:?/]*)$")  # any value, so that a bad one is named in the error
+_SEARCH_RE = re.compile(r"@search=([^@:?/]*(?::[^@]*)?)$")
+"""``@search=NAME`` or ``@search=NAME:PATH``: any name, so that a bad one is named in the error; a name holds no
+``/`` (``organism:dir@search=x/o.json`` is an organism in a folder named ``dir@search=x``)."""
 _SEED_RE = re.compile(r"[0-9]{1,18}")  # ASCII digits only: str.isdigit() accepts "²", which int() rejects
 
 SEARCHES: dict[str, str] = {
@@ -42,12 +45,23 @@ SEARCHES: dict[str, str] = {
             "probabilities from the root is at least a threshold (divided by 4 each iteration); "
             "moves weighted by hash move, SEE, killers",
     "prob-uniform": "the same probability-limited search with every legal move equally likely",
+    "prob-net": "the same probability-limited search with move probabilities from a move-probability net "
+                "(mimic train-moves): @search=prob-net:PATH.npz",
 }
 """The searches our engine runs, by the name ``@search=NAME`` gives (the one home of these names and their help).
 With a probability-limited search, ``@depth=N`` caps the number of iterations (iteration ``k`` searches with
 threshold ``4^-(k-1)``), which is also the ``depth`` it reports."""
 DEFAULT_SEARCH = "depth"
 """The search of a spec without ``@search=`` (and the one a spec's default name leaves out)."""
+SEARCHES_WITH_FILE = ("prob-net",)
+"""The searches whose name takes a file, ``NAME:PATH`` (the move-probability net of ``prob-net``)."""
+
+
+def search_parts(search: str) -> tuple[str, str | None]:
+    """A search option's name and file: ``"prob-net:x.npz"`` is ``("prob-net", "x.npz")``, ``"prob"`` is
+    ``("prob", None)``."""
+    name, sep, path = search.partition(":")
+    return name, (path if sep else None)
 
 ArgShape = Literal["none", "path", "seed", "engine", "book"]
 """How a kind reads the text after ``KIND:``: nothing; a file path; an optional non-negative integer seed; an
@@ -93,6 +107,11 @@ class PlayerSpec:
     book: BookLayer | None = None
 
     @property
+    def search_name(self) -> str:
+        """The name of the search (``prob-net`` for ``prob-net:PATH``), a key of :data:`SEARCHES`."""
+        return search_parts(self.search)[0]
+
+    @property
     def is_external(self) -> bool:
         """True for an external engine (``uci:``/``xboard:``): a process, not an evaluator in our engine."""
         return self.external
@@ -112,6 +131,9 @@ class PlayerSpec:
 
 EvaluatorFactory = Callable[[PlayerSpec], Evaluator]
 """Builds the evaluator of one parsed spec (a :class:`PlayerKind`'s ``build``); raises :class:`SpecError`."""
+PolicyLoader = Callable[[str], MovePolicy]
+"""Loads the move-probability net a ``prob-net:PATH`` search names (a module-level function: it travels to
+worker processes with the registry); raises :class:`SpecError`."""
 
 
 @dataclass(frozen=True)
@@ -149,10 +171,12 @@ class PlayerRegistry:
     """Every kind of player, by name. Calling it builds the evaluator a spec names.
 
     ``registry("expert@depth=3")`` is the evaluator (the limit is the caller's business: it caps the search);
-    ``registry.parse(text)`` only parses.
+    ``registry.parse(text)`` only parses; ``registry.policy(spec)`` is the move-probability net of a
+    ``@search=prob-net:PATH`` spec, loaded by ``load_policy``.
     """
 
-    def __init__(self, kinds: Iterable[PlayerKind]) -> None:
+    def __init__(self, kinds: Iterable[PlayerKind], load_policy: PolicyLoader | None = None) -> None:
+        self.load_policy = load_policy
         self._kinds: dict[str, PlayerKind] = {}
         for k in kinds:
             if k.name in self._kinds:
@@ -181,7 +205,7 @@ class PlayerRegistry:
         width = max(len(k.syntax) for k in self)
         lines = [f"  {k.syntax:<{width}}  {k.summary}" for k in self]
         lines.append("each optionally followed by @depth=N, @nodes=N or @movetime=S (seconds), and for our engine by")
-        lines.append("@search=NAME, the search it runs:")
+        lines.append("@search=NAME[:PATH], the search it runs:")
         width = max(len(name) for name in SEARCHES)
         lines.extend(f"  {name:<{width}}  {text}" for name, text in SEARCHES.items())
         lines.append("with a probability-limited search, @depth=N caps its iterations "
@@ -205,8 +229,19 @@ class PlayerRegistry:
             raise SpecError(f"{s.text!r} is an external engine, not an evaluator")
         return kind.build(s)
 
-    def __reduce__(self) -> tuple[type[PlayerRegistry], tuple[tuple[PlayerKind, ...]]]:
-        return PlayerRegistry, (tuple(self),)
+    def policy(self, spec: str | PlayerSpec) -> MovePolicy | None:
+        """The move-probability net of a ``@search=prob-net:PATH`` spec (``None`` for any other search);
+        :class:`SpecError` when it cannot be loaded or this registry loads none."""
+        s = self.parse(spec) if isinstance(spec, str) else spec
+        name, path = search_parts(s.search)
+        if path is None:
+            return None
+        if self.load_policy is None:
+            raise SpecError(f"{s.text!r}: @search={name} needs a move-net loader, and this registry has none")
+        return self.load_policy(path)
+
+    def __reduce__(self) -> tuple[type[PlayerRegistry], tuple[tuple[PlayerKind, ...], PolicyLoader | None]]:
+        return PlayerRegistry, (tuple(self), self.load_policy)
 
 
 def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
@@ -239,8 +274,14 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
         if search is not None:
             raise SpecError(f"{original!r}: @search given twice")
         search = m.group(1)
-        if search not in SEARCHES:
-            raise SpecError(f"{original!r}: unknown search {search!r} (expected @search={' | '.join(SEARCHES)})")
+        search_name, search_path = search_parts(search)
+        if search_name not in SEARCHES:
+            raise SpecError(f"{original!r}: unknown search {search_name!r} (expected @search="
+                            f"{' | '.join(SEARCHES)})")
+        if search_name in SEARCHES_WITH_FILE and not search_path:
+            raise SpecError(f"{original!r}: @search={search_name} needs its net, as in @search={search_name}:PATH")
+        if search_name not in SEARCHES_WITH_FILE and search_path is not None:
+            raise SpecError(f"{original!r}: @search={search_name} takes no file")
         text = text[: m.start()]
     name, _, arg = text.partition(":")
     kind = registry.get(name)

@@ -74,7 +74,7 @@ class UciFrontEnd:
         parsed = make_evaluator.parse(eval_spec)
         self.cap = parsed.limit
         self.search_name = parsed.search
-        self.engine = make_engine(make_evaluator(parsed), parsed.search, hash_mb)
+        self.engine = make_engine(make_evaluator(parsed), parsed.search, hash_mb, make_evaluator.policy(parsed))
         self.chooser = self._chooser(parsed)
         self.hash_mb = hash_mb
         self.board = chess.Board()
@@ -236,6 +236,7 @@ class UciFrontEnd:
                 raise UciError("Eval takes an evaluator spec, not an external engine")
             try:
                 evaluator = self.make_evaluator(value)
+                policy = self.make_evaluator.policy(spec)
                 chooser = self._chooser(spec)
             except Exception as exc:  # any failure: one line, and the old evaluator stays
                 raise UciError(f"cannot load Eval {echo(value)}: {type(exc).__name__}: {cut(str(exc))}; "
@@ -244,7 +245,7 @@ class UciFrontEnd:
             if spec.search != self.search_name or engine_class(evaluator, spec.search) is not type(self.engine):
                 # another search (or a comparator after an evaluator): a new engine (with an empty table)
                 overhead = self.engine.overhead
-                self.engine = make_engine(evaluator, spec.search, self.hash_mb)
+                self.engine = make_engine(evaluator, spec.search, self.hash_mb, policy)
                 self.engine.overhead = overhead
                 self.search_name = spec.search
             else:
