@@ -635,18 +635,20 @@ def _play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from search.ratings import RatingError
 
-    from .tournament import parse_anchor, rate_games, write_outputs
+    from .tournament import nominal_checks, nominal_lines, parse_anchor, rate_games, write_outputs
 
     prog = "mimic tournament"
     try:
         anchor = parse_anchor(args.anchor) if args.anchor is not None else None
+        nominal = [parse_anchor(text, "--nominal") for text in args.nominal]
     except ValueError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
 
     def check(names: tuple[str, ...]) -> str | None:
-        if anchor is not None and anchor[0] not in names:
-            return f"--anchor {anchor[0]!r} is not a player's name (names: {', '.join(names)})"
+        for option, name in ([("--anchor", anchor[0])] if anchor else []) + [("--nominal", n) for n, _ in nominal]:
+            if name not in names:
+                return f"{option} {name!r} is not a player's name (names: {', '.join(names)})"
         return None
 
     played = _play_games(args, prog, gauntlet=args.gauntlet, check=check)
@@ -662,12 +664,12 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         print(f"{prog}: no ratings from the games in {args.out}: {exc}", file=sys.stderr)
         return 1
     try:
-        written = write_outputs(Path(args.out), ratings, summary, command=_command_line())
+        written = write_outputs(Path(args.out), ratings, summary, command=_command_line(), nominal=nominal)
     except OSError as exc:
         print(f"{prog}: cannot write {_os_error(exc)}", file=sys.stderr)
         return 1
-    for line in [*ratings.table_lines(), "", "Crosstable (points/games of the row's player against the column's):",
-                 *ratings.crosstable_lines()]:
+    for line in [*ratings.table_lines(), *nominal_lines(ratings, nominal_checks(ratings, nominal)), "",
+                 "Crosstable (points/games of the row's player against the column's):", *ratings.crosstable_lines()]:
         print(line)
     print("written: " + ", ".join(str(p) for p in written))
     _learned(args)
@@ -1251,6 +1253,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gauntlet", action="store_true", help="only the first player's pairings")
     p.add_argument("--anchor", default=None, metavar="NAME=ELO",
                    help="fix this player's rating (its header name); default: the ratings' mean is 0")
+    p.add_argument("--nominal", action="append", default=[], metavar="NAME=ELO",
+                   help="a player's nominal rating (e.g. a second anchor engine's UCI_Elo), checked against its "
+                        "fitted 95%% interval in summary.md; repeatable")
     p.add_argument("--prior-draws", type=_non_negative_float, default=0.2, metavar="D",
                    help="virtual draws added to every pair that met (default 0.2), so that a perfect score has a "
                         "finite rating; 0: the plain maximum likelihood")

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import chess
 
@@ -18,7 +20,7 @@ from search.ratings import GameRecord, Ratings, rate
 from search.roundrobin import RoundRobinSummary
 
 
-def parse_anchor(text: str) -> tuple[str, float]:
+def parse_anchor(text: str, option: str = "--anchor") -> tuple[str, float]:
     """``NAME=ELO`` -> ``(NAME, ELO)``; the last ``=`` splits (names such as ``material depth=1`` hold one).
 
     >>> parse_anchor("sf 1500=1500"), parse_anchor("material depth=1=0")
@@ -30,8 +32,39 @@ def parse_anchor(text: str) -> tuple[str, float]:
     except ValueError:
         value = math.nan
     if not sep or not name.strip() or not math.isfinite(value):
-        raise ValueError(f"--anchor takes NAME=ELO (a player's name and a finite rating), got {text!r}")
+        raise ValueError(f"{option} takes NAME=ELO (a player's name and a finite rating), got {text!r}")
     return name.strip(), value
+
+
+def nominal_checks(ratings: Ratings, nominal: Sequence[tuple[str, float]]) -> list[dict[str, Any]]:
+    """For each (player, nominal rating), e.g. a second anchor engine's ``UCI_Elo``: its fitted rating and 95%
+    interval, and whether the interval contains the nominal rating. With an anchor the intervals are those of the
+    difference to the anchor (every resample is fixed on it), so the check is also the one of the difference
+    between the two nominal ratings."""
+    out = []
+    for name, value in nominal:
+        i = ratings.names.index(name)
+        low, high = float(ratings.low[i]), float(ratings.high[i])
+        out.append({"player": name, "nominal": value, "elo": float(ratings.elo[i]), "low": low, "high": high,
+                    "contains": bool(low <= value <= high) if math.isfinite(low) else None})
+    return out
+
+
+def nominal_lines(ratings: Ratings, checks: Sequence[dict[str, Any]]) -> list[str]:
+    """summary.md's lines for :func:`nominal_checks`."""
+    lines = []
+    for c in checks:
+        verdict = ("no interval" if c["contains"] is None else
+                   "inside the interval" if c["contains"] else
+                   f"outside the interval (fitted minus nominal: {c['elo'] - c['nominal']:+.1f})")
+        line = (f"- {c['player']}: nominal {c['nominal']:g}, fitted {c['elo']:.1f} [{c['low']:.1f}, {c['high']:.1f}]"
+                f": the nominal rating is {verdict}.")
+        if ratings.anchor is not None:
+            a, av = ratings.anchor
+            line += (f" As a difference to the anchor {a} ({av:g}): nominal {c['nominal'] - av:+g}, fitted "
+                     f"{c['elo'] - av:+.1f} [{c['low'] - av:+.1f}, {c['high'] - av:+.1f}].")
+        lines.append(line)
+    return lines
 
 
 def game_records(summary: RoundRobinSummary) -> list[GameRecord]:
@@ -86,7 +119,7 @@ def plot_ratings(path: Path, ratings: Ratings, title: str) -> None:
 
 
 def summary_markdown(ratings: Ratings, summary: RoundRobinSummary, *, command: str, pgn: Path,
-                     record: dict[str, object]) -> str:
+                     record: dict[str, object], nominal: Sequence[tuple[str, float]] = ()) -> str:
     """summary.md: the rating table with intervals, the crosstable, the games' tallies, the command and provenance."""
     prior = (f"{ratings.prior_draws:g} virtual draw(s) added to every pair that met" if ratings.prior_draws
              else "no prior (plain maximum likelihood)")
@@ -102,6 +135,7 @@ def summary_markdown(ratings: Ratings, summary: RoundRobinSummary, *, command: s
         *ratings.table_lines(),
         "```",
         "",
+        *(["## Nominal ratings", "", *nominal_lines(ratings, nominal_checks(ratings, nominal)), ""] if nominal else []),
         "## Crosstable",
         "",
         "Points/games of the row's player against the column's (columns numbered by rank).",
@@ -130,13 +164,16 @@ def summary_markdown(ratings: Ratings, summary: RoundRobinSummary, *, command: s
     return "\n".join(lines)
 
 
-def write_outputs(pgn: Path, ratings: Ratings, summary: RoundRobinSummary, *, command: str) -> list[Path]:
-    """Write summary.md, ratings.json and ratings.png into the PGN's folder; their paths."""
+def write_outputs(pgn: Path, ratings: Ratings, summary: RoundRobinSummary, *, command: str,
+                  nominal: Sequence[tuple[str, float]] = ()) -> list[Path]:
+    """Write summary.md, ratings.json and ratings.png into the PGN's folder; their paths. ``nominal``: players'
+    nominal ratings to check against their intervals (:func:`nominal_checks`)."""
     folder = pgn.parent
     record = provenance()
     paths = [folder / "summary.md", folder / "ratings.json", folder / "ratings.png"]
-    paths[0].write_text(summary_markdown(ratings, summary, command=command, pgn=pgn, record=record))
-    data = {**ratings.to_json(), "pgn": pgn.name, "command": command, "provenance": record}
+    paths[0].write_text(summary_markdown(ratings, summary, command=command, pgn=pgn, record=record, nominal=nominal))
+    data = {**ratings.to_json(), "nominal": nominal_checks(ratings, nominal), "pgn": pgn.name, "command": command,
+            "provenance": record}
     paths[1].write_text(json.dumps(data, indent=2) + "\n")
     title = f"{len(ratings.names)} players, {ratings.n_games} games"
     plot_ratings(paths[2], ratings, title)

@@ -102,6 +102,20 @@ def test_the_anchor_shifts_every_rating() -> None:
         rate(games, ["A", "B", "C"], anchor=("D", 0.0))
 
 
+def test_nominal_ratings_are_checked_against_the_intervals() -> None:
+    from evolve.tournament import nominal_checks, nominal_lines
+
+    games = _record("A", "B", 12, 6, 2) + _record("B", "C", 15, 0, 5) + _record("A", "C", 17, 2, 1)
+    fixed = rate(games, ["A", "B", "C"], anchor=("C", 1500.0), bootstrap=200)
+    # B is fitted at 1690.849 (by hand above), inside its interval; 3000 is far outside any interval of 20 games.
+    inside, outside = nominal_checks(fixed, [("B", 1690.0), ("B", 3000.0)])
+    assert inside["contains"] is True and outside["contains"] is False
+    assert inside["elo"] == pytest.approx(1690.849, abs=1e-3) and inside["low"] == fixed.low[1]
+    lines = nominal_lines(fixed, [inside, outside])
+    assert "inside the interval" in lines[0] and "anchor C (1500): nominal +190" in lines[0]
+    assert "outside the interval (fitted minus nominal: -1309.2)" in lines[1]
+
+
 def test_a_perfect_score_needs_a_prior_and_unconnected_players_are_refused() -> None:
     games = _record("A", "B", 10, 0, 0)
     with pytest.raises(RatingError, match="unbounded: B scored no point"):
@@ -147,7 +161,7 @@ def _tournament(*args: str) -> subprocess.CompletedProcess[str]:
 def test_a_short_tournament_writes_its_files_and_resumes_from_its_pgn(tmp_path: Path) -> None:
     out = tmp_path / "t.pgn"
     common = [*THREE, "--names", "Mat,Rnd,Exp", "--nodes", "200", "--bootstrap", "200", "--out", str(out),
-              "--anchor", "Mat=1000"]
+              "--anchor", "Mat=1000", "--nominal", "Exp=1000"]
     first = _tournament(*common, "--games", "1")
     assert first.returncode == 0, first.stderr
     assert first.stdout.count("round ") == 3  # 3 pairings x 1 game
@@ -176,6 +190,8 @@ def test_a_short_tournament_writes_its_files_and_resumes_from_its_pgn(tmp_path: 
     summary = (tmp_path / "summary.md").read_text()
     assert "mimic tournament " in summary and "--anchor Mat=1000" in summary and "## Crosstable" in summary
     assert "95% interval" in summary and "commit" in summary
+    assert "## Nominal ratings" in summary and "- Exp: nominal 1000, fitted" in summary
+    assert data["nominal"][0]["player"] == "Exp" and data["nominal"][0]["nominal"] == 1000.0
     assert (tmp_path / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "95% interval" in more.stdout and "Crosstable" in more.stdout
     # nothing left to play: no game is replayed, the PGN is unchanged, the ratings are the same
@@ -195,6 +211,8 @@ def test_a_bad_anchor_is_refused_before_any_game(tmp_path: Path) -> None:
     assert not out.exists()
     run = _tournament(*THREE[:2], "--out", str(out), "--anchor", "Mat")
     assert run.returncode == 2 and "NAME=ELO" in run.stderr
+    run = _tournament(*THREE[:2], "--names", "Mat,Rnd", "--nodes", "200", "--out", str(out), "--nominal", "Exp=0")
+    assert run.returncode == 2 and "--nominal 'Exp' is not a player's name" in run.stderr and not out.exists()
 
 
 def test_a_gauntlet_rates_players_that_never_met_through_the_first(tmp_path: Path) -> None:
