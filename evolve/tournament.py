@@ -67,10 +67,20 @@ def nominal_lines(ratings: Ratings, checks: Sequence[dict[str, Any]]) -> list[st
     return lines
 
 
+def _round_key(text: str) -> tuple[int, ...]:
+    """``"12.3.2"`` -> ``(12, 3, 2)``: the schedule's order of a round (a malformed one sorts last)."""
+    try:
+        return tuple(int(part) for part in text.split("."))
+    except ValueError:
+        return (1 << 62,)
+
+
 def game_records(summary: RoundRobinSummary) -> list[GameRecord]:
-    """(White, Black, White's points) of every finished game of a round robin."""
+    """(White, Black, White's points) of every finished game of a round robin, in the order of their rounds (not
+    the order they finished in, which varies with parallel games: the bootstrap resamples by position in this
+    list, so the same games always give the same intervals)."""
     out: list[GameRecord] = []
-    for g in summary.games:
+    for g in sorted(summary.games, key=lambda g: _round_key(g.round)):
         s = result_points(g.result, chess.WHITE)
         if s is not None:
             out.append((g.white, g.black, s))

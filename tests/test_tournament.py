@@ -102,6 +102,25 @@ def test_the_anchor_shifts_every_rating() -> None:
         rate(games, ["A", "B", "C"], anchor=("D", 0.0))
 
 
+def test_the_intervals_do_not_depend_on_the_order_games_finished_in() -> None:
+    from evolve.tournament import rate_games
+    from search.match import GameResult
+    from search.roundrobin import RoundRobinSummary
+
+    rng = np.random.default_rng(5)
+    games = [GameResult(f"{p + 1}.{o}.{g}", *(("A", "B"), ("A", "C"), ("B", "C"))[p][::1 if g == 1 else -1],
+                        str(rng.choice(["1-0", "0-1", "1/2-1/2"])), "normal", "", 40, "", 1.0)
+             for p in range(3) for o in range(1, 6) for g in (1, 2)]
+    ratings = []
+    for order in (games, games[::-1], [games[i] for i in rng.permutation(len(games))]):
+        summary = RoundRobinSummary(("A", "B", "C"), [(0, 1), (0, 2), (1, 2)])
+        for g in order:
+            summary.add(g)
+        ratings.append(rate_games(summary, bootstrap=200))
+    for r in ratings[1:]:
+        assert np.array_equal(r.low, ratings[0].low) and np.array_equal(r.high, ratings[0].high)
+
+
 def test_nominal_ratings_are_checked_against_the_intervals() -> None:
     from evolve.tournament import nominal_checks, nominal_lines
 
