@@ -14,7 +14,7 @@ from search.spec import PlayerSpec, SpecError
 from .players import PLAYERS
 
 if TYPE_CHECKING:
-    from search.match import Adjudication, Opening, TimeControl
+    from search.match import Adjudication, MatchSummary, Opening, TimeControl
     from search.roundrobin import RoundRobinSummary
 
     from .ga import GASettings
@@ -491,10 +491,17 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(line)
     if summary.stopped_early:
         print(f"stopped early by the SPRT after {summary.n} games")
-    rate = 3600 * summary.n / max(summary.seconds, 1e-9)
-    print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour)")
+    print(_games_line(summary))
     _learned(args)
     return 0
+
+
+def _games_line(summary: MatchSummary | RoundRobinSummary) -> str:
+    """The closing line of a match or round robin: the games this run played, its wall time and their rate (the
+    games resumed from the PGN said apart, so a resumed run's rate counts only what it played)."""
+    played = summary.n - summary.resumed
+    line = f"{played} games in {summary.seconds:.0f} s ({3600 * played / max(summary.seconds, 1e-9):.0f} games/hour)"
+    return line + (f", {summary.resumed} more resumed from the PGN: {summary.n} in all" if summary.resumed else "")
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
@@ -504,8 +511,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
     summary, sidecar = played
     for line in summary.lines():
         print(line)
-    rate = 3600 * summary.n / max(summary.seconds, 1e-9)
-    print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour); settings in {sidecar}")
+    print(f"{_games_line(summary)}; settings in {sidecar}")
     _learned(args)
     return 0
 
@@ -655,8 +661,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     if isinstance(played, int):
         return played
     summary, sidecar = played
-    rate = 3600 * summary.n / max(summary.seconds, 1e-9)
-    print(f"{summary.n} games in {summary.seconds:.0f} s ({rate:.0f} games/hour); settings in {sidecar}")
+    print(f"{_games_line(summary)}; settings in {sidecar}")
     try:
         ratings = rate_games(summary, anchor=anchor, prior_draws=args.prior_draws, bootstrap=args.bootstrap,
                              seed=args.bootstrap_seed)

@@ -328,8 +328,9 @@ class MatchSummary:
     failures: list[str] = field(default_factory=list)
     games: list[GameResult] = field(default_factory=list)
     sprt_result: SprtResult | None = None
-    seconds: float = 0.0
+    seconds: float = 0.0  # this run's wall time
     stopped_early: bool = False
+    resumed: int = 0  # games read back from the PGN (--resume), not played by this run
 
     def add(self, g: GameResult) -> None:
         a_white = g.round.endswith(".1")  # round k.1: A has White (also when A and B are the same spec)
@@ -506,6 +507,7 @@ def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path:
     pgn = Path(pgn_path) if pgn_path else None
     for g in games_to_resume(pgn, todo, resume, on_repair=on_repair):
         summary.add(g)
+    summary.resumed = summary.n
     done = {g.round for g in summary.games}
     todo = [t for t in todo if t[0] not in done]
     book = open_learning(settings.learn, pgn)

@@ -163,7 +163,8 @@ class RoundRobinSummary:
     draws: Counter[str] = field(default_factory=Counter)
     losses: Counter[str] = field(default_factory=Counter)
     terminations: Counter[str] = field(default_factory=Counter)
-    seconds: float = 0.0
+    seconds: float = 0.0  # this run's wall time
+    resumed: int = 0  # games read back from the PGN (--resume), not played by this run
 
     def add(self, g: GameResult) -> None:
         white = result_points(g.result, chess.WHITE)
@@ -226,6 +227,7 @@ def run_round_robin(settings: RoundRobinSettings, make_evaluator: PlayerRegistry
     names = settings.name_of
     for g in games_to_resume(pgn, todo, resume, names=names, on_repair=on_repair):
         summary.add(g)
+    summary.resumed = summary.n
     done = {g.round for g in summary.games}
     todo = [t for t in todo if t[0] not in done]
     book = open_learning(settings.learn, pgn)

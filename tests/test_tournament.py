@@ -187,6 +187,7 @@ def test_a_short_tournament_writes_its_files_and_resumes_from_its_pgn(tmp_path: 
     more = _tournament(*common, "--games", "2", "--resume")
     assert more.returncode == 0, more.stderr
     assert more.stdout.count("round ") == 3  # only the three P.1.2 games were played
+    assert "\n3 games in " in more.stdout and ", 3 more resumed from the PGN: 6 in all" in more.stdout
     pgn = out.read_bytes()
     games = read_pgn_text(pgn.decode())
     assert sorted(g.headers["Round"] for g in games) == ["1.1.1", "1.1.2", "2.1.1", "2.1.2", "3.1.1", "3.1.2"]
@@ -217,6 +218,7 @@ def test_a_short_tournament_writes_its_files_and_resumes_from_its_pgn(tmp_path: 
     again = _tournament(*common, "--games", "2", "--resume")
     assert again.returncode == 0, again.stderr
     assert again.stdout.count("round ") == 0 and out.read_bytes() == pgn
+    assert "\n0 games in " in again.stdout and "(0 games/hour), 6 more resumed from the PGN: 6 in all" in again.stdout
     assert json.loads((tmp_path / "ratings.json").read_text())["players"] == data["players"]
     # a gauntlet is another tournament: refused on this PGN, which stays as it was
     other = _tournament(*common, "--games", "2", "--resume", "--gauntlet")
