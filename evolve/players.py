@@ -15,7 +15,7 @@ from organisms.net import NetEvaluator, NetFileError
 from search import Evaluator
 from search.base import MovePolicy
 from search.book import DEEPRED
-from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError
+from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError, net_argument
 
 
 def _material(spec: PlayerSpec) -> Evaluator:
@@ -52,12 +52,13 @@ def _net(spec: PlayerSpec) -> Evaluator:
         raise SpecError(f"{spec.text!r}: {exc}") from exc
 
 
-def _move_net(path: str) -> MovePolicy:
-    """The move-probability net of ``@search=prob-net:PATH``."""
+def _move_net(arg: str) -> MovePolicy:
+    """The move-probability net of ``@search=prob-net:PATH[?t=T]``."""
+    path, temperature = net_argument(arg)
     try:
-        return MoveNet.load(path)
+        return MoveNet.load(path, temperature=temperature)
     except NetFileError as exc:
-        raise SpecError(f"@search=prob-net:{path}: {exc}") from exc
+        raise SpecError(f"@search=prob-net:{arg}: {exc}") from exc
 
 
 def _cmp(spec: PlayerSpec) -> Evaluator:

@@ -25,7 +25,8 @@ check      the move gives check                                             2
 
 **The net**: the active inputs' rows of ``w_in`` (:data:`N_MOVE_FEATURES`, hidden) summed with ``b_in``, ReLU,
 then ``w_out`` (hidden, 1) and ``b_out``: one score per move. :meth:`MoveNet.move_weights` returns
-``exp(score - max score)``, proportional to the probabilities.
+``exp((score - max score) / temperature)``, proportional to the probabilities (temperature 1 by default: the
+distribution it was trained to give; above 1 flatter, ``@search=prob-net:PATH?t=T``).
 
 **The file** is one ``.npz`` read with ``allow_pickle=False``: a JSON ``header`` (format, kind
 :data:`KIND`, feature version :data:`MOVE_FEATURE_VERSION`, ``hidden``, and what the trainer records) and the
@@ -124,9 +125,12 @@ def make_header(hidden: int = DEFAULT_HIDDEN, **extra: Any) -> dict[str, Any]:
 class MoveNet:
     """A move-probability net (module docstring): the :class:`~search.base.MovePolicy` of ``prob-net``."""
 
-    def __init__(self, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any], source: str = "<move net>"
-                 ) -> None:
+    def __init__(self, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any], source: str = "<move net>",
+                 temperature: float = 1.0) -> None:
+        if not temperature > 0:
+            raise ValueError(f"the temperature must be positive, got {temperature}")
         self.source = source
+        self.temperature = float(temperature)
         self.header: dict[str, Any] = dict(header)
         if self.header.get("format") != FORMAT or self.header.get("kind") != KIND:
             raise NetFileError(f"{source}: not a {FORMAT} {KIND} file (format {self.header.get('format')!r}, "
@@ -149,10 +153,10 @@ class MoveNet:
         self.w_out, self.b_out = a["w_out"][:, 0].copy(), float(a["b_out"][0])
 
     @classmethod
-    def load(cls, path: str | Path) -> MoveNet:
+    def load(cls, path: str | Path, temperature: float = 1.0) -> MoveNet:
         """Read and check a move-net file; :class:`NetFileError` names the file and what is wrong."""
         arrays, header = read_net_file(path)
-        return cls(arrays, header, source=str(path))
+        return cls(arrays, header, source=str(path), temperature=temperature)
 
     def scores(self, indices: np.ndarray) -> np.ndarray:
         """The score of each move from its active inputs (N, :data:`N_ACTIVE`): (N,) float32 (log-probabilities
@@ -163,11 +167,11 @@ class MoveNet:
 
     def move_weights(self, board: chess.Board, moves: Sequence[chess.Move]) -> list[float]:
         """A positive weight for each of ``moves`` (legal in ``board``), proportional to its probability:
-        ``exp(score - max score)``."""
+        ``exp((score - max score) / temperature)``."""
         if not moves:
             return []
         s = self.scores(move_indices(board, moves))
-        return np.exp(s - s.max()).tolist()
+        return np.exp((s - s.max()) / self.temperature).tolist()
 
     def probabilities(self, board: chess.Board, moves: Sequence[chess.Move]) -> np.ndarray:
         """The probability of each of ``moves`` (the softmax of their scores; they sum to 1)."""

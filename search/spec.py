@@ -23,6 +23,7 @@ so that ``search`` never imports ``organisms``.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -46,7 +47,8 @@ SEARCHES: dict[str, str] = {
             "moves weighted by hash move, SEE, killers",
     "prob-uniform": "the same probability-limited search with every legal move equally likely",
     "prob-net": "the same probability-limited search with move probabilities from a move-probability net "
-                "(mimic train-moves): @search=prob-net:PATH.npz",
+                "(mimic train-moves): @search=prob-net:PATH.npz[?t=T], T a softmax temperature (default 1; "
+                "above 1 flattens them)",
 }
 """The searches our engine runs, by the name ``@search=NAME`` gives (the one home of these names and their help).
 With a probability-limited search, ``@depth=N`` caps the number of iterations (iteration ``k`` searches with
@@ -62,6 +64,31 @@ def search_parts(search: str) -> tuple[str, str | None]:
     ``("prob", None)``."""
     name, sep, path = search.partition(":")
     return name, (path if sep else None)
+
+
+def net_argument(text: str) -> tuple[str, float]:
+    """The file and temperature of ``prob-net:PATH[?t=T]``'s argument: ``"x.npz?t=2"`` is ``("x.npz", 2.0)``
+    (temperature 1 when absent); :class:`SpecError` for another option or a temperature that is not a positive
+    number."""
+    path, _, query = text.partition("?")
+    temperature = 1.0
+    if query:
+        try:
+            pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True)
+        except ValueError as exc:
+            raise SpecError(f"prob-net:{text}: bad options {query!r} (use ?t=T)") from exc
+        for key, value in pairs:
+            if key != "t":
+                raise SpecError(f"prob-net:{text}: unknown option {key!r} (expected t, the temperature)")
+            try:
+                temperature = float(value)
+            except ValueError:
+                temperature = math.nan
+            if not math.isfinite(temperature) or temperature <= 0:
+                raise SpecError(f"prob-net:{text}: the temperature t must be a positive number, got {value!r}")
+    if not path:
+        raise SpecError(f"prob-net:{text}: no net file")
+    return path, temperature
 
 ArgShape = Literal["none", "path", "seed", "engine", "book"]
 """How a kind reads the text after ``KIND:``: nothing; a file path; an optional non-negative integer seed; an
@@ -282,6 +309,11 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
             raise SpecError(f"{original!r}: @search={search_name} needs its net, as in @search={search_name}:PATH")
         if search_name not in SEARCHES_WITH_FILE and search_path is not None:
             raise SpecError(f"{original!r}: @search={search_name} takes no file")
+        if search_path:
+            try:
+                net_argument(search_path)
+            except SpecError as exc:
+                raise SpecError(f"{original!r}: {exc}") from exc
         text = text[: m.start()]
     name, _, arg = text.partition(":")
     kind = registry.get(name)

@@ -88,6 +88,11 @@ def test_scores_and_weights_follow_the_arrays(tmp_path: Path) -> None:
     assert w.max() == pytest.approx(1.0) and np.all(w > 0)
     np.testing.assert_allclose(net.probabilities(board, moves), np.exp(by_hand) / np.exp(by_hand).sum(), rtol=1e-4)
     assert isinstance(net, MovePolicy)
+    # Temperature 2 halves every log-weight: the weights are the square roots of temperature 1's.
+    hot = MoveNet.load(tmp_path / "m.npz", temperature=2.0)
+    np.testing.assert_allclose(hot.move_weights(board, moves), np.sqrt(w), rtol=1e-5)
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        MoveNet.load(tmp_path / "m.npz", temperature=0.0)
 
 
 def test_bad_move_net_files_are_refused(tmp_path: Path) -> None:
@@ -123,8 +128,15 @@ def test_the_spec_names_the_net(tmp_path: Path) -> None:
     assert player.engine.probabilities == "net" and isinstance(player.engine.policy, MoveNet)
     report = player.play(chess.Board(), Limit(depth=9))
     assert report.move in chess.Board().legal_moves and report.nodes <= 500
+    hot = make_player(f"expert@search=prob-net:{path}?t=2.5@nodes=500", PLAYERS)
+    assert isinstance(hot, EnginePlayer) and isinstance(hot.engine, ProbEngine)
+    assert isinstance(hot.engine.policy, MoveNet) and hot.engine.policy.temperature == 2.5
     for bad, message in (("expert@search=prob-net", "needs its net"), ("expert@search=prob:x.npz", "takes no file"),
-                         ("expert@search=depth:x.npz", "takes no file")):
+                         ("expert@search=depth:x.npz", "takes no file"),
+                         ("expert@search=prob-net:x.npz?t=0", "temperature t must be a positive number, got '0'"),
+                         ("expert@search=prob-net:x.npz?t=hot", "positive number, got 'hot'"),
+                         ("expert@search=prob-net:x.npz?T=2", "unknown option 'T'"),
+                         ("expert@search=prob-net:?t=2", "no net file")):
         with pytest.raises(SpecError, match=message):
             PLAYERS.parse(bad)
     assert PLAYERS.policy("expert@search=prob") is None
