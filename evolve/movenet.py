@@ -130,8 +130,10 @@ def subset(data: MoveNetData, rows: np.ndarray) -> MoveNetData:
 
 def move_metrics(scores: np.ndarray, data: MoveNetData) -> dict[str, float]:
     """Top-1, top-3 accuracy and the mean log-likelihood (nats) of the mentor's move, from one score per move
-    (log-weights: the softmax over a position's moves is its distribution). Ties share (module docstring)."""
-    top1 = top3 = ll = 0.0
+    (log-weights: the softmax over a position's moves is its distribution); ties share (module docstring). Also
+    the distribution's mean entropy (nats; uniform over ``n`` moves: ``log n``): how selective a search it
+    drives is."""
+    top1 = top3 = ll = entropy = 0.0
     for i in range(data.n):
         s = scores[data.start[i]:data.start[i + 1]].astype(np.float64)
         b = s[data.best[i]]
@@ -139,9 +141,13 @@ def move_metrics(scores: np.ndarray, data: MoveNetData) -> dict[str, float]:
         top1 += 1.0 / equal if higher == 0 else 0.0
         top3 += min(max(3 - higher, 0), equal) / equal
         m = s.max()
-        ll += b - m - np.log(np.exp(s - m).sum())
+        log_z = np.log(np.exp(s - m).sum())
+        ll += b - m - log_z
+        logp = s - m - log_z
+        entropy -= float((np.exp(logp) * logp).sum())
     n = max(data.n, 1)
-    return {"top1": top1 / n, "top3": top3 / n, "log_likelihood": ll / n, "positions": float(data.n)}
+    return {"top1": top1 / n, "top3": top3 / n, "log_likelihood": ll / n, "entropy": entropy / n,
+            "positions": float(data.n)}
 
 
 def all_metrics(net: MoveNet | None, data: MoveNetData) -> dict[str, dict[str, float]]:

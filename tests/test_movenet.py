@@ -180,6 +180,10 @@ def test_metrics_by_hand() -> None:
     assert m["top3"] == pytest.approx(1.0)
     ll_b = 1 - math.log(math.e ** 2 + 2 * math.e + 1)
     assert m["log_likelihood"] == pytest.approx((math.log(1 / 3) + ll_b) / 2)
+    # Entropy: A is uniform over 3 moves, log 3; B's probabilities are e^2, e, e, 1 over their sum.
+    z = math.e ** 2 + 2 * math.e + 1
+    h_b = -sum(w / z * math.log(w / z) for w in (math.e ** 2, math.e, math.e, 1.0))
+    assert m["entropy"] == pytest.approx((math.log(3) + h_b) / 2)
     # Top-3 with three moves above the mentor's: 0.
     one = MoveNetData(np.zeros((4, 8), np.int16), np.array([0, 4]), np.array([3]), np.ones(4, np.float32))
     assert move_metrics(np.array([3.0, 2.0, 1.0, 0.0]), one)["top3"] == 0.0
