@@ -25,9 +25,11 @@ run net-vs-heuristic-nodes $M match "$ORG@search=$NETSEARCH" "$ORG@search=prob" 
   --pgn $R/net-vs-heuristic-nodes.pgn --resume
 run net-vs-heuristic-time $M match "$ORG@search=$NETSEARCH" "$ORG@search=prob" --games 200 --jobs 2 --movetime 0.1 \
   --pgn $R/net-vs-heuristic-time.pgn --resume
-# The net's distribution is much sharper than the heuristic's (on the TCEC positions: entropy 2.56 nats against 3.25;
-# uniform 3.29), so the search it drives is far more selective. At temperature 2 (entropy 3.10, the same ranking of
-# moves) it is flatter: is selectivity what costs the Elo above?
+# The net's distribution is much sharper than the heuristic's, so the search it drives is far more selective
+# (temperature.log: mean entropy over the TCEC positions by temperature). At temperature 2 it is flatter, with the
+# same ranking of moves: is selectivity what costs the Elo above?
+[ -s $R/temperature.log ] || .venv/bin/python tools/movenet_temperature.py $R/movenet.npz results/heldout-tcec/labels.epd \
+  > $R/temperature.log
 run wac-t2 .venv/bin/python benchmarks/prob_search.py --eval "$ORG" --nodes 5000 --searches "$NETSEARCH?t=2"
 run net-t2-vs-heuristic-nodes $M match "$ORG@search=$NETSEARCH?t=2" "$ORG@search=prob" --games 200 --jobs 2 \
   --nodes 2000 --pgn $R/net-t2-vs-heuristic-nodes.pgn --resume
