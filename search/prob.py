@@ -21,7 +21,8 @@ Move probabilities (:func:`move_weights`, normalised to sum to 1 over the legal 
 * ``net`` (Giraffe's optional third source): a :class:`~search.base.MovePolicy`, e.g. a move-probability net
   (:mod:`organisms.movenet`), gives each move a weight; the search's own knowledge keeps its factors on top: the
   hash move's weight is multiplied by :data:`HASH_WEIGHT` and a quiet killer's by :data:`KILLER_WEIGHT`
-  (relative to a quiet move's 1, as in the heuristic).
+  (relative to a quiet move's 1, as in the heuristic). The policy's weights are cached by position key (up to
+  :data:`POLICY_CACHE_SIZE` positions): iterative deepening expands the same nodes again.
 
 As in the depth-limited search: fail-soft alpha-beta, principal-variation search (the first move with the full
 window, the rest with a null window and a re-search when one lands inside it), aspiration windows from
@@ -74,6 +75,10 @@ QUIET_WEIGHT = 1.0
 """Weight of any other move."""
 LOSING_WEIGHT = 0.5
 """Weight of a capture or promotion that loses material (SEE < 0)."""
+
+POLICY_CACHE_SIZE = 1 << 16
+"""Positions whose move-policy weights a :class:`ProbEngine` keeps (emptied when full; they are the policy's own
+answers, so a new game keeps them too)."""
 
 PROBABILITIES = ("heuristic", "uniform", "net")
 """How :class:`ProbEngine` gives moves their probabilities (see the module docstring)."""
@@ -130,6 +135,7 @@ class ProbEngine(Engine):
                          delta_pruning=delta_pruning, tt_cutoffs=tt_cutoffs, use_tt=use_tt)
         self.probabilities = probabilities
         self.policy = policy
+        self._policy_cache: dict[int, dict[chess.Move, float]] = {}
         self._uniform = probabilities == "uniform"
         self._threshold = 1.0
         self._floor = 1.0 - TIE  # p is expanded when p >= self._threshold * (1 - TIE)
@@ -157,13 +163,31 @@ class ProbEngine(Engine):
         r = p / self._threshold
         return int(LEVELS_PER_OCTAVE * log2(r)) if r > 1.0 else 0
 
+    def _policy_weights(self, board: chess.Board, moves: list[chess.Move], key: int) -> list[float]:
+        """The policy's weights of ``moves`` in ``board`` (position key ``key``), from the cache when it holds
+        every one of them."""
+        assert self.policy is not None
+        cached = self._policy_cache.get(key)
+        if cached is not None and len(cached) == len(moves):
+            try:
+                return [cached[m] for m in moves]
+            except KeyError:  # another position with the same key
+                pass
+        w = list(self.policy.move_weights(board, moves))
+        if len(self._policy_cache) >= POLICY_CACHE_SIZE:
+            self._policy_cache.clear()
+        self._policy_cache[key] = dict(zip(moves, w, strict=True))
+        return w
+
     def _probabilities(self, board: chess.Board, moves: list[chess.Move], tt_move: chess.Move | None,
-                       ply: int) -> list[float]:
-        """The probability of each of ``moves`` (all the legal moves searched at this node), summing to 1."""
+                       ply: int, key: int | None = None) -> list[float]:
+        """The probability of each of ``moves`` (all the legal moves searched at this node), summing to 1; ``key``
+        (the position key) lets a move policy's weights come from the cache."""
         if self._uniform:
             return [1.0 / len(moves)] * len(moves)
         if self.policy is not None:
-            w = self.policy.move_weights(board, moves)
+            w = (self._policy_weights(board, moves, key) if key is not None
+                 else list(self.policy.move_weights(board, moves)))
             killers = self._killers[ply]  # quiet moves only: a cutoff by a capture records no killer
             for i, m in enumerate(moves):
                 if m == tt_move:
@@ -197,7 +221,7 @@ class ProbEngine(Engine):
         self._root_best_score = -INFINITE
         self._root_best_pv = []
         e = self.tt.probe(key)
-        probs = self._probabilities(board, root, e[4] if e is not None else None, 0)
+        probs = self._probabilities(board, root, e[4] if e is not None else None, 0, key)
         prob_of = dict(zip(root, probs, strict=True))
         best = -INFINITE
         best_i = 0
@@ -298,7 +322,7 @@ class ProbEngine(Engine):
         if not moves:
             return -MATE + ply if board.is_check() else 0
         self.expanded[ply] += 1
-        probs = self._probabilities(board, moves, tt_move, ply)
+        probs = self._probabilities(board, moves, tt_move, ply, key)
 
         # The search order: hash move, captures by MVV-LVA, killers, then history; probability breaks no ties
         # here (the order only changes how soon alpha-beta cuts, not the tree's value).

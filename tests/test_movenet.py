@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import io
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import chess
@@ -154,6 +155,33 @@ def test_prob_net_search_finds_forced_mates(tmp_path: Path, fen: str, move: str,
     assert result.move == chess.Move.from_uci(move)
     assert result.mate == mate and result.score == MATE - (2 * mate - 1)
     assert board.fen() == fen
+
+
+class _Counting:
+    """A move policy that counts its calls (the net underneath answers)."""
+
+    def __init__(self, net: MoveNet) -> None:
+        self.net, self.calls = net, 0
+
+    def move_weights(self, board: chess.Board, moves: Sequence[chess.Move]) -> list[float]:
+        self.calls += 1
+        return self.net.move_weights(board, moves)
+
+
+def test_the_policy_cache_changes_nothing_but_the_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from organisms import Expert
+
+    net = MoveNet.load(_random_net(tmp_path / "m.npz"))
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    cached = _Counting(net)
+    a = ProbEngine(Expert(), probabilities="net", policy=cached).search(board, Limit(depth=6))
+    # The same search with every weight asked of the policy: the cache is bypassed.
+    monkeypatch.setattr(ProbEngine, "_policy_weights", lambda self, b, moves, key: self.policy.move_weights(b, moves))
+    direct = _Counting(net)
+    b = ProbEngine(Expert(), probabilities="net", policy=direct).search(board, Limit(depth=6))
+    assert (a.move, a.score, a.nodes, a.pv) == (b.move, b.score, b.nodes, b.pv)
+    # Iterations 2..6 expand the nodes of the earlier ones again: those come from the cache.
+    assert 0 < cached.calls < 0.8 * direct.calls
 
 
 def test_uci_plays_with_a_move_net(tmp_path: Path) -> None:
