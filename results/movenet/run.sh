@@ -38,6 +38,11 @@ run net-t2-vs-heuristic-nodes $M match "$ORG@search=$NETSEARCH?t=2" "$ORG@search
 # And at equal time, where the net also pays for its features (0.61x the heuristic's nodes/s at t=2 on WAC: wac*.log).
 run net-t2-vs-heuristic-time $M match "$ORG@search=$NETSEARCH?t=2" "$ORG@search=prob" --games 200 --jobs 2 \
   --movetime 0.1 --pgn $R/net-t2-vs-heuristic-time.pgn --resume
+# Since the commit after these: ProbEngine caches the policy's weights by position key (the same tree, fewer net
+# calls). WAC and the equal-time match again with the cache (the equal-nodes results do not change: same tree).
+run wac-t2-cached .venv/bin/python benchmarks/prob_search.py --eval "$ORG" --nodes 5000 --searches "prob,$NETSEARCH?t=2"
+run net-t2-vs-heuristic-time-cached $M match "$ORG@search=$NETSEARCH?t=2" "$ORG@search=prob" --games 200 --jobs 2 \
+  --movetime 0.1 --pgn $R/net-t2-vs-heuristic-time-cached.pgn --resume
 .venv/bin/python tools/match_table.py --title "The move-probability net in the probability-limited search" \
   $R/net-vs-heuristic-nodes.log $R/net-vs-heuristic-time.log $R/net-t2-vs-heuristic-nodes.log \
-  $R/net-t2-vs-heuristic-time.log > $R/matches.md
+  $R/net-t2-vs-heuristic-time.log $R/net-t2-vs-heuristic-time-cached.log > $R/matches.md
