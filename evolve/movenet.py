@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from mentor.labels import label_lines, parse_labels
+from mentor.labels import parse_labels
 from organisms.movenet import N_ACTIVE, N_MOVE_FEATURES, MoveNet, make_header, move_indices, save_move_net
 from search.prob import move_weights
 from search.provenance import describe, provenance
 
-from .dataset import split
+from .dataset import map_label_chunks, split
 from .net import require_torch
 
 CHUNK = 2000
@@ -90,27 +90,16 @@ def _cat(parts: Sequence[np.ndarray], empty: tuple[int, ...], dtype: Any) -> np.
 def load_move_data(path: str | Path, n_jobs: int = 1, limit: int | None = None) -> MoveNetData:
     """The positions of a label file (module docstring); ``limit`` keeps the first ``limit`` label lines."""
     errors: list[str] = []
-    lines = list(label_lines(path, on_error=lambda e: errors.append(f"{path}:{e.line_no}: {e.reason}")))
-    if limit is not None:
-        lines = lines[:limit]
-    chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
-    if n_jobs == 1 or len(chunks) <= 1:
-        parts = [_chunk(str(path), c) for c in chunks]
-    else:
-        from joblib import delayed
-
-        from search.workers import parallel
-
-        parts = list(parallel(n_jobs)(delayed(_chunk)(str(path), c) for c in chunks))
+    parts, n_lines = map_label_chunks(path, _chunk, chunk=CHUNK, n_jobs=n_jobs, limit=limit, errors=errors)
     for p in parts:
         errors += p[5]
     counts = _cat([p[1] for p in parts], (0,), np.int64)
     data = MoveNetData(_cat([p[0] for p in parts], (0, N_ACTIVE), np.int16),
                        np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), _cat([p[2] for p in parts], (0,),
-                       np.int64), _cat([p[3] for p in parts], (0,), np.float32), str(path), len(lines),
+                       np.int64), _cat([p[3] for p in parts], (0,), np.float32), str(path), n_lines,
                        sum(p[4] for p in parts), errors)
     if not data.n:
-        raise ValueError(f"{path}: no usable labels (of {len(lines)}: each needs a legal first PV move and a "
+        raise ValueError(f"{path}: no usable labels (of {n_lines}: each needs a legal first PV move and a "
                          "choice of moves)")
     return data
 

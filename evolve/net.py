@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from mentor.labels import DEFAULT_CAP, label_lines, parse_labels
+from mentor.labels import DEFAULT_CAP, parse_labels
 from mentor.target import target
 from organisms.giraffe import giraffe_matrix, giraffe_row
 from organisms.net import (
@@ -42,7 +42,7 @@ from organisms.net import (
 from search.conventions import ce_is_mate
 from search.workers import pool_options
 
-from .dataset import split
+from .dataset import map_label_chunks, split
 
 TORCH_VERSION = "2.13.0"
 INSTALL_HINT = f"pip install torch=={TORCH_VERSION}"
@@ -175,18 +175,8 @@ def load_net_data(path: str | Path, target_mode: str = "leaf", cap: int = DEFAUL
     """Read ``path`` (see the module docstring); ``limit`` keeps only the first ``limit`` label lines. Targets
     are resolved, and features extracted, in ``n_jobs`` worker processes (``-1``: every core)."""
     errors: list[str] = []
-    lines = list(label_lines(path, on_error=lambda e: errors.append(f"{path}:{e.line_no}: {e.reason}")))
-    if limit is not None:
-        lines = lines[:limit]
-    chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
-    if n_jobs == 1 or len(chunks) <= 1:
-        parts = [_resolve_chunk(str(path), c, target_mode, cap) for c in chunks]
-    else:
-        from joblib import delayed
-
-        from search.workers import parallel
-
-        parts = list(parallel(n_jobs)(delayed(_resolve_chunk)(str(path), c, target_mode, cap) for c in chunks))
+    parts, _ = map_label_chunks(path, _resolve_chunk, target_mode, cap, chunk=CHUNK, n_jobs=n_jobs, limit=limit,
+                                errors=errors)
     total, over, mates = (sum(p[2][i] for p in parts) for i in range(3))
     for p in parts:
         errors += p[3]

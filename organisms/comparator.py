@@ -45,7 +45,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from .net import NetFileError, check_arrays, read_net_file, write_net_file
+from .net import NetFileError, check_arrays, check_format, read_net_file, write_net_file
 
 __all__ = ["BITS_VERSION", "N_BITS", "ComparatorNet", "NetFileError", "board_bits", "expected_shapes",
            "make_header", "mirror_bits", "save_comparator"]
@@ -276,15 +276,8 @@ def _key(board: chess.Board) -> int:
 
 
 def _check_header(header: Mapping[str, Any], source: str) -> tuple[list[int], list[int]]:
-    if header.get("format") != FORMAT or header.get("kind") != KIND:
-        raise NetFileError(f"{source}: not a {FORMAT} {KIND} file (format {header.get('format')!r}, "
-                           f"kind {header.get('kind')!r})")
-    if header.get("format_version") != FORMAT_VERSION:
-        raise NetFileError(f"{source}: net format version {header.get('format_version')!r}, this mimic reads "
-                           f"{FORMAT_VERSION}")
-    if header.get("bits_version") != BITS_VERSION:
-        raise NetFileError(f"{source}: trained on bits {header.get('bits_version')!r}, but this mimic computes "
-                           f"{BITS_VERSION!r}; retrain the comparator (mimic train-cmp)")
+    check_format(header, source, KIND, "bits_version", BITS_VERSION, "bits",
+                 "retrain the comparator (mimic train-cmp)")
     try:
         pos2vec = [int(v) for v in header["pos2vec"]]
         top = [int(v) for v in header["top"]]

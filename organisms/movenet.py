@@ -45,7 +45,7 @@ import numpy as np
 
 from search.see import see
 
-from .net import FORMAT, FORMAT_VERSION, NetFileError, check_arrays, read_net_file, write_net_file
+from .net import FORMAT, FORMAT_VERSION, NetFileError, check_arrays, check_format, read_net_file, write_net_file
 
 KIND = "move-probability"
 MOVE_FEATURE_VERSION = "moves-v1"
@@ -132,15 +132,8 @@ class MoveNet:
         self.source = source
         self.temperature = float(temperature)
         self.header: dict[str, Any] = dict(header)
-        if self.header.get("format") != FORMAT or self.header.get("kind") != KIND:
-            raise NetFileError(f"{source}: not a {FORMAT} {KIND} file (format {self.header.get('format')!r}, "
-                               f"kind {self.header.get('kind')!r})")
-        if self.header.get("format_version") != FORMAT_VERSION:
-            raise NetFileError(f"{source}: net format version {self.header.get('format_version')!r}, this mimic "
-                               f"reads {FORMAT_VERSION}")
-        if self.header.get("feature_version") != MOVE_FEATURE_VERSION:
-            raise NetFileError(f"{source}: trained on move features {self.header.get('feature_version')!r}, but "
-                               f"this mimic computes {MOVE_FEATURE_VERSION!r}; retrain it (mimic train-moves)")
+        check_format(self.header, source, KIND, "feature_version", MOVE_FEATURE_VERSION, "move features",
+                     "retrain it (mimic train-moves)")
         try:
             self.hidden = int(self.header["hidden"])
         except (KeyError, TypeError, ValueError) as exc:

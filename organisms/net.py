@@ -183,16 +183,25 @@ class NetEvaluator:
         return v
 
 
-def _check_header(header: Mapping[str, Any], source: str) -> tuple[tuple[int, int, int], int, float]:
-    if header.get("format") != FORMAT or header.get("kind") != KIND:
-        raise NetFileError(f"{source}: not a {FORMAT} {KIND} file (format {header.get('format')!r}, "
+def check_format(header: Mapping[str, Any], source: str, kind: str, version_key: str, version: str,
+                 inputs: str, retrain: str) -> None:
+    """The checks every net file's header passes first (the one home of them: evaluation net, comparator, move
+    net): format, ``kind``, format version, and the version of the inputs it was trained on (``version_key``
+    must equal ``version``; ``inputs`` names them and ``retrain`` says what to do in the error)."""
+    if header.get("format") != FORMAT or header.get("kind") != kind:
+        raise NetFileError(f"{source}: not a {FORMAT} {kind} file (format {header.get('format')!r}, "
                            f"kind {header.get('kind')!r})")
     if header.get("format_version") != FORMAT_VERSION:
         raise NetFileError(f"{source}: net format version {header.get('format_version')!r}, this mimic reads "
                            f"{FORMAT_VERSION}")
-    if header.get("feature_version") != GIRAFFE_FEATURE_VERSION:
-        raise NetFileError(f"{source}: trained on features {header.get('feature_version')!r}, but this mimic "
-                           f"computes {GIRAFFE_FEATURE_VERSION!r}; retrain the net (mimic train-net)")
+    if header.get(version_key) != version:
+        raise NetFileError(f"{source}: trained on {inputs} {header.get(version_key)!r}, but this mimic computes "
+                           f"{version!r}; {retrain}")
+
+
+def _check_header(header: Mapping[str, Any], source: str) -> tuple[tuple[int, int, int], int, float]:
+    check_format(header, source, KIND, "feature_version", GIRAFFE_FEATURE_VERSION, "features",
+                 "retrain the net (mimic train-net)")
     try:
         groups = [(str(g[0]), int(g[1]), int(g[2]), int(g[3])) for g in header["groups"]]
         hidden, scale = int(header["hidden"]), float(header["scale"])

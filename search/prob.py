@@ -163,10 +163,12 @@ class ProbEngine(Engine):
         r = p / self._threshold
         return int(LEVELS_PER_OCTAVE * log2(r)) if r > 1.0 else 0
 
-    def _policy_weights(self, board: chess.Board, moves: list[chess.Move], key: int) -> list[float]:
+    def _policy_weights(self, board: chess.Board, moves: list[chess.Move], key: int | None) -> list[float]:
         """The policy's weights of ``moves`` in ``board`` (position key ``key``), from the cache when it holds
-        every one of them."""
+        every one of them (``key`` ``None``: not cached)."""
         assert self.policy is not None
+        if key is None:
+            return list(self.policy.move_weights(board, moves))
         cached = self._policy_cache.get(key)
         if cached is not None and len(cached) == len(moves):
             try:
@@ -186,8 +188,7 @@ class ProbEngine(Engine):
         if self._uniform:
             return [1.0 / len(moves)] * len(moves)
         if self.policy is not None:
-            w = (self._policy_weights(board, moves, key) if key is not None
-                 else list(self.policy.move_weights(board, moves)))
+            w = self._policy_weights(board, moves, key)
             killers = self._killers[ply]  # quiet moves only: a cutoff by a capture records no killer
             for i, m in enumerate(moves):
                 if m == tt_move:
