@@ -324,10 +324,14 @@ def _cmd_train_cmp(args: argparse.Namespace) -> int:
         print(f"mimic train-cmp: {_os_error(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, FileExistsError) else 1
     a = outcome.accuracy
-    print(f"pair accuracy: comparator {a['big_validation']:.3f} validation, {a['big_test']:.3f} test; distilled "
-          f"{a['small_validation']:.3f} validation, {a['small_test']:.3f} test")
-    print(f"results in {args.out}/ (cmp.npz, cmp-small.npz, summary.md, curve.png); play them as "
-          f"cmp:{outcome.path} or cmp:{outcome.small_path}")
+    print(f"pair accuracy: comparator {a['big_validation']:.3f} validation, {a['big_test']:.3f} test"
+          + (f"; distilled {a['small_validation']:.3f} validation, {a['small_test']:.3f} test"
+             if outcome.small_path else ""))
+    if outcome.small_path:
+        print(f"results in {args.out}/ (cmp.npz, cmp-small.npz, summary.md, curve.png); play them as "
+              f"cmp:{outcome.path} or cmp:{outcome.small_path}")
+    else:
+        print(f"results in {args.out}/ (cmp.npz, summary.md, curve.png); play it as cmp:{outcome.path}")
     return 0
 
 
@@ -1176,7 +1180,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--ae-epochs", type=_non_negative_int, default=3, help="pretraining epochs a layer (default 3)")
     g.add_argument("--epochs", type=_non_negative_int, default=20, help="comparator epochs (default 20)")
     g.add_argument("--distill-epochs", type=_non_negative_int, default=10,
-                   help="distillation epochs (default 10)")
+                   help="distillation epochs (default 10; 0: no distilled comparator)")
     g.add_argument("--pairs", type=_positive_int, default=None,
                    help="pairs an epoch, each in both orders (default: as many as the smaller class)")
     g.add_argument("--batch", type=_positive_int, default=256, help="minibatch (default 256)")

@@ -8,7 +8,8 @@ The run writes into its folder:
   keeps the wall time so far, summed over resumed runs);
 - ``cmp.npz``: the comparator (:func:`organisms.comparator.save_comparator`; header: widths, bits version,
   settings, curves, accuracies, speed, provenance), played with ``cmp:DIR/cmp.npz``;
-- ``cmp-small.npz``: the distilled comparator, played with ``cmp:DIR/cmp-small.npz``;
+- ``cmp-small.npz``: the distilled comparator, played with ``cmp:DIR/cmp-small.npz`` (not with
+  ``distill_epochs`` 0: no distillation, only the comparator is written and reported);
 - ``summary.md`` and ``curve.png`` (reconstruction loss per pretraining epoch; pair accuracy per epoch).
 """
 
@@ -62,7 +63,8 @@ class CmpOutcome:
     accuracy: dict[str, float]
     speed: dict[str, float]
     path: Path
-    small_path: Path
+    small_path: Path | None
+    """None when ``distill_epochs`` is 0 (nothing distilled)."""
     seconds: float
     """Wall time of the training (pretraining to the accuracies; not the speed measurement), summed over resumed
     runs."""
@@ -144,31 +146,38 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
     test = validation_pairs(data, 2, settings.seed)
     train_pairs(big, data, settings, curves, val, state, save, say, settings.shape)
     teacher = comparator(big, settings.shape)
-    distill(small, teacher, data, settings, curves, val, state, save, say)
-    student = comparator(small, settings.small)
-    accuracy = {"big_validation": pair_accuracy(teacher, data, val), "big_test": pair_accuracy(teacher, data, test),
-                "small_validation": pair_accuracy(student, data, val),
-                "small_test": pair_accuracy(student, data, test), "validation_pairs": float(len(val[0])),
-                "test_pairs": float(len(test[0]))}
+    nets = {"big": teacher}
+    if settings.distill_epochs:
+        distill(small, teacher, data, settings, curves, val, state, save, say)
+        nets["small"] = comparator(small, settings.small)
+    accuracy = {"validation_pairs": float(len(val[0])), "test_pairs": float(len(test[0]))}
+    for name, net in nets.items():
+        accuracy[f"{name}_validation"] = pair_accuracy(net, data, val)
+        accuracy[f"{name}_test"] = pair_accuracy(net, data, test)
     took = seconds()
     speed: dict[str, float] = {}
     if measure_speed:
-        for name, net in (("big", teacher), ("small", student)):
+        for name, net in nets.items():
             for k, v in search_speed(net).items():
                 speed[f"{name}_{k}"] = v
     common = {"training": _settings_dict(settings), "data": data.source, "command": command,
               "curves": asdict(curves), "accuracy": accuracy, "speed": speed, "seconds": round(took, 1),
               "provenance": provenance()}
-    path, small_path = out / "cmp.npz", out / "cmp-small.npz"
+    path, small_path = out / "cmp.npz", (out / "cmp-small.npz" if "small" in nets else None)
     save_comparator(path, model_arrays(big), make_header(settings.shape.tower, settings.shape.head, role="comparator",
                                                          **common))
-    save_comparator(small_path, model_arrays(small),
-                    make_header(settings.small.tower, settings.small.head, role="distilled", teacher=path.name,
-                                **common))
+    if small_path is not None:
+        save_comparator(small_path, model_arrays(small),
+                        make_header(settings.small.tower, settings.small.head, role="distilled", teacher=path.name,
+                                    **common))
     outcome = CmpOutcome(curves, accuracy, speed, path, small_path, took)
     plot_curves(out / "curve.png", curves)
     (out / "summary.md").write_text("\n".join(summary_lines(data, settings, outcome, command)) + "\n")
     return outcome
+
+
+NET_LABELS = (("big", "comparator"), ("small", "distilled"))
+"""The nets' keys in the accuracy and speed tables, and their names in the summary."""
 
 
 def summary_lines(data: CmpData, s: TrainSettings, o: CmpOutcome, command: str) -> list[str]:
@@ -181,22 +190,23 @@ def summary_lines(data: CmpData, s: TrainSettings, o: CmpOutcome, command: str) 
              "## Nets", "",
              f"- comparator (`{o.path.name}`): Pos2Vec {'-'.join(map(str, s.shape.tower))}, top "
              f"{'-'.join(map(str, s.shape.head))} (the paper's: {paper});",
-             f"- distilled (`{o.small_path.name}`): Pos2Vec {'-'.join(map(str, s.small.tower))}, top "
-             f"{'-'.join(map(str, s.small.head))}.", "",
+             (f"- distilled (`{o.small_path.name}`): Pos2Vec {'-'.join(map(str, s.small.tower))}, top "
+              f"{'-'.join(map(str, s.small.head))}." if o.small_path else "- none distilled (0 distillation epochs)."),
+             "",
              f"Pretraining {s.ae_epochs} epochs a layer; comparator {s.epochs} epochs (Adam lr {s.lr:g}, x{s.decay:g} "
              f"an epoch, batch {s.batch}); distillation {s.distill_epochs} epochs; seed {s.seed}.", "",
              f"Wall time of the training: {o.seconds:.0f} s (summed over resumed runs; the speed measurement "
              "excluded).", "",
              "## Pair accuracy (one pair per White-win position, random order)", "",
              "| net | validation | test |", "|---|---|---|",
-             f"| comparator | {a['big_validation']:.3f} | {a['big_test']:.3f} |",
-             f"| distilled | {a['small_validation']:.3f} | {a['small_test']:.3f} |", "",
+             *(f"| {label} | {a[f'{name}_validation']:.3f} | {a[f'{name}_test']:.3f} |"
+               for name, label in NET_LABELS if f"{name}_test" in a), "",
              f"{int(a['validation_pairs'])} validation pairs, {int(a['test_pairs'])} test pairs; chance is 0.5."]
     if sp:
         lines += ["", f"## Speed (comparison search, {SPEED_NODES} nodes on each of {len(SPEED_FENS)} positions, "
-                      "one core)", "", "| net | nodes/s | comparisons/s |", "|---|---|---|",
-                  f"| comparator | {sp['big_nodes_per_second']:.0f} | {sp['big_comparisons_per_second']:.0f} |",
-                  f"| distilled | {sp['small_nodes_per_second']:.0f} | {sp['small_comparisons_per_second']:.0f} |"]
+                      "one core)", "", "| net | nodes/s | comparisons/s |", "|---|---|---|"]
+        lines += [f"| {label} | {sp[f'{name}_nodes_per_second']:.0f} | {sp[f'{name}_comparisons_per_second']:.0f} |"
+                  for name, label in NET_LABELS if f"{name}_nodes_per_second" in sp]
     lines += ["", "## Curves", "", "| pretraining layer | epoch | reconstruction loss |", "|---|---|---|"]
     lines += [f"| {int(r[0]) + 1} | {int(r[1])} | {r[2]:.4f} |" for r in o.curves.pretrain]
     lines += ["", "| comparator epoch | loss | training accuracy | validation accuracy |", "|---|---|---|---|"]

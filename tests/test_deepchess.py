@@ -423,6 +423,13 @@ def test_the_two_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert f"cmp:{tmp_path / 'r' / 'cmp.npz'}" in capsys.readouterr().out
     assert main(["train-cmp", str(tmp_path / "d"), "--out", str(tmp_path / "r"), "--no-speed"]) == 2  # no --resume
     assert "--resume" in capsys.readouterr().err
+    # No distillation: only the comparator is written and reported.
+    assert main(["train-cmp", str(tmp_path / "d"), "--out", str(tmp_path / "s"), "--pos2vec", "8", "--top", "4",
+                 "--ae-epochs", "1", "--epochs", "1", "--distill-epochs", "0", "--no-speed"]) == 0
+    assert "play it as cmp:" in capsys.readouterr().out
+    assert (tmp_path / "s" / "cmp.npz").exists() and not (tmp_path / "s" / "cmp-small.npz").exists()
+    summary = (tmp_path / "s" / "summary.md").read_text()
+    assert "| comparator |" in summary and "| distilled |" not in summary and "none distilled" in summary
     draws = tmp_path / "draws.pgn"
     draws.write_text(_pgn("1/2-1/2", 2))
     assert main(["deepchess-data", str(draws), "--out", str(tmp_path / "e")]) == 2
