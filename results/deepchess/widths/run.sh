@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# What the reference run's smaller widths cost in accuracy (issue 14: "choose smaller sizes if 2 CPU cores demand it
+# and say what it costs"). The same data as results/deepchess/ (data/positions.npz, remade by that run.sh), the same
+# seed and schedule, 10 comparator epochs each (the reference run's validation accuracy stops rising by then:
+# ../summary.md), no distillation:
+#   default/  train-cmp's default widths, Pos2Vec 773-100-100-100, top 200-100-50-2 (the reference run's nets);
+#   paper/    the paper's widths, Pos2Vec 773-600-400-200-100, top 200-400-200-100-2.
+# Each folder's summary.md has the held-out pair accuracy, the search's speed with the net and the wall time.
+# From the repository root (needs .venv from `make test`):
+#   bash results/deepchess/widths/run.sh
+# Resumable: train-cmp continues from each folder's checkpoint (--resume); a finished folder is skipped.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+M=.venv/bin/mimic
+R=results/deepchess/widths
+D=results/deepchess/data
+[ -s $D/positions.npz ] || { echo "no $D/positions.npz: run results/deepchess/run.sh's step 2 first" >&2; exit 1; }
+train() {  # train NAME WIDTH-OPTIONS...
+  local out=$R/$1; shift
+  mkdir -p "$out"
+  [ -s "$out/cmp.npz" ] || $M train-cmp $D --out "$out" "$@" --ae-epochs 5 --epochs 10 --distill-epochs 0 --seed 0 \
+    $([ -e "$out/checkpoint.npz" ] && echo --resume) 2>&1 | tee -a "$out/train.log"
+}
+# Both at once, one core each (train-cmp uses one torch thread).
+train default &
+first=$!
+train paper --pos2vec 600 400 200 100 --top 400 200 100
+wait "$first"
+
+# The reference run's 40 epochs overfit (training accuracy 0.96, validation falling from 0.830 at epoch 20 to 0.823):
+# default/'s 10 epochs hold out better (test 0.830 against the reference's 0.809). Does that show in play? The same
+# match as the reference's cmp-vs-material-nodes: 200 games, 2,000 nodes a move, 2 at a time, the shipped openings.
+. results/steps.sh
+step $R default-vs-material-nodes $M match cmp:$R/default/cmp.npz material --games 200 --jobs 2 --nodes 2000 \
+  --pgn $R/default-vs-material-nodes.pgn --resume
