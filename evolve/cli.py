@@ -313,7 +313,7 @@ def _cmd_train_cmp(args: argparse.Namespace) -> int:
                              small=CmpShape(pos2vec=tuple(args.small_pos2vec), top=tuple(args.small_top)),
                              ae_epochs=args.ae_epochs, epochs=args.epochs, distill_epochs=args.distill_epochs,
                              batch=args.batch, lr=args.lr, decay=args.decay, pairs=args.pairs,
-                             mirror=not args.no_mirror, seed=args.seed)
+                             mirror=not args.no_mirror, keep_best=args.keep_best, seed=args.seed)
     try:
         outcome = train_cmp(args.data, args.out, settings, _command_line(), resume=args.resume, report=print,
                             measure_speed=not args.no_speed)
@@ -1179,6 +1179,9 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("training")
     g.add_argument("--ae-epochs", type=_non_negative_int, default=3, help="pretraining epochs a layer (default 3)")
     g.add_argument("--epochs", type=_non_negative_int, default=20, help="comparator epochs (default 20)")
+    g.add_argument("--keep-best", action="store_true",
+                   help="keep the comparator epoch with the best validation pair accuracy (default: the last); "
+                        "distillation starts from it")
     g.add_argument("--distill-epochs", type=_non_negative_int, default=10,
                    help="distillation epochs (default 10; 0: no distilled comparator)")
     g.add_argument("--pairs", type=_positive_int, default=None,

@@ -194,7 +194,11 @@ def summary_lines(data: CmpData, s: TrainSettings, o: CmpOutcome, command: str) 
               f"{'-'.join(map(str, s.small.head))}." if o.small_path else "- none distilled (0 distillation epochs)."),
              "",
              f"Pretraining {s.ae_epochs} epochs a layer; comparator {s.epochs} epochs (Adam lr {s.lr:g}, x{s.decay:g} "
-             f"an epoch, batch {s.batch}); distillation {s.distill_epochs} epochs; seed {s.seed}.", "",
+             f"an epoch, batch {s.batch})"
+             + (f", kept at epoch {o.curves.best_compare_epoch()}, the best validation accuracy (so the validation "
+                "accuracy below is no longer held out: the test accuracy is)"
+                if s.keep_best else ", the last epoch kept")
+             + f"; distillation {s.distill_epochs} epochs; seed {s.seed}.", "",
              f"Wall time of the training: {o.seconds:.0f} s (summed over resumed runs; the speed measurement "
              "excluded).", "",
              "## Pair accuracy (one pair per White-win position, random order)", "",

@@ -275,12 +275,13 @@ def build_model(shape: CmpShape, seed: int = 0) -> Any:
 
 
 def model_arrays(model: Any, prefix: str = "") -> dict[str, np.ndarray]:
-    """The model's weights as comparator-file arrays (weight matrices transposed to (inputs, units))."""
+    """The model's weights as comparator-file arrays (weight matrices transposed to (inputs, units)); copies, so
+    that further training leaves them as they were."""
     out: dict[str, np.ndarray] = {}
     for group in ("enc", "top"):
         for i, layer in enumerate(getattr(model, group)):
-            out[f"{prefix}{group}_w{i}"] = np.ascontiguousarray(layer.weight.detach().numpy().T, dtype=np.float32)
-            out[f"{prefix}{group}_b{i}"] = np.ascontiguousarray(layer.bias.detach().numpy(), dtype=np.float32)
+            out[f"{prefix}{group}_w{i}"] = np.array(layer.weight.detach().numpy().T, dtype=np.float32, order="C")
+            out[f"{prefix}{group}_b{i}"] = np.array(layer.bias.detach().numpy(), dtype=np.float32)
     return out
 
 
@@ -332,6 +333,7 @@ class TrainSettings:
     decay: float = 0.98
     pairs: int | None = None  # pairs per epoch (each in both orders); None: as many as the smaller class
     mirror: bool = True  # also train on the colour mirrors (a Black win mirrored is a White win)
+    keep_best: bool = False  # keep the comparator epoch with the best validation accuracy, not the last
     seed: int = 0
 
 
@@ -343,6 +345,12 @@ class Curves:
     pretrain: list[list[float]] = field(default_factory=list)
     compare: list[list[float]] = field(default_factory=list)
     distill: list[list[float]] = field(default_factory=list)
+
+    def best_compare_epoch(self) -> int:
+        """The comparator epoch with the best validation accuracy (the first of equals); 0 before any."""
+        if not self.compare:
+            return 0
+        return int(self.compare[int(np.argmax([r[3] for r in self.compare]))][0])
 
 
 @dataclass
@@ -431,7 +439,9 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
                 save: Callable[[], None], say: Callable[[str], None], shape: CmpShape) -> None:
     """The siamese comparator, end to end, on fresh random (White-win, Black-win) training pairs every epoch,
     both orders; the epochs in ``curves`` are skipped and the optimizer resumed from ``state``; ``state``
-    updated and ``save`` called after every epoch."""
+    updated and ``save`` called after every epoch. With ``settings.keep_best`` the weights of the epoch with the
+    best validation accuracy are kept in ``state`` as they arise and put back in ``model`` at the end (then
+    ``state`` is tagged ``compare-done`` and saved, so that a resumed run does not put them back twice)."""
     torch = require_torch()
     w_rows, b_rows = data.rows(0, 1), data.rows(0, -1)
     if not len(w_rows) or not len(b_rows):
@@ -475,7 +485,15 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
         curves.compare.append([epoch, total / (2 * n), right / (2 * n), acc])
         say(f"comparator epoch {epoch}: loss {total / (2 * n):.4f}, training accuracy {right / (2 * n):.3f}, "
             f"validation pair accuracy {acc:.3f}")
-        state.tag, state.arrays = "compare", optimizer_arrays(opt)
+        best = {k: v for k, v in (state.mine("compare") or {}).items() if k.startswith("best_")}
+        if settings.keep_best and curves.best_compare_epoch() == epoch:
+            best = model_arrays(model, "best_")
+        state.tag, state.arrays = "compare", {**optimizer_arrays(opt), **best}
+        save()
+    if settings.keep_best and (kept := state.mine("compare")) is not None:
+        load_arrays(model, kept, "best_")
+        say(f"comparator: kept epoch {curves.best_compare_epoch()} (best validation pair accuracy)")
+        state.tag, state.arrays = "compare-done", {}
         save()
 
 

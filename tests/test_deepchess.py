@@ -373,16 +373,19 @@ class _Killed(Exception):
     pass
 
 
-def test_a_killed_training_resumes_to_the_same_weights(tmp_path: Path) -> None:
+@pytest.mark.parametrize("keep_best", [False, True])
+def test_a_killed_training_resumes_to_the_same_weights(tmp_path: Path, keep_best: bool) -> None:
     """A run killed mid-phase (its checkpoint one epoch behind) and resumed ends with the weights of a run never
-    killed, bit for bit: the pretraining decoder and Adam's moments come back from the checkpoint."""
+    killed, bit for bit: the pretraining decoder and Adam's moments (and the best epoch's weights, with
+    keep_best) come back from the checkpoint."""
     _torch()
     from evolve.cmprun import train_cmp
     from organisms.net import read_net_file
 
     _material_data(tmp_path / "data", 600)
     settings = TrainSettings(shape=CmpShape(pos2vec=(16, 8), top=(8,)), small=CmpShape(pos2vec=(8,), top=()),
-                             ae_epochs=2, epochs=4, distill_epochs=3, batch=64, lr=3e-3, seed=0)
+                             ae_epochs=2, epochs=4, distill_epochs=3, batch=64, lr=3e-3, keep_best=keep_best,
+                             seed=0)
     whole = train_cmp(str(tmp_path / "data"), str(tmp_path / "whole"), settings, measure_speed=False)
 
     def kill_at(prefix: str) -> Callable[[str], None]:
@@ -405,6 +408,31 @@ def test_a_killed_training_resumes_to_the_same_weights(tmp_path: Path) -> None:
         for k in wa:
             np.testing.assert_array_equal(wa[k], wb[k], err_msg=k)
     assert resumed.curves == whole.curves
+
+
+def test_keep_best_keeps_the_weights_of_the_best_validation_epoch(tmp_path: Path) -> None:
+    """Training is deterministic by epoch (each epoch's pairs seeded by its number, the learning rate by its
+    index), so the comparator kept from a long run at its best validation epoch E must equal, bit for bit, a run
+    stopped after E epochs. A wide net on 300 positions overfits, so E comes before the last epoch."""
+    _torch()
+    from evolve.cmprun import train_cmp
+    from organisms.net import read_net_file
+
+    _material_data(tmp_path / "data", 300)
+    settings = TrainSettings(shape=CmpShape(pos2vec=(64,), top=(32,)), small=CmpShape(pos2vec=(8,), top=()),
+                             ae_epochs=1, epochs=12, distill_epochs=0, batch=32, lr=1e-2, keep_best=True, seed=0)
+    kept = train_cmp(str(tmp_path / "data"), str(tmp_path / "kept"), settings, measure_speed=False)
+    vals = [r[3] for r in kept.curves.compare]
+    e = vals.index(max(vals)) + 1
+    assert e < 12 and kept.small_path is None
+    assert f"kept at epoch {e}" in (tmp_path / "kept" / "summary.md").read_text()
+    short = TrainSettings(**{**settings.__dict__, "epochs": e, "keep_best": False})
+    stopped = train_cmp(str(tmp_path / "data"), str(tmp_path / "stopped"), short, measure_speed=False)
+    wa, wb = read_net_file(kept.path)[0], read_net_file(stopped.path)[0]
+    assert wa.keys() == wb.keys()
+    for k in wa:
+        np.testing.assert_array_equal(wa[k], wb[k], err_msg=k)
+    assert kept.accuracy["big_validation"] == pytest.approx(max(vals))
 
 
 def test_the_two_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
