@@ -213,19 +213,9 @@ class CompareEngine(Engine):
         pvt[ply] = []
         board = self._board
         key = position_key(board)
-        keys = self._keys
-        hmc = board.halfmove_clock
-        if hmc >= 4:
-            i = len(keys) - 4
-            lo = max(len(keys) - hmc, 0)
-            while i >= lo:
-                if keys[i] == key:
-                    return DRAW
-                i -= 2
-            if hmc >= 100 and not board.is_checkmate():
-                return DRAW
-        if board.occupied.bit_count() <= 4 and board.is_insufficient_material():
+        if self._drawn(board, key):
             return DRAW
+        keys = self._keys
         if ply >= MAX_PLY:
             return self._position(key)
         in_check = board.is_check()

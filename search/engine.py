@@ -346,6 +346,24 @@ class Engine:
         self.tt.store(key, depth, flag, best, root[0])
         return best
 
+    def _drawn(self, board: chess.Board, key: int) -> bool:
+        """Whether the current position (``key``, its :func:`position_key`) is a draw by the search's rules: an
+        earlier occurrence since the last irreversible move (and since the last null move; one repetition is
+        enough), the 50-move rule (unless it is mate), or material that cannot mate. ``self._keys`` holds the keys
+        of the positions before this one, the game's and the search's, oldest first."""
+        hmc = board.halfmove_clock
+        if hmc >= 4:
+            keys = self._keys
+            i = len(keys) - 4
+            lo = max(len(keys) - hmc, self._null_floor)
+            while i >= lo:
+                if keys[i] == key:
+                    return True
+                i -= 2
+            if hmc >= 100 and not board.is_checkmate():
+                return True
+        return board.occupied.bit_count() <= 4 and board.is_insufficient_material()
+
     # ------------------------------------------------------------------ the recursive search
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int, null_ok: bool) -> int:
         self.nodes += 1
@@ -361,21 +379,9 @@ class Engine:
             -1 if ep is None or not board.has_legal_en_passant() else ep,
         ))
 
-        # Draws: repetition (one earlier occurrence since the last irreversible move), 50 moves,
-        # insufficient material.
-        keys = self._keys
-        hmc = board.halfmove_clock
-        if hmc >= 4:
-            i = len(keys) - 4
-            lo = max(len(keys) - hmc, self._null_floor)
-            while i >= lo:
-                if keys[i] == key:
-                    return 0
-                i -= 2
-            if hmc >= 100 and not board.is_checkmate():
-                return 0
-        if board.occupied.bit_count() <= 4 and board.is_insufficient_material():
+        if self._drawn(board, key):
             return 0
+        keys = self._keys
         if ply >= MAX_PLY:
             return self._eval(board, key)
 

@@ -273,19 +273,9 @@ class ProbEngine(Engine):
         board = self._board
         key = position_key(board)
 
-        keys = self._keys
-        hmc = board.halfmove_clock
-        if hmc >= 4:
-            i = len(keys) - 4
-            lo = max(len(keys) - hmc, self._null_floor)
-            while i >= lo:
-                if keys[i] == key:
-                    return 0
-                i -= 2
-            if hmc >= 100 and not board.is_checkmate():
-                return 0
-        if board.occupied.bit_count() <= 4 and board.is_insufficient_material():
+        if self._drawn(board, key):
             return 0
+        keys = self._keys
         if ply >= MAX_PLY:
             return self._eval(board, key)
 
