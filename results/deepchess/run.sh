@@ -49,3 +49,14 @@ run sts $M suite benchmarks/data/sts-v3.epd --engine "$CMP" --movetime 1 --jobs 
 
 .venv/bin/python tools/match_table.py --title "The DeepChess comparator in play (issue 14)" \
   $R/cmp-vs-material-nodes.log $R/cmp-vs-organism-nodes.log $R/cmp-vs-organism-time.log $R/sts.log > $R/matches.md
+
+# 5. A diagnostic of the comparison search itself: the same search with the same knowledge as its opponent. The
+# shipped test comparator tests/data/material_cmp.npz orders positions by material balance exactly (pawn 1, knight
+# and bishop 3, rook 5, queen 9: tools/make_test_cmp.py), against the material-only engine (Michniewski's 100, 320,
+# 330, 500, 900 cp) at equal nodes, as in cmp-vs-material-nodes. Near 50%: the comparison alpha-beta searches as
+# well as ours at equal nodes, and the net's knowledge is what loses; far below: the search costs too.
+run materialcmp-vs-material-nodes $M match cmp:tests/data/material_cmp.npz material --games 200 --jobs 2 --nodes 2000 \
+  --pgn $R/materialcmp-vs-material-nodes.pgn --resume
+.venv/bin/python tools/match_table.py --title "The DeepChess comparator in play (issue 14)" \
+  $R/cmp-vs-material-nodes.log $R/cmp-vs-organism-nodes.log $R/cmp-vs-organism-time.log $R/sts.log \
+  $R/materialcmp-vs-material-nodes.log > $R/matches.md

@@ -33,3 +33,5 @@ wait "$first"
 . results/steps.sh
 step $R default-vs-material-nodes $M match cmp:$R/default/cmp.npz material --games 200 --jobs 2 --nodes 2000 \
   --pgn $R/default-vs-material-nodes.pgn --resume
+.venv/bin/python tools/match_table.py --title "The 10-epoch comparator (default/) in play" \
+  $R/default-vs-material-nodes.log results/deepchess/cmp-vs-material-nodes.log > $R/matches.md
