@@ -72,6 +72,33 @@ def test_three_players_with_known_expected_scores() -> None:
     assert 0 < r.elo[0] < d
 
 
+def test_the_fit_agrees_with_choix_on_a_five_player_round_robin() -> None:
+    """choix (a maintained Bradley-Terry library) fits the same model from (winner, loser) pairs: a game
+    counted as two comparisons, a win as (winner, loser) twice and a draw as one each way, makes choix's
+    likelihood ours (draw = half a win and half a loss) raised to the power 2, with the same maximum.
+    choix's strengths θ are natural-log odds: Elo = θ · 400 / ln 10, centred to mean 0 as ours are."""
+    choix = pytest.importorskip("choix", reason="choix is a dev extra (pip install choix)")
+    rng = np.random.default_rng(7)
+    names = ["A", "B", "C", "D", "E"]
+    true = [300.0, 150.0, 0.0, -100.0, -350.0]
+    games: list[GameRecord] = []
+    for i in range(5):
+        for j in range(i + 1, 5):
+            e = 1 / (1 + 10 ** (-(true[i] - true[j]) / 400))
+            for g in range(20):
+                u = rng.random()
+                s = 1.0 if u < e - 0.1 else (0.5 if u < e + 0.1 else 0.0)  # about 20% draws
+                games.append((names[i], names[j], s) if g % 2 == 0 else (names[j], names[i], 1.0 - s))
+    pairs: list[tuple[int, int]] = []
+    for white, black, s in games:
+        w, b = names.index(white), names.index(black)
+        pairs += [(w, b), (w, b)] if s == 1.0 else [(b, w), (b, w)] if s == 0.0 else [(w, b), (b, w)]
+    theta = choix.ilsr_pairwise(5, pairs, alpha=0.0, tol=1e-12, max_iter=10_000)
+    theirs = (theta - theta.mean()) * 400 / math.log(10)
+    p, n = tally(games, names)
+    assert fit_ratings(p, n) == pytest.approx(theirs, abs=0.01)
+
+
 def test_bootstrap_interval_contains_the_estimate_and_narrows_with_more_games() -> None:
     games = _record("A", "B", 10, 4, 6) + _record("B", "C", 9, 6, 5) + _record("A", "C", 11, 5, 4)
     few = rate(games, ["A", "B", "C"], bootstrap=300, seed=1)
