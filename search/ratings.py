@@ -109,9 +109,9 @@ def fit_ratings(p: np.ndarray, n: np.ndarray, names: Sequence[str] | None = None
     exact gradient and Hessian of the concave log-likelihood) on the strengths ``θ = LOG_SCALE · r``
     with ``θ₀ = 0``; the result is re-centred to mean 0. Score equations hold to about 1e-9 points.
     Not choix: it takes games as whole (winner, loser) pairs, so neither half points nor 0.2 virtual
-    draws are data to it, and its ``alpha`` is a Gaussian prior on θ, which shrinks every difference
-    by the same pull whatever the number of games; the tests check this fit against choix's on
-    integer data.
+    draws are data to it, and its ``alpha`` is a Gaussian prior pulling every θ toward 0, not
+    virtual draws between the players that met; the tests check this fit against choix's on integer
+    data.
     """
     from scipy.optimize import minimize
     from scipy.special import expit, log_expit

@@ -33,5 +33,9 @@ wait "$first"
 . results/steps.sh
 step $R default-vs-material-nodes $M match cmp:$R/default/cmp.npz material --games 200 --jobs 2 --nodes 2000 \
   --pgn $R/default-vs-material-nodes.pgn --resume
+# And against the best evolved organism at equal nodes, as the reference's cmp-vs-organism-nodes (4.5%).
+step $R default-vs-organism-nodes $M match cmp:$R/default/cmp.npz organism:results/rich-stockfish/organism.json \
+  --games 200 --jobs 2 --nodes 2000 --pgn $R/default-vs-organism-nodes.pgn --resume
 .venv/bin/python tools/match_table.py --title "The 10-epoch comparator (default/) in play" \
-  $R/default-vs-material-nodes.log results/deepchess/cmp-vs-material-nodes.log > $R/matches.md
+  $R/default-vs-material-nodes.log results/deepchess/cmp-vs-material-nodes.log \
+  $R/default-vs-organism-nodes.log results/deepchess/cmp-vs-organism-nodes.log > $R/matches.md
