@@ -1254,7 +1254,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "between player specs at one time control, as mimic games does (one PGN, "
                                    "resumable with --resume), then fit every player's Elo jointly from all games "
                                    "(Bradley-Terry maximum likelihood, a draw half a win and half a loss, as Ordo) "
-                                   "with 95%% bootstrap intervals, and write summary.md, ratings.json and "
+                                   "with 95% bootstrap intervals, and write summary.md, ratings.json and "
                                    "ratings.png beside the PGN.")
     p.add_argument("players", nargs="+", metavar="SPEC", help="player specs (at least two)")
     p.add_argument("--out", required=True, help="the PGN to write (appended as games finish); the summary, "
