@@ -36,6 +36,13 @@ step $R default-vs-material-nodes $M match cmp:$R/default/cmp.npz material --gam
 # And against the best evolved organism at equal nodes, as the reference's cmp-vs-organism-nodes (4.5%).
 step $R default-vs-organism-nodes $M match cmp:$R/default/cmp.npz organism:results/rich-stockfish/organism.json \
   --games 200 --jobs 2 --nodes 2000 --pgn $R/default-vs-organism-nodes.pgn --resume
+# At equal time against the organism (0.1 s a move) and STS at 1 s, as the reference's cmp-vs-organism-time and sts.
+step $R default-vs-organism-time $M match cmp:$R/default/cmp.npz organism:results/rich-stockfish/organism.json \
+  --games 200 --jobs 2 --movetime 0.1 --pgn $R/default-vs-organism-time.pgn --resume
+step $R default-sts $M suite benchmarks/data/sts-v3.epd --engine cmp:$R/default/cmp.npz --movetime 1 --jobs 2 \
+  --csv $R/default-sts.csv --resume
 .venv/bin/python tools/match_table.py --title "The 10-epoch comparator (default/) in play" \
   $R/default-vs-material-nodes.log results/deepchess/cmp-vs-material-nodes.log \
-  $R/default-vs-organism-nodes.log results/deepchess/cmp-vs-organism-nodes.log > $R/matches.md
+  $R/default-vs-organism-nodes.log results/deepchess/cmp-vs-organism-nodes.log \
+  $R/default-vs-organism-time.log results/deepchess/cmp-vs-organism-time.log \
+  $R/default-sts.log results/deepchess/sts.log > $R/matches.md
