@@ -485,9 +485,10 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
         curves.compare.append([epoch, total / (2 * n), right / (2 * n), acc])
         say(f"comparator epoch {epoch}: loss {total / (2 * n):.4f}, training accuracy {right / (2 * n):.3f}, "
             f"validation pair accuracy {acc:.3f}")
-        best = {k: v for k, v in (state.mine("compare") or {}).items() if k.startswith("best_")}
-        if settings.keep_best and curves.best_compare_epoch() == epoch:
-            best = model_arrays(model, "best_")
+        best: dict[str, np.ndarray] = {}
+        if settings.keep_best:  # this epoch's weights if it is the best so far, else the best kept so far
+            best = (model_arrays(model, "best_") if curves.best_compare_epoch() == epoch
+                    else {k: v for k, v in state.arrays.items() if k.startswith("best_")})
         state.tag, state.arrays = "compare", {**optimizer_arrays(opt), **best}
         save()
     if settings.keep_best and (kept := state.mine("compare")) is not None:
