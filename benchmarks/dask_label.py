@@ -39,8 +39,8 @@ def main() -> int:
 
     from mentor.labeller import MentorConfig, label_samples
     from mentor.samplers import random_playouts
-    from search.provenance import describe
-    from search.workers import use_backend
+    from search.runtime.provenance import describe
+    from search.runtime.workers import use_backend
 
     samples = list(random_playouts(args.positions, seed=args.seed, skip_check=True))
     config = MentorConfig("builtin", depth=args.depth)

@@ -10,10 +10,10 @@ import argparse
 import statistics
 import sys
 
-from evolve.dataset import load_dataset
-from evolve.fit import exact_fit
-from evolve.ga import Evolution, GASettings
-from evolve.objectives import MentorError
+from evolve.data.dataset import load_dataset
+from evolve.ga.evolution import Evolution, GASettings
+from evolve.ga.fit import exact_fit
+from evolve.ga.objectives import MentorError
 from organisms.genome import default_genome
 
 

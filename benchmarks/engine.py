@@ -23,8 +23,8 @@ from pathlib import Path
 import chess
 import chess.engine
 
-from search.epd import read_epd
-from search.suite import solve_engine
+from search.formats.epd import read_epd
+from search.games.suite import solve_engine
 
 HERE = Path(__file__).parent
 DATA = HERE / "data"

@@ -16,9 +16,9 @@ import time
 
 import numpy as np
 
-from evolve.dataset import load_dataset, split
-from evolve.ga import Evolution, GASettings
-from evolve.objectives import MentorError
+from evolve.data.dataset import load_dataset, split
+from evolve.ga.evolution import Evolution, GASettings
+from evolve.ga.objectives import MentorError
 from mentor.samplers import random_playouts
 from organisms import Organism, feature_matrix
 from organisms.genome import DEFAULT_ENCODING, default_genome

@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evolve.baselines import coordinate_descent
-from evolve.dataset import load_dataset
-from evolve.fit import exact_fit
-from evolve.ga import Evolution, GASettings, rich_defaults
-from evolve.objectives import MentorError
+from evolve.data.dataset import load_dataset
+from evolve.ga.coordinate import coordinate_descent
+from evolve.ga.evolution import Evolution, GASettings, rich_defaults
+from evolve.ga.fit import exact_fit
+from evolve.ga.objectives import MentorError
 from organisms.genome import layout_genome
 
 BASE = GASettings()
@@ -53,7 +53,7 @@ GRID: list[tuple[str, dict[str, object]]] = [
     ("the first rich defaults, sigma shrinking 0.1 -> 0.005, 3000 generations",
      {**FIRST_RICH, "mutation_sigma_final": 0.005, "generations": 3000}),
     ("the first rich defaults, 3000 generations", {**FIRST_RICH, "generations": 3000}),
-    ("rich defaults (evolve.ga.RICH_DEFAULTS)", {"rich": True}),
+    ("rich defaults (evolve.ga.evolution.RICH_DEFAULTS)", {"rich": True}),
 ]
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from evolve.players import PLAYERS
 from mentor.labels import read_labels, read_sidecar
 from search import Engine, Limit
-from search.provenance import describe
+from search.runtime.provenance import describe
 
 
 def errors(spec: str, labels: list[tuple[object, int]], depth: int) -> tuple[np.ndarray, float]:
@@ -59,7 +59,7 @@ def main() -> int:
     print("|---|---|---|---|---|")
     from joblib import delayed
 
-    from search.workers import parallel
+    from search.runtime.workers import parallel
 
     specs = args.evals.split(",")
     # Each evaluator runs in its own process (one search at a time, so its seconds are comparable).

@@ -3,7 +3,8 @@
     python benchmarks/label_count.py LABELS.epd --genome rich --counts 2000,4000,8000,16000,32000
 
 The label file's rows are split once (the ``mimic evolve`` split: 20% held out, ``--seed`` as the run's);
-each count ``m`` fits the exact bounded L1 model (``evolve.fit.exact_fit``: the LP up to 2,000 rows, IRLS above) on the
+each count ``m`` fits the exact bounded L1 model (``evolve.ga.fit.exact_fit``: the LP up to 2,000 rows, IRLS above)
+on the
 first ``m`` training rows of one seeded shuffle (label files are written source by source, so file order
 would fit the small counts on random playouts only) and measures it on the same held-out rows every time. When more
 rows stop lowering the held-out error and training and held-out errors meet, the genome has the labels it
@@ -22,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from evolve.dataset import load_dataset
-from evolve.fit import exact_fit
+from evolve.data.dataset import load_dataset
+from evolve.ga.fit import exact_fit
 from organisms.genome import layout_genome
-from search.provenance import describe
+from search.runtime.provenance import describe
 
 
 def main() -> int:

@@ -19,7 +19,7 @@ import numpy as np
 
 from mentor.labeller import find_stockfish
 from mentor.samplers import SamplerOptions, collect
-from mentor.uci import UciEngine
+from mentor.uci_client import UciEngine
 from search.conventions import ce_from_mate_moves
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ import sys
 import time
 
 from evolve.players import make_evaluator
-from search.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+from search.games.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
 
 
 def main() -> int:

@@ -91,7 +91,7 @@ def write_labels(path: Path, n: int, seed: int, jobs: int) -> float:
     """Write ``n`` labels to ``path``; seconds taken."""
     from joblib import delayed
 
-    from search.workers import parallel
+    from search.runtime.workers import parallel
 
     t0 = time.perf_counter()
     n_random = n // 50
@@ -157,9 +157,9 @@ def main() -> int:
             print(f"    {line}")
 
     os.environ["MIMIC_CACHE"] = str(cache)
-    from evolve.cache import resolve_labels
+    from evolve.data.cache import resolve_labels
     from organisms.features import feature_matrix
-    from search.workers import pool_options
+    from search.runtime.workers import pool_options
 
     rows = resolve_labels(labels).rows
     t0 = time.perf_counter()

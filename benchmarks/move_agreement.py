@@ -3,7 +3,7 @@
     python benchmarks/move_agreement.py [GAMES.pgn --player NAME] [--games 40] [--positions 1000]
 
 The first ``--games`` games of the PGN file (default: data/player-games/Carlsen.pgn, player Carlsen) are
-replayed and every legal move's child resolved and featurised once (``evolve.moves.load_moves``, cached
+replayed and every legal move's child resolved and featurised once (``evolve.data.moves.load_moves``, cached
 under ``$MIMIC_CACHE``: not timed as fitness). Then, as the GA does each generation, ``--positions``
 positions are drawn at random and ``MoveAgreement.losses`` scores a random population of ``--population``
 organisms on them (gather the children, one matrix product, segment arg-max). Prints the median time of
@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evolve.moves import load_moves
-from evolve.objectives import MoveAgreement
+from evolve.data.moves import load_moves
+from evolve.ga.objectives import MoveAgreement
 from organisms.genome import layout_genome
-from search.provenance import describe
+from search.runtime.provenance import describe
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from evolve.players import make_evaluator
 from organisms.net import DEFAULT_HIDDEN, DEFAULT_UNITS, NetEvaluator, expected_shapes, make_header, save_net
 from search import Engine, Limit
-from search.epd import read_epd
+from search.formats.epd import read_epd
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,9 +4,10 @@ node count.
     python benchmarks/prob_search.py [--eval expert] [--nodes 5000] [--limit 300]
                                      [--searches depth,prob,prob-uniform] [--positions benchmarks/data/wac.epd]
 
-For each search (``@search=`` names, :data:`search.spec.SEARCHES`) one engine (:func:`search.make_engine`) searches
+For each search (``@search=`` names, :data:`search.players.spec.SEARCHES`) one engine
+(:func:`search.make_engine`) searches
 every position in turn with ``Limit(nodes=N)`` after ``new_game`` (the table cleared, as a suite run does), and a
-position is solved when the move is a ``bm`` move and no ``am`` move (:func:`search.suite.is_solved`). A node
+position is solved when the move is a ``bm`` move and no ``am`` move (:func:`search.games.suite.is_solved`). A node
 limit makes every run the same on any machine, so the solved counts are exact figures; nodes/s is total nodes
 over total seconds, by the wall clock and by this process's CPU time (the CPU figure holds better on a shared
 machine). Also printed: the mean iteration reached (``depth``: plies for ``depth``, iterations for the others,
@@ -22,8 +23,8 @@ from pathlib import Path
 
 from evolve.players import make_evaluator
 from search import Limit, make_engine
-from search.epd import read_epd
-from search.suite import is_solved
+from search.formats.epd import read_epd
+from search.games.suite import is_solved
 
 DATA = Path(__file__).parent / "data"
 

@@ -6,7 +6,7 @@ intervals cover the truth: the measurement behind ``mimic tournament --prior-dra
 
 Simulates round robins from known ratings (evenly spaced over ``--spread`` Elo; every game decisive, or a
 draw with probability ``--draws`` where the expected score allows it, the expected score kept at
-``E(d) = 1 / (1 + 10^(−d/400))``), fits them with :func:`search.ratings.rate` under each prior, and prints
+``E(d) = 1 / (1 + 10^(−d/400))``), fits them with :func:`search.games.ratings.rate` under each prior, and prints
 the mean and standard deviation of the error of the fitted top-bottom difference, the number of runs whose
 plain maximum-likelihood fit is unbounded (a perfect score), and, with ``--bootstrap N``, how often the
 95% interval of the top player (the bottom one anchored at its true rating) holds its true rating. Passes
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from search.ratings import GameRecord, RatingError, rate
+from search.games.ratings import GameRecord, RatingError, rate
 
 
 def simulate(true: np.ndarray, games: int, draws: float, rng: np.random.Generator) -> list[GameRecord]:

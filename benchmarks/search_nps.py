@@ -22,7 +22,7 @@ import chess
 
 from evolve.players import make_evaluator
 from search import Engine, Limit
-from search.epd import read_epd
+from search.formats.epd import read_epd
 
 DATA = Path(__file__).parent / "data"
 

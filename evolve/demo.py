@@ -19,15 +19,14 @@ import math
 import os
 from pathlib import Path
 
+from evolve.ga.evolution import GASettings
+from evolve.ga.run import RunSettings, evolve, format_outcome
+from evolve.players import make_evaluator
 from mentor.labeller import LabelRun, MentorConfig, label_samples
 from mentor.samplers import collect
 from organisms.genome import DEFAULT_ENCODING
-from search.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
-from search.provenance import describe
-
-from .ga import GASettings
-from .players import make_evaluator
-from .run import RunSettings, evolve, format_outcome
+from search.games.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+from search.runtime.provenance import describe
 
 DEMO_SEED = 0
 DEMO_DEPTH = 2

@@ -1,6 +1,6 @@
 """The one registry of player kinds: every kind a player spec may name, with its grammar, help and factory.
 
-Adding a kind (``net:``, ``cmp:``...) is one :class:`~search.spec.PlayerKind` entry in
+Adding a kind (``net:``, ``cmp:``...) is one :class:`~search.players.spec.PlayerKind` entry in
 :data:`PLAYERS`. The factories are module-level functions, so the registry pickles by reference to them and
 travels to worker processes.
 """
@@ -14,8 +14,8 @@ from organisms.movenet import MoveNet
 from organisms.net import NetEvaluator, NetFileError
 from search import Evaluator
 from search.base import MovePolicy
-from search.book import DEEPRED
-from search.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError, net_argument
+from search.book.tree import DEEPRED
+from search.players.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError, net_argument
 
 
 def _material(spec: PlayerSpec) -> Evaluator:
@@ -89,4 +89,4 @@ PLAYERS = PlayerRegistry([
 """Every player kind mimic knows, in the order help texts list them."""
 
 make_evaluator = PLAYERS
-"""The evaluator a spec names: ``make_evaluator("expert")``; raises :class:`~search.spec.SpecError`."""
+"""The evaluator a spec names: ``make_evaluator("expert")``; raises :class:`~search.players.spec.SpecError`."""

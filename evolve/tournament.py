@@ -1,6 +1,6 @@
 """``mimic tournament``'s results: the ratings of a round robin's games, summary.md, ratings.json, ratings.png.
 
-The games are played by :mod:`search.roundrobin` and rated by :mod:`search.ratings`; this module turns a
+The games are played by :mod:`search.games.roundrobin` and rated by :mod:`search.games.ratings`; this module turns a
 finished (or resumed) run into its files. Imports chess, numpy, matplotlib (Agg) and :mod:`search`.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 import chess
 
 from search.conventions import result_points
-from search.provenance import provenance
-from search.ratings import GameRecord, Ratings, rate
-from search.roundrobin import RoundRobinSummary
+from search.games.ratings import GameRecord, Ratings, rate
+from search.games.roundrobin import RoundRobinSummary
+from search.runtime.provenance import provenance
 
 
 def parse_anchor(text: str, option: str = "--anchor") -> tuple[str, float]:
@@ -89,7 +89,7 @@ def game_records(summary: RoundRobinSummary) -> list[GameRecord]:
 
 def rate_games(summary: RoundRobinSummary, *, anchor: tuple[str, float] | None = None, prior_draws: float = 0.2,
                bootstrap: int = 1000, seed: int = 0) -> Ratings:
-    """The joint ratings of a round robin's players from its games (see :func:`search.ratings.rate`)."""
+    """The joint ratings of a round robin's players from its games (see :func:`search.games.ratings.rate`)."""
     return rate(game_records(summary), summary.names, anchor=anchor, prior_draws=prior_draws, bootstrap=bootstrap,
                 seed=seed)
 

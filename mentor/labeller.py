@@ -32,11 +32,7 @@ from typing import Any
 
 import chess
 
-from search.conventions import ce_from_mate_moves, legal_prefix
-from search.provenance import mimic_version, provenance, utc_now
-from search.tt import position_key
-
-from .labels import (
+from mentor.labels import (
     DEFAULT_CAP,
     Label,
     LabelWriter,
@@ -48,8 +44,11 @@ from .labels import (
     sidecar_path,
     write_json_atomic,
 )
-from .samplers import Sample, SamplerOptions
-from .uci import Analysis, EngineError, UciEngine, check_option
+from mentor.samplers import Sample, SamplerOptions
+from mentor.uci_client import Analysis, EngineError, UciEngine, check_option
+from search.conventions import ce_from_mate_moves, legal_prefix
+from search.runtime.provenance import mimic_version, provenance, utc_now
+from search.tt import position_key
 
 DEBIAN_STOCKFISH = "/usr/games/stockfish"
 
@@ -437,7 +436,7 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
 def _close_cluster_mentors() -> None:
     """On a Dask cluster, stop the mentors the run started in its worker processes: a worker outlives
     the command, and each mentor configuration would keep its own engine there (Stockfish and its hash)."""
-    from search.workers import distributed, on_every_worker
+    from search.runtime.workers import distributed, on_every_worker
 
     if distributed():
         with contextlib.suppress(Exception):  # a worker that left has nothing to close
@@ -462,12 +461,12 @@ def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, ca
         return
     from joblib import Parallel, delayed
 
-    from search.workers import distributed
-    from search.workers import parallel as process_pool
+    from search.runtime.workers import distributed
+    from search.runtime.workers import parallel as process_pool
 
     # A UCI mentor's work happens in its engine process: threads that drive the pipes are enough and
     # start at once (they end with this process). The built-in mentor computes in Python, so it needs
-    # processes: loky workers that leave as soon as this process is gone (search.workers). On a Dask
+    # processes: loky workers that leave as soon as this process is gone (search.runtime.workers). On a Dask
     # cluster both go to its workers, each worker thread starting its own mentor (_mentor).
     # Results come back in the order of the batches (the workers still run ahead), so the label file has the
     # same lines in the same order whatever the backend and the number of workers.

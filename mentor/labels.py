@@ -32,7 +32,7 @@ from typing import Any
 import chess
 
 from search.conventions import ce_is_mate, legal_prefix
-from search.epd import EpdError, epd_lines, parse_epd_line
+from search.formats.epd import EpdError, epd_lines, parse_epd_line
 from search.tt import position_key
 
 DEFAULT_CAP = 1500

@@ -17,8 +17,8 @@ import chess
 import chess.pgn
 
 from search.conventions import RESULTS
-from search.epd import EpdError, read_epd
-from search.pgn import read_games as _read_games
+from search.formats.epd import EpdError, read_epd
+from search.formats.pgn import read_games as _read_games
 from search.see import see
 from search.tt import position_key
 
@@ -111,7 +111,7 @@ def random_playouts(n: int, seed: int = 0, min_plies: int = 8, max_plies: int = 
 
 def read_games(path: str | Path, on_error: ErrorHook | None = None,
                stats: SampleStats | None = None) -> Iterator[tuple[int, chess.pgn.Game]]:
-    """:func:`search.pgn.read_games`, counting games and malformed ones in ``stats``."""
+    """:func:`search.formats.pgn.read_games`, counting games and malformed ones in ``stats``."""
     stats = stats if stats is not None else SampleStats()
     report = on_error or _warn
 

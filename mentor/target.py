@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import chess
 
+from mentor.labels import Label
 from search.conventions import PIECE_VALUES as _VALUES
 from search.conventions import legal_prefix, material_balance
-
-from .labels import Label
 
 
 def _quiesce(board: chess.Board, alpha: int, beta: int, depth: int) -> tuple[int, list[chess.Move]]:

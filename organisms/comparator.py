@@ -1,6 +1,6 @@
 """DeepChess bits and the numpy inference of a DeepChess-style comparator: the ``cmp:PATH.npz`` player.
 
-Imports chess and numpy only (torch trains these nets in ``evolve.deepchess``; playing needs none of it).
+Imports chess and numpy only (torch trains these nets in ``evolve.nets.deepchess``; playing needs none of it).
 
 **The bits** (David, Netanyahu & Wolf, *DeepChess*, 2016): 773 bits a position, :data:`N_BITS`: for each colour
 (White, then Black) and each piece type (pawn, knight, bishop, rook, queen, king) the 64 squares (a1 = 0 ... h8 =
@@ -45,7 +45,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from .net import NetFileError, check_arrays, check_format, read_net_file, write_net_file
+from organisms.net import NetFileError, check_arrays, check_format, read_net_file, write_net_file
 
 __all__ = ["BITS_VERSION", "N_BITS", "ComparatorNet", "NetFileError", "board_bits", "expected_shapes",
            "make_header", "mirror_bits", "save_comparator"]

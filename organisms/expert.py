@@ -20,9 +20,9 @@ import math
 
 import chess
 
-from .features import FEATURE_NAMES, PHASE_MAX, raw_terms
-from .linear import TermWeights, square_table_sum
-from .pesto import EG_TABLES, EG_VALUE, MG_TABLES, MG_VALUE
+from organisms.features import FEATURE_NAMES, PHASE_MAX, raw_terms
+from organisms.linear import TermWeights, square_table_sum
+from organisms.pesto import EG_TABLES, EG_VALUE, MG_TABLES, MG_VALUE
 
 EXPERT_WEIGHTS: dict[str, float] = {
     # material and centricity come from the piece-square tables

@@ -423,7 +423,7 @@ def _rows_to_features(rows: np.ndarray, layout: str = "paper") -> np.ndarray:
 
 def feature_key(layout: str = "paper") -> str:
     """The name and version of a layout's feature set (:func:`feature_set_id`): it keys every cache of
-    features (:func:`feature_matrix`'s and ``evolve.cache``'s); a change of any feature's definition bumps
+    features (:func:`feature_matrix`'s and ``evolve.data.cache``'s); a change of any feature's definition bumps
     :data:`FEATURE_VERSION`."""
     return feature_set_id(layout)
 
@@ -445,7 +445,7 @@ def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
     under ``cache_dir`` (default :func:`default_cache_dir`), keyed by a BLAKE2 hash of the positions
     and :func:`feature_set_id` of the layout, with that key and a checksum of the values stored inside: a cache hit
     whose key and checksum agree returns without extracting anything; any other file is recomputed.
-    ``parallel_options`` go to ``joblib.Parallel`` (``search.workers.pool_options()`` makes the workers
+    ``parallel_options`` go to ``joblib.Parallel`` (``search.runtime.workers.pool_options()`` makes the workers
     exit with their parent).
     """
     rows = boards if isinstance(boards, np.ndarray) else np.array(
@@ -514,7 +514,7 @@ def write_cached_features(path: Path, key: str, features: np.ndarray) -> bool:
 def save_npz_atomic(path: Path, arrays: dict[str, Any]) -> bool:
     """Write ``arrays`` as one ``.npz`` beside ``path`` and move it into place (a cache file: whole or absent).
     A file that cannot be written (full disk, read-only) is skipped: returns False, nothing half-written is
-    left. Shared by the feature cache and ``evolve.cache``'s label cache."""
+    left. Shared by the feature cache and ``evolve.data.cache``'s label cache."""
     tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

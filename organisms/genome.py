@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .features import FEATURE_NAMES, LAYOUTS, PST_FEATURE_NAMES
+from organisms.features import FEATURE_NAMES, LAYOUTS, PST_FEATURE_NAMES
 
 
 @dataclass(frozen=True)

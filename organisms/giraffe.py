@@ -71,7 +71,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from .features import default_cache_dir, read_cached_features, write_cached_features
+from organisms.features import default_cache_dir, read_cached_features, write_cached_features
 
 GIRAFFE_FEATURE_VERSION = "giraffe-v1-363"
 """Names the definition of every column: it keys the caches; change it when any definition changes."""

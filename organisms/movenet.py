@@ -3,7 +3,7 @@
 Giraffe's probability-limited search (:mod:`search.prob`) spends its node budget by move probability; Giraffe
 offers a learned source of those probabilities beside its static heuristics. This net scores every legal move
 of a position from a few features of the move; the probabilities are the softmax of the scores over the legal
-moves. It is trained (``mimic train-moves``, :mod:`evolve.movenet`, torch) to give the mentor's best move (the
+moves. It is trained (``mimic train-moves``, :mod:`evolve.nets.movenet`, torch) to give the mentor's best move (the
 first move of a label's PV) a high probability.
 
 **Features** (:func:`move_indices`): eight one-hot groups, so a move is eight active inputs out of
@@ -43,9 +43,16 @@ from typing import Any
 import chess
 import numpy as np
 
+from organisms.net import (
+    FORMAT,
+    FORMAT_VERSION,
+    NetFileError,
+    check_arrays,
+    check_format,
+    read_net_file,
+    write_net_file,
+)
 from search.see import see
-
-from .net import FORMAT, FORMAT_VERSION, NetFileError, check_arrays, check_format, read_net_file, write_net_file
 
 KIND = "move-probability"
 MOVE_FEATURE_VERSION = "moves-v1"

@@ -1,6 +1,6 @@
 """Numpy inference of a Giraffe-style evaluation net: the ``net:PATH.npz`` player's evaluator.
 
-Imports chess and numpy only (torch trains these nets in ``evolve.net``; playing needs none of it).
+Imports chess and numpy only (torch trains these nets in ``evolve.nets.giraffe``; playing needs none of it).
 
 **The net** (after Matthew Lai's Giraffe, 2015; ``ann_builder.cpp``): the 363 Giraffe features
 (:mod:`organisms.giraffe`) go into a first layer connected *per feature group* (global, piece-centric,
@@ -33,7 +33,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from .giraffe import GIRAFFE_FEATURE_VERSION, N_GIRAFFE, N_GLOBAL, N_PIECE, features_from_row, giraffe_row
+from organisms.giraffe import GIRAFFE_FEATURE_VERSION, N_GIRAFFE, N_GLOBAL, N_PIECE, features_from_row, giraffe_row
 
 FORMAT = "mimic-net"
 FORMAT_VERSION = 1

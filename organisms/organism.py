@@ -24,7 +24,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from .features import (
+from organisms.features import (
     FEATURE_VERSION,
     LAYOUTS,
     N_FEATURES,
@@ -35,8 +35,8 @@ from .features import (
     layout_of,
     raw_terms,
 )
-from .genome import Genome, default_genome
-from .linear import TermWeights, square_table_sum
+from organisms.genome import Genome, default_genome
+from organisms.linear import TermWeights, square_table_sum
 
 MAX_FILE_BYTES = 1 << 20
 """Organism files are a few kilobytes; a larger file (1 MiB) is refused rather than read."""

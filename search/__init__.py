@@ -5,10 +5,10 @@ Evaluators arrive as objects with ``evaluate(board) -> int`` (centipawns, side t
 objects with ``better(a, b) -> bool``; this package never imports a concrete evaluator.
 """
 
-from .base import MATE, MATE_BOUND, Comparator, Evaluator, Limit, SearchResult
-from .engine import Engine
-from .prob import ProbEngine, make_engine
-from .tt import position_key
+from search.base import MATE, MATE_BOUND, Comparator, Evaluator, Limit, SearchResult
+from search.engine import Engine
+from search.prob import ProbEngine, make_engine
+from search.tt import position_key
 
 __all__ = ["MATE", "MATE_BOUND", "Comparator", "Engine", "Evaluator", "Limit", "ProbEngine", "SearchResult",
            "make_engine", "position_key"]

@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 import chess
 
-from .conventions import INFINITE, MATE, MATE_BOUND, mate_moves
+from search.conventions import INFINITE, MATE, MATE_BOUND, mate_moves
 
 __all__ = ["INFINITE", "MATE", "MATE_BOUND", "Comparator", "Evaluator", "Limit", "MovePolicy", "SearchResult"]
 

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import chess
 
-from .base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator
-from .engine import _BB_SQUARES, _LAST_RANK, _PAWN, _QUEEN, _RANK_7, MAX_PLY, QS_EVASION_PLIES, Engine, _first
-from .tt import EXACT, LOWER, UPPER, position_key
+from search.base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator
+from search.engine import _BB_SQUARES, _LAST_RANK, _PAWN, _QUEEN, _RANK_7, MAX_PLY, QS_EVASION_PLIES, Engine, _first
+from search.tt import EXACT, LOWER, UPPER, position_key
 
 __all__ = ["CompareEngine", "EvalComparator", "Leaf"]
 

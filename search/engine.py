@@ -17,10 +17,10 @@ from math import log
 
 import chess
 
-from .base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult
-from .conventions import PIECE_VALUES
-from .timeman import Budget, budget
-from .tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, position_key
+from search.base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult
+from search.conventions import PIECE_VALUES
+from search.timeman import Budget, budget
+from search.tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, position_key
 
 MAX_PLY = 100
 """Deepest ply the search reaches, extensions and quiescence included."""

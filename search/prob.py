@@ -46,11 +46,11 @@ from math import log2
 
 import chess
 
-from .base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator, Limit, MovePolicy
-from .engine import MAX_PLY, Engine
-from .see import see
-from .spec import DEFAULT_SEARCH, SEARCHES, search_parts
-from .tt import EXACT, LOWER, UPPER, position_key
+from search.base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator, Limit, MovePolicy
+from search.engine import MAX_PLY, Engine
+from search.players.spec import DEFAULT_SEARCH, SEARCHES, search_parts
+from search.see import see
+from search.tt import EXACT, LOWER, UPPER, position_key
 
 ITERATION_FACTOR = 4.0
 """Each iteration divides the threshold by this (Giraffe multiplies its node budget by 4 each iteration): with
@@ -384,7 +384,7 @@ def engine_class(evaluator: Evaluator, search: str = DEFAULT_SEARCH) -> type[Eng
     search = search_parts(search)[0]
     if search == "depth":
         if isinstance(evaluator, Comparator):  # a DeepChess comparator (cmp:): the comparison alpha-beta
-            from .compare import CompareEngine
+            from search.compare import CompareEngine
 
             return CompareEngine
         return Engine
@@ -395,12 +395,12 @@ def engine_class(evaluator: Evaluator, search: str = DEFAULT_SEARCH) -> type[Eng
 
 def make_engine(evaluator: Evaluator, search: str = DEFAULT_SEARCH, hash_mb: float = 16,
                 policy: MovePolicy | None = None) -> Engine:
-    """Our engine around ``evaluator`` with the search named ``search`` (a key of :data:`search.spec.SEARCHES`,
+    """Our engine around ``evaluator`` with the search named ``search`` (a key of :data:`search.players.spec.SEARCHES`,
     ``prob-net:PATH`` for the net's search): ``depth`` is :class:`~search.engine.Engine`, or
     :class:`~search.compare.CompareEngine` (the comparison alpha-beta) when ``evaluator`` is also a
     :class:`~search.base.Comparator`; ``prob``, ``prob-uniform`` and ``prob-net`` are :class:`ProbEngine` with
     heuristic, uniform and ``policy``'s move probabilities (a comparator plays them through its derived score).
-    ``policy`` (the loaded net, :meth:`search.spec.PlayerRegistry.policy`) is required by ``prob-net`` alone."""
+    ``policy`` (the loaded net, :meth:`search.players.spec.PlayerRegistry.policy`) is required by ``prob-net`` alone."""
     cls = engine_class(evaluator, search)
     name = search_parts(search)[0]
     if (name == "prob-net") != (policy is not None):

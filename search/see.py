@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import chess
 
-from .conventions import SEE_VALUES
+from search.conventions import SEE_VALUES
 
 _KNIGHT, _KING = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS
 _PAWN_ATT = chess.BB_PAWN_ATTACKS

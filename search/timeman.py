@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import Limit
+from search.base import Limit
 
 DEFAULT_MOVES_TO_GO = 30
 """Moves assumed to remain when a clock has no ``movestogo`` (sudden death)."""

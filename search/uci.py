@@ -22,11 +22,11 @@ from typing import TextIO
 
 import chess
 
-from .base import Limit, SearchResult
-from .book import BookChooser
-from .conventions import uci_score
-from .prob import engine_class, make_engine
-from .spec import PlayerRegistry, PlayerSpec
+from search.base import Limit, SearchResult
+from search.book.tree import BookChooser
+from search.conventions import uci_score
+from search.players.spec import PlayerRegistry, PlayerSpec
+from search.prob import engine_class, make_engine
 
 NAME = "mimic"
 AUTHOR = "the mimic authors"

@@ -1,4 +1,4 @@
-"""The experience book (``search.book``): import, resumability, choosing, the book layer, DeepRed, ``--learn``."""
+"""The experience book (``search.book.tree``): import, resumability, choosing, the book layer, DeepRed, ``--learn``."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ import pytest
 from evolve.cli import main
 from evolve.players import PLAYERS, make_evaluator
 from search.base import Limit
-from search.book import Book, GamePath, ImportCounts, ReadCounts, import_games, read_paths, wilson_lower
-from search.players import BookPlayer, EnginePlayer, make_player
-from search.spec import SpecError
+from search.book.tree import Book, GamePath, ImportCounts, ReadCounts, import_games, read_paths, wilson_lower
+from search.players.player import BookPlayer, EnginePlayer, make_player
+from search.players.spec import SpecError
 
 from .conftest import mimic_command, mimic_uci_command
 
@@ -304,7 +304,7 @@ def test_keys_read_from_pgn_are_zobrist_hashes() -> None:
     promotions, from the start and from a FEN with partial castling rights."""
     import random
 
-    from search.book import code_move, paths_from, position_key, signed_key
+    from search.book.tree import code_move, paths_from, position_key, signed_key
 
     rng = random.Random(5)
     starts = [chess.STARTING_FEN, "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w Kq - 0 1",
@@ -365,7 +365,7 @@ def test_games_learn_with_workers(tmp_path: Path) -> None:
 def test_book_doctests() -> None:
     import doctest
 
-    import search.book
+    import search.book.tree
 
-    failures, tried = doctest.testmod(search.book)
+    failures, tried = doctest.testmod(search.book.tree)
     assert failures == 0 and tried >= 4

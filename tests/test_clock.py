@@ -1,7 +1,7 @@
 """Clocks and adjudication: ``TimeControl`` periods, ``timeman.budget``, resign/draw rules in ``play_game``.
 
-Every game here is played by real engine players (``search.players.EnginePlayer`` with the material
-evaluator) through ``search.match.play_game``; nothing is simulated.
+Every game here is played by real engine players (``search.players.player.EnginePlayer`` with the material
+evaluator) through ``search.games.match.play_game``; nothing is simulated.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from evolve.players import make_evaluator
 from search.base import Limit
-from search.match import Adjudication, Opening, TimeControl, _limit_for, play_game
+from search.games.match import Adjudication, Opening, TimeControl, _limit_for, play_game
 from search.timeman import budget
 
 NO_ADJUDICATION = Adjudication(resign_moves=0, draw_moves=0, max_plies=0)

@@ -1,5 +1,5 @@
 """The dask backend, for real: a two-process ``distributed.LocalCluster`` runs labelling, a match and
-feature extraction, and every result equals the local backend's (search.workers.use_backend)."""
+feature extraction, and every result equals the local backend's (search.runtime.workers.use_backend)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from evolve.players import make_evaluator
 from mentor.labeller import MentorConfig, label_samples
 from mentor.samplers import random_playouts
 from organisms.features import bitboard_row, feature_matrix
-from search.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
-from search.workers import BackendError, cluster_threads, distributed, parallel, pool_options, use_backend
+from search.games.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+from search.runtime.workers import BackendError, cluster_threads, distributed, parallel, pool_options, use_backend
 
 from .conftest import mimic_command
 

@@ -1,5 +1,6 @@
 """DeepChess: the 773 bits and the numpy comparator (organisms/comparator.py), the comparison alpha-beta
-(search/compare.py), the cmp: player, the training data and networks (evolve/deepchess.py, evolve/cmprun.py).
+(search/compare.py), the cmp: player, the training data and networks (evolve/nets/deepchess.py,
+evolve/nets/deepchess_run.py).
 Torch tests skip, with the reason, where torch is missing."""
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from evolve.deepchess import CmpShape, DataSettings, TrainSettings, extract_positions, game_positions, load_positions
+from evolve.nets.deepchess import (
+    CmpShape,
+    DataSettings,
+    TrainSettings,
+    extract_positions,
+    game_positions,
+    load_positions,
+)
 from evolve.players import PLAYERS
 from organisms import Expert, Material
 from organisms.comparator import (
@@ -31,7 +39,7 @@ from organisms.comparator import (
 from search.base import Comparator, Limit
 from search.compare import CompareEngine, EvalComparator
 from search.engine import Engine
-from search.spec import SpecError
+from search.players.spec import SpecError
 from search.uci import UciFrontEnd
 from tests.conftest import mimic_command
 
@@ -303,7 +311,7 @@ def test_data_is_decisive_balanced_and_split_by_game(tmp_path: Path) -> None:
 
 def test_numpy_inference_equals_torch_on_1000_pairs() -> None:
     torch = _torch()
-    from evolve.deepchess import build_model, comparator
+    from evolve.nets.deepchess import build_model, comparator
 
     shape = CmpShape(pos2vec=(40, 20), top=(16,))
     model = build_model(shape, seed=7)
@@ -317,7 +325,7 @@ def test_numpy_inference_equals_torch_on_1000_pairs() -> None:
 
 
 def _material_data(folder: Path, n: int) -> None:
-    """``n`` positions in the format of evolve.deepchess (packed bits, result, part, game) whose result a net can
+    """``n`` positions in the format of evolve.nets.deepchess (packed bits, result, part, game) whose result a net can
     learn from little data: a position of a short random game (4 to 19 plies) with 1 to 3 of Black's pieces (not
     the king) removed is a White win; its colour mirror, half the time, a Black win. Parts 60/20/20, balanced."""
     rng = np.random.default_rng(11)
@@ -344,7 +352,7 @@ def _material_data(folder: Path, n: int) -> None:
 
 def test_a_tiny_training_run_beats_chance_and_resumes(tmp_path: Path) -> None:
     _torch()
-    from evolve.cmprun import train_cmp
+    from evolve.nets.deepchess_run import train_cmp
 
     _material_data(tmp_path / "data", 1200)
     settings = TrainSettings(shape=CmpShape(pos2vec=(32,), top=(16,)), small=CmpShape(pos2vec=(8,), top=()),
@@ -379,7 +387,7 @@ def test_a_killed_training_resumes_to_the_same_weights(tmp_path: Path, keep_best
     killed, bit for bit: the pretraining decoder and Adam's moments (and the best epoch's weights, with
     keep_best) come back from the checkpoint."""
     _torch()
-    from evolve.cmprun import train_cmp
+    from evolve.nets.deepchess_run import train_cmp
     from organisms.net import read_net_file
 
     _material_data(tmp_path / "data", 600)
@@ -415,7 +423,7 @@ def test_keep_best_keeps_the_weights_of_the_best_validation_epoch(tmp_path: Path
     index), so the comparator kept from a long run at its best validation epoch E must equal, bit for bit, a run
     stopped after E epochs. A wide net on 300 positions overfits, so E comes before the last epoch."""
     _torch()
-    from evolve.cmprun import train_cmp
+    from evolve.nets.deepchess_run import train_cmp
     from organisms.net import read_net_file
 
     _material_data(tmp_path / "data", 300)

@@ -10,8 +10,8 @@ import chess
 import numpy as np
 
 from evolve.cli import build_parser
+from evolve.ga.run import RunSettings
 from evolve.players import make_evaluator
-from evolve.run import RunSettings
 from organisms import Organism, features
 from organisms.genome import DEFAULT_ENCODING, Gene, Genome, default_genome
 

@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 from deap import tools
 
-from evolve.dataset import load_dataset, split
-from evolve.fit import exact_fit
-from evolve.ga import (
+from evolve.data.dataset import load_dataset, split
+from evolve.ga.evolution import (
     Evolution,
     GASettings,
     GenerationRecord,
@@ -24,7 +23,8 @@ from evolve.ga import (
     mate_population,
     select_tournament,
 )
-from evolve.objectives import MentorError, ResultError, fit_k, sigmoid
+from evolve.ga.fit import exact_fit
+from evolve.ga.objectives import MentorError, ResultError, fit_k, sigmoid
 from mentor.labels import Label, LabelWriter
 from mentor.samplers import random_playouts
 from organisms import Organism, feature_matrix
@@ -251,7 +251,7 @@ def test_demo_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
     # The demo's labels are standard EPD, their provenance in the sidecar label's own schema.
     from mentor.labeller import BUILTIN_NAME
     from mentor.labels import read_sidecar
-    from search.provenance import mimic_version
+    from search.runtime.provenance import mimic_version
 
     for line in (out / "labels.epd").read_text().splitlines():
         chess.Board.from_epd(line)

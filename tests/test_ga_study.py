@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from evolve.cli import _ga_settings, build_parser
-from evolve.dataset import load_dataset
-from evolve.ga import RICH_DEFAULTS, Evolution, GASettings, integers_to_bits, mutate_genes
-from evolve.objectives import MentorError
-from evolve.run import RunSettings, evolve
+from evolve.data.dataset import load_dataset
+from evolve.ga.evolution import RICH_DEFAULTS, Evolution, GASettings, integers_to_bits, mutate_genes
+from evolve.ga.objectives import MentorError
+from evolve.ga.run import RunSettings, evolve
 from mentor.labels import Label, LabelWriter
 from mentor.samplers import random_playouts
 from organisms.expert import Expert

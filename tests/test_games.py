@@ -15,8 +15,8 @@ import chess
 import chess.pgn
 
 from evolve.players import PLAYERS
-from search.match import Opening, default_openings_path, load_openings, read_pgn_text
-from search.roundrobin import RoundRobinSettings, default_name, schedule
+from search.games.match import Opening, default_openings_path, load_openings, read_pgn_text
+from search.games.roundrobin import RoundRobinSettings, default_name, schedule
 
 from .conftest import mimic_command, sigkill_at_line
 
@@ -68,9 +68,9 @@ def test_default_names_are_readable_and_have_no_comma() -> None:
 def test_roundrobin_doctests() -> None:
     import doctest
 
-    import search.roundrobin
+    import search.games.roundrobin
 
-    failures, tried = doctest.testmod(search.roundrobin)
+    failures, tried = doctest.testmod(search.games.roundrobin)
     assert failures == 0 and tried >= 1
 
 

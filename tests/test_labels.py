@@ -23,14 +23,14 @@ import chess
 import pytest
 
 from evolve.cli import main
-from evolve.dataset import load_dataset
+from evolve.data.dataset import load_dataset
 from mentor.labeller import BUILTIN_NAME, LabelRun, MentorConfig, label_samples
 from mentor.labels import LegacyHeaderWarning, convert_legacy, provenance_lines, read_labels, read_sidecar
 from mentor.samplers import Sample
-from mentor.uci import UciEngine
-from search.epd import read_epd
-from search.pgn import read_games
-from search.provenance import describe, git_state, mimic_version
+from mentor.uci_client import UciEngine
+from search.formats.epd import read_epd
+from search.formats.pgn import read_games
+from search.runtime.provenance import describe, git_state, mimic_version
 
 from .conftest import DATA, mimic_command
 

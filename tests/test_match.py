@@ -19,7 +19,7 @@ import pytest
 
 from evolve.players import make_evaluator
 from search.conventions import result_points
-from search.match import (
+from search.games.match import (
     Adjudication,
     MatchSettings,
     Opening,
@@ -31,8 +31,8 @@ from search.match import (
     run_match,
     schedule,
 )
-from search.stats import elo, expected_score, los, pentanomial, sprt, sprt_bounds
-from search.suite import read_csv, run_suite, summarize, write_csv
+from search.games.stats import elo, expected_score, los, pentanomial, sprt, sprt_bounds
+from search.games.suite import read_csv, run_suite, summarize, write_csv
 
 from .conftest import mimic_command, sigkill_at_line
 

@@ -17,7 +17,7 @@ from mentor.labeller import MentorConfig, label_samples
 from mentor.labels import Label, LabelWriter, read_labels, repair_partial_line
 from mentor.samplers import Sample, SamplerOptions, collect, is_quiet, random_playouts
 from mentor.target import target
-from mentor.uci import parse_info
+from mentor.uci_client import parse_info
 from organisms import Expert
 from search import Engine, Limit
 from search.conventions import ce_from_mate_moves

@@ -1,4 +1,4 @@
-"""The move-probability net (organisms.movenet, evolve.movenet) and the search that uses it (@search=prob-net)."""
+"""The move-probability net (organisms.movenet, evolve.nets.movenet) and the search that uses it (@search=prob-net)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 import organisms.movenet
 from evolve.cli import main
-from evolve.movenet import MoveNetData, MoveTrainSettings, load_move_data, move_metrics, subset, train_move_net
+from evolve.nets.movenet import MoveNetData, MoveTrainSettings, load_move_data, move_metrics, subset, train_move_net
 from evolve.players import PLAYERS
 from organisms.movenet import (
     N_MOVE_FEATURES,
@@ -25,9 +25,9 @@ from organisms.movenet import (
 )
 from organisms.net import NetFileError, write_net_file
 from search.base import MATE, Limit, MovePolicy
-from search.players import EnginePlayer, make_player
+from search.players.player import EnginePlayer, make_player
+from search.players.spec import SpecError
 from search.prob import ProbEngine
-from search.spec import SpecError
 from search.uci import UciFrontEnd
 
 from .test_prob import ALL_MATES
@@ -259,7 +259,7 @@ def test_a_tiny_training_beats_the_uniform_distribution(tmp_path: Path, capsys: 
 
 def test_numpy_scores_equal_torch_on_1000_positions() -> None:
     torch = _torch()
-    from evolve.movenet import build_model, model_arrays
+    from evolve.nets.movenet import build_model, model_arrays
 
     data = load_move_data(LABELS, limit=1050)
     assert data.n >= 1000

@@ -12,9 +12,9 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from evolve.ga import Evolution, GASettings
-from evolve.moves import MATE_SCORE, extract_moves, load_moves, player_matches, resolve_child, split_by_game
-from evolve.objectives import MATE_FIXED, MoveAgreement
+from evolve.data.moves import MATE_SCORE, extract_moves, load_moves, player_matches, resolve_child, split_by_game
+from evolve.ga.evolution import Evolution, GASettings
+from evolve.ga.objectives import MATE_FIXED, MoveAgreement
 from mentor.target import quiet_leaf
 from organisms import Organism
 from organisms.features import bitboard_row, feature_names
@@ -207,9 +207,9 @@ def test_player_names_on_real_headers() -> None:
 def test_player_matches_doctests() -> None:
     import doctest
 
-    import evolve.moves
+    import evolve.data.moves
 
-    failures, tried = doctest.testmod(evolve.moves)
+    failures, tried = doctest.testmod(evolve.data.moves)
     assert tried >= 2 and failures == 0
 
 
@@ -315,7 +315,7 @@ def test_evolve_moves_command(tmp_path: Path) -> None:
 
 
 def test_init_file_is_validated_and_reencoded(tmp_path: Path) -> None:
-    from evolve.run import initial_chromosome
+    from evolve.ga.run import initial_chromosome
 
     paper_binary, paper, rich = layout_genome("paper", "binary"), layout_genome("paper"), layout_genome("rich")
     organism = Organism(paper_binary, paper_binary.random_bits(np.random.default_rng(1))[0])

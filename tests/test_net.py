@@ -1,5 +1,6 @@
 """The Giraffe-style evaluation net: numpy inference (organisms/net.py), the net: player, its training
-(evolve/net.py, evolve/tdleaf.py, mimic train-net). Torch tests skip, with the reason, where torch is missing."""
+(evolve/nets/giraffe.py, evolve/nets/tdleaf.py,
+mimic train-net). Torch tests skip, with the reason, where torch is missing."""
 
 from __future__ import annotations
 
@@ -14,12 +15,12 @@ import chess.pgn
 import numpy as np
 import pytest
 
-import evolve.tdleaf
+import evolve.nets.tdleaf
 from evolve.cli import main
 from evolve.players import PLAYERS
 from organisms.giraffe import GIRAFFE_FEATURE_VERSION, giraffe_matrix
 from organisms.net import NetEvaluator, NetFileError, read_net_file
-from search.spec import SpecError
+from search.players.spec import SpecError
 from tests.conftest import mimic_command
 
 REPO = Path(__file__).resolve().parent.parent
@@ -140,7 +141,7 @@ def test_net_plays_legal_moves_in_a_match(tmp_path: Path) -> None:
 
 def test_training_without_torch_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from evolve.net import require_torch
+    from evolve.nets.giraffe import require_torch
 
     monkeypatch.setitem(sys.modules, "torch", None)  # what Python does for a module that is not installed
     with pytest.raises(RuntimeError, match=r"pip install torch==2\.13\.0"):
@@ -154,7 +155,7 @@ def test_training_without_torch_says_how_to_install_it(monkeypatch: pytest.Monke
 
 def test_numpy_inference_equals_torch_on_1000_positions() -> None:
     torch = _torch()
-    from evolve.net import NetShape, build_model, evaluator
+    from evolve.nets.giraffe import NetShape, build_model, evaluator
     from mentor.labels import read_labels
 
     boards = [label.board for _, label in zip(range(1000), read_labels(LABELS), strict=False)]
@@ -173,12 +174,12 @@ def test_numpy_inference_equals_torch_on_1000_positions() -> None:
 
 
 def test_net_data_is_the_same_in_worker_processes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import evolve.net
-    from evolve.dataset import load_dataset
+    import evolve.nets.giraffe
+    from evolve.data.dataset import load_dataset
 
-    one = evolve.net.load_net_data(LABELS, limit=400, use_cache=False)
-    monkeypatch.setattr(evolve.net, "CHUNK", 100)  # four chunks of label lines for two workers
-    two = evolve.net.load_net_data(LABELS, limit=400, use_cache=False, n_jobs=2)
+    one = evolve.nets.giraffe.load_net_data(LABELS, limit=400, use_cache=False)
+    monkeypatch.setattr(evolve.nets.giraffe, "CHUNK", 100)  # four chunks of label lines for two workers
+    two = evolve.nets.giraffe.load_net_data(LABELS, limit=400, use_cache=False, n_jobs=2)
     np.testing.assert_array_equal(one.x, two.x)
     np.testing.assert_array_equal(one.y, two.y)
     assert (one.total, one.over_cap, one.mates) == (two.total, two.over_cap, two.mates) == (400, 34, 11)
@@ -193,7 +194,14 @@ def test_net_data_is_the_same_in_worker_processes(monkeypatch: pytest.MonkeyPatc
 
 def test_supervised_training_beats_trivial_predictions() -> None:
     _torch()
-    from evolve.net import NetShape, SupervisedSettings, baselines, build_model, load_net_data, train_supervised
+    from evolve.nets.giraffe import (
+        NetShape,
+        SupervisedSettings,
+        baselines,
+        build_model,
+        load_net_data,
+        train_supervised,
+    )
 
     data = load_net_data(LABELS, limit=400, use_cache=False)
     # The first 400 labels: 34 beyond the 1500 cp cap, 366 used, 20% (73) held out.
@@ -209,14 +217,14 @@ def test_supervised_training_beats_trivial_predictions() -> None:
 
 
 def test_td_targets_doctest() -> None:
-    assert doctest.testmod(evolve.tdleaf).failed == 0
+    assert doctest.testmod(evolve.nets.tdleaf).failed == 0
 
 
 def test_td_leaf_runs_resumes_and_changes_weights(tmp_path: Path) -> None:
     _torch()
-    from evolve.net import NetShape, build_model, model_arrays
-    from evolve.tdleaf import TDSettings, td_leaf
-    from search.match import default_openings_path, load_openings
+    from evolve.nets.giraffe import NetShape, build_model, model_arrays
+    from evolve.nets.tdleaf import TDSettings, td_leaf
+    from search.games.match import default_openings_path, load_openings
 
     openings = load_openings(default_openings_path())
     val = giraffe_matrix([chess.Board()], use_cache=False), np.zeros(1)
@@ -243,8 +251,8 @@ def test_td_leaf_runs_resumes_and_changes_weights(tmp_path: Path) -> None:
 
 
 def test_td_start_positions_from_a_game_set() -> None:
-    from evolve.tdleaf import start_position
-    from search.match import Opening
+    from evolve.nets.tdleaf import start_position
+    from search.games.match import Opening
 
     # A "game" of 1.e4 e5 2.Nf3: the start is after 0-3 of its moves, then one random move, so 1 to 4 plies in.
     game = Opening("g", chess.STARTING_FEN, ("e2e4", "e7e5", "g1f3"))

@@ -27,7 +27,7 @@ from organisms import (
     features,
 )
 from organisms.features import TEMPO, read_cached_features, write_cached_features
-from search.spec import SpecError
+from search.players.spec import SpecError
 
 
 def random_positions(seed: int, n: int) -> list[chess.Board]:

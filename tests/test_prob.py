@@ -16,7 +16,10 @@ import search.prob
 from evolve.players import PLAYERS, make_evaluator
 from organisms import Expert, Material
 from search import MATE, Engine, Limit, ProbEngine, make_engine
-from search.players import EnginePlayer, make_player
+from search.games.roundrobin import default_name
+from search.games.suite import run_suite
+from search.players.player import EnginePlayer, make_player
+from search.players.spec import SEARCHES, SpecError
 from search.prob import (
     EVEN_WEIGHT,
     HASH_WEIGHT,
@@ -26,9 +29,6 @@ from search.prob import (
     WINNING_WEIGHT,
     move_weights,
 )
-from search.roundrobin import default_name
-from search.spec import SEARCHES, SpecError
-from search.suite import run_suite
 from search.uci import UciFrontEnd
 
 from .conftest import mimic_command

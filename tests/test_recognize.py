@@ -14,7 +14,7 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from evolve.recognize import (
+from evolve.recognition.recognize import (
     Positions,
     extract_positions,
     group_sides,
@@ -39,7 +39,7 @@ NAMES = ("Alpha, Ann", "Beta, Bob")
 
 def one_ply_choice(board: chess.Board, organism: Organism) -> chess.Move:
     """The organism's 1-ply move: the first legal move whose child, resolved by the capture-only quiescence
-    the clones use, scores best for the mover (a mate first) — the choice rule of ``evolve.moves``."""
+    the clones use, scores best for the mover (a mate first) — the choice rule of ``evolve.data.moves``."""
     best, pick = None, None
     for move in board.legal_moves:
         child = board.copy(stack=False)
@@ -317,9 +317,9 @@ def test_the_split_has_no_game_in_two_parts(experiment: tuple[Path, subprocess.C
 def test_group_sides_doctests() -> None:
     import doctest
 
-    import evolve.recognize
+    import evolve.recognition.recognize
 
-    failures, tried = doctest.testmod(evolve.recognize)
+    failures, tried = doctest.testmod(evolve.recognition.recognize)
     assert tried >= 6 and failures == 0
     assert group_sides(["a"] * 5, 4) == [[0, 1, 2, 3]]
 
@@ -350,7 +350,7 @@ def test_a_player_without_games_is_one_line(folder: Path, games: Path) -> None:
 
 
 def test_positions_subset_keeps_children(folder: Path, games: Path) -> None:
-    from evolve.recognize import subset
+    from evolve.recognition.recognize import subset
 
     gs = read_game_set([games], ["Alpha", "Beta"])
     pos = extract_positions(gs, [0, 1, 2], SKIP, "paper", cache_dir=folder / "cache")
@@ -368,7 +368,7 @@ QUEEN_HANGS = "4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1"
 
 
 def test_centipawn_loss_of_a_hung_queen() -> None:
-    from evolve.recognize import CP_CAP, cp_histogram, cp_losses
+    from evolve.recognition.recognize import CP_CAP, cp_histogram, cp_losses
     from organisms import Expert
     from search.base import Limit
     from search.engine import Engine
@@ -402,8 +402,8 @@ def test_training_work_pickles_for_workers(folder: Path, games: Path) -> None:
     # --jobs > 1 sends (positions, rows, settings) to loky workers: everything must pickle and train the same.
     import pickle
 
-    from evolve.ga import GASettings
-    from evolve.recognize import _train_one
+    from evolve.ga.evolution import GASettings
+    from evolve.recognition.recognize import _train_one
 
     gs = read_game_set([games], ["Alpha", "Beta"])
     pos = extract_positions(gs, [0, 2, 4], SKIP, "paper", cache_dir=folder / "cache" / "features")
@@ -432,8 +432,8 @@ def test_resolved_sides_are_cached(folder: Path, games: Path) -> None:
 
 
 def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]) -> None:
-    from evolve.ga import GASettings
-    from evolve.recognize import TrainSettings, train
+    from evolve.ga.evolution import GASettings
+    from evolve.recognition.recognize import TrainSettings, train
 
     # 12 games of Alpha against Beta, and 6 where Beta's seat is taken by "Gamma": Alpha has 18 sides, Beta 12.
     extra = [chess.pgn.read_game(io.StringIO(str(g))) for g in made[12:18]]

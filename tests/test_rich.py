@@ -11,8 +11,8 @@ import chess
 import numpy as np
 import pytest
 
+from evolve.ga.run import RunSettings
 from evolve.players import make_evaluator
-from evolve.run import RunSettings
 from organisms import Organism, feature_matrix, features
 from organisms.features import (
     FEATURE_NAMES,
@@ -137,7 +137,7 @@ def test_organism_files_round_trip_and_name_their_layout(tmp_path: Path) -> None
 
 
 def test_run_settings_refuse_an_unknown_genome() -> None:
-    from evolve.ga import GASettings
+    from evolve.ga.evolution import GASettings
 
     with pytest.raises(ValueError, match="unknown genome layout 'huge'"):
         RunSettings(labels="x", out="y", ga=GASettings(), genome="huge")
@@ -182,7 +182,7 @@ def test_resume_with_another_genome_is_refused_in_one_line(tmp_path: Path) -> No
 
 
 def test_pst_boards_read_material_plus_mirrored_square_genes() -> None:
-    from evolve.report import expert_pst_boards, pst_boards
+    from evolve.ga.report import expert_pst_boards, pst_boards
 
     genome = rich_genome()
     w = np.zeros(len(genome.names))

@@ -18,8 +18,8 @@ import chess
 import numpy as np
 import pytest
 
-from evolve.ga import Evolution, GASettings
-from evolve.objectives import MentorError
+from evolve.ga.evolution import Evolution, GASettings
+from evolve.ga.objectives import MentorError
 from mentor.samplers import random_playouts
 from organisms.genome import default_genome
 
@@ -34,8 +34,8 @@ GA_DRIVER = """
 import sys
 from pathlib import Path
 import numpy as np
-from evolve.ga import Evolution, GASettings, checkpoint_exists
-from evolve.objectives import MentorError
+from evolve.ga.evolution import Evolution, GASettings, checkpoint_exists
+from evolve.ga.objectives import MentorError
 from organisms.genome import default_genome
 
 checkpoint, generations, out = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evolve import cache as label_cache
-from evolve.cache import read_cached_labels, resolve_labels, write_cached_labels
-from evolve.dataset import load_dataset
-from evolve.fit import fit_l1, fit_l1_irls
+from evolve.data import cache as label_cache
+from evolve.data.cache import read_cached_labels, resolve_labels, write_cached_labels
+from evolve.data.dataset import load_dataset
+from evolve.ga.fit import fit_l1, fit_l1_irls
 from mentor.labels import read_labels
 from mentor.target import target_with_plies
 from organisms.features import bitboard_row, feature_matrix, write_cached_features
@@ -200,7 +200,7 @@ def test_bounded_least_squares_on_the_normal_equations_equals_bvls_on_the_rows(
     # normal equations: same weights to rounding, so the same squared error to 1e-9 relative.
     from scipy.optimize import lsq_linear
 
-    from evolve.fit import fit_l2
+    from evolve.ga.fit import fit_l2
     from organisms.genome import default_genome
 
     g = default_genome()

@@ -39,7 +39,7 @@ from organisms import Expert, Material
 from organisms.expert import EXPERT_WEIGHTS
 from search import MATE, Engine, Limit
 from search.base import MATE_BOUND, Evaluator
-from search.epd import read_epd
+from search.formats.epd import read_epd
 
 ROOT = Path(__file__).resolve().parent.parent
 INF = MATE + 1

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from evolve.ga import GASettings
-from evolve.run import RunSettings
+from evolve.ga.evolution import GASettings
+from evolve.ga.run import RunSettings
 from mentor.labeller import MentorConfig
 from mentor.samplers import SamplerOptions
 from search import Limit
-from search.match import Adjudication, MatchSettings, TimeControl
+from search.games.match import Adjudication, MatchSettings, TimeControl
 
 
 @pytest.mark.parametrize(("cls", "positional", "keywords"), [

@@ -25,7 +25,7 @@ from search.conventions import (
     to_ce,
     to_engine_score,
 )
-from search.spec import PlayerKind, PlayerRegistry, PlayerSpec, SpecError
+from search.players.spec import PlayerKind, PlayerRegistry, PlayerSpec, SpecError
 
 
 def test_conventions_doctests() -> None:

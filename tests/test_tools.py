@@ -10,7 +10,7 @@ from types import ModuleType
 
 import chess
 
-from search.suite import SuiteRow, write_csv
+from search.games.suite import SuiteRow, write_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,6 +1,6 @@
-"""``mimic tournament``: the joint rating fit (search.ratings) on hand-derived cases, and real short runs.
+"""``mimic tournament``: the joint rating fit (search.games.ratings) on hand-derived cases, and real short runs.
 
-Expected ratings are derived by hand from the model of :mod:`search.ratings`: a player of rating ``r``
+Expected ratings are derived by hand from the model of :mod:`search.games.ratings`: a player of rating ``r``
 scores ``E(d) = 1 / (1 + 10^(−d/400))`` against one of rating ``r − d``, a draw counts half, and the
 maximum-likelihood ratings make every player's expected points equal to its points.
 """
@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from search.match import Opening, read_pgn_text
-from search.ratings import GameRecord, RatingError, fit_ratings, rate, tally
-from search.roundrobin import RoundRobinSettings, schedule
-from search.stats import elo as match_elo
+from search.games.match import Opening, read_pgn_text
+from search.games.ratings import GameRecord, RatingError, fit_ratings, rate, tally
+from search.games.roundrobin import RoundRobinSettings, schedule
+from search.games.stats import elo as match_elo
 
 from .conftest import mimic_command
 
@@ -131,8 +131,8 @@ def test_the_anchor_shifts_every_rating() -> None:
 
 def test_the_intervals_do_not_depend_on_the_order_games_finished_in() -> None:
     from evolve.tournament import rate_games
-    from search.match import GameResult
-    from search.roundrobin import RoundRobinSummary
+    from search.games.match import GameResult
+    from search.games.roundrobin import RoundRobinSummary
 
     rng = np.random.default_rng(5)
     games = [GameResult(f"{p + 1}.{o}.{g}", *(("A", "B"), ("A", "C"), ("B", "C"))[p][::1 if g == 1 else -1],

@@ -7,7 +7,7 @@ Three parts, every number counted here from the files the run wrote (nothing cop
 - **Learning by playing**: for each curve (a ``learning/NAME-block-NN.pgn`` series: one match of the pure
   DeepRed player against a fixed opponent per block, learning with ``--learn``), DeepRed's score per block, the
   mover's view, with a 95% Wilson interval (the upper bound is one minus the lower bound of the opponent's score,
-  :func:`search.book.wilson_lower`), drawn in ``learning.png``. The goal: the last block's interval lies above the
+  :func:`search.book.tree.wilson_lower`), drawn in ``learning.png``. The goal: the last block's interval lies above the
   first block's.
 - **The champions' book**: the import's log line, the file's size, and how deep the book reaches: from the start
   position, the positions reachable through moves seen in at least ``--min`` games (the book player's
@@ -28,8 +28,8 @@ import chess
 import chess.pgn
 from match_table import section  # tools/, beside this script
 
-from search.book import Book, wilson_lower
-from search.provenance import describe
+from search.book.tree import Book, wilson_lower
+from search.runtime.provenance import describe
 
 BLOCK_RE = re.compile(r"(?P<curve>.+)-block-(?P<k>\d+)\.pgn$")
 
@@ -116,7 +116,7 @@ def book_depth(path: Path, min_games: int, max_ply: int = 400) -> list[int]:
     A breadth-first walk over the stored edges (parent key, child key), White's table at even plies and
     Black's at odd ones. A position counts once, at the first ply it is reached: games repeated in the
     collection that shuffle pieces back and forth would otherwise keep the walk going for ever."""
-    from search.book import position_key
+    from search.book.tree import position_key
 
     counts: list[int] = []
     start = position_key(chess.Board())

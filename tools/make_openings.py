@@ -26,9 +26,9 @@ from pathlib import Path
 import chess
 
 from mentor.labeller import find_stockfish
-from mentor.uci import UciEngine
-from search.pgn import read_games
-from search.provenance import provenance
+from mentor.uci_client import UciEngine
+from search.formats.pgn import read_games
+from search.runtime.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from search.provenance import describe
+from search.runtime.provenance import describe
 
 KEEP = ("Score of", "Elo difference", "Pentanomial")
 

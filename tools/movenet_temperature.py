@@ -4,7 +4,7 @@
 
 For each temperature: the mean entropy of the distribution over the legal moves (nats: how selective a
 probability-limited search it drives), the mean log-likelihood and the top-1 accuracy of the mentor's move
-(:func:`evolve.movenet.move_metrics`); then the same for the search's static heuristic and the uniform
+(:func:`evolve.nets.movenet.move_metrics`); then the same for the search's static heuristic and the uniform
 distribution. Top-1 does not change with the temperature (the ranking is the same).
 """
 
@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-from evolve.movenet import load_move_data, move_metrics
+from evolve.nets.movenet import load_move_data, move_metrics
 from organisms.movenet import MoveNet
 
 

@@ -3,8 +3,8 @@
     python tools/validation_summary.py
 
 Every number comes from those files, read by the library's own readers: match records are recounted from
-the PGNs by ``search.match.rounds_in_pgn`` and ``MatchSummary`` (rounds k.1 have player A as White; Elo
-and intervals from ``search.stats``), suite counts from the CSVs by ``search.suite.read_csv``.
+the PGNs by ``search.games.match.rounds_in_pgn`` and ``MatchSummary`` (rounds k.1 have player A as White; Elo
+and intervals from ``search.games.stats``), suite counts from the CSVs by ``search.games.suite.read_csv``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from search.match import MatchSummary, rounds_in_pgn
-from search.provenance import describe
-from search.suite import SuiteSummary, read_csv, summarize
+from search.games.match import MatchSummary, rounds_in_pgn
+from search.games.suite import SuiteSummary, read_csv, summarize
+from search.runtime.provenance import describe
 
 ROOT = Path(__file__).resolve().parent.parent
 V = ROOT / "results" / "validation"

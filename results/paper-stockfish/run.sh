@@ -3,7 +3,7 @@
 # labels.epd.json, plus the depth and encoding studies beside it (depth.md, encoding.md).
 # From the repository root: bash results/paper-stockfish/run.sh   (needs .venv from `make test`, Stockfish)
 # Re-running with today's code gives the same labels (Stockfish 15.1, Threads=1, cleared hash, fixed depth) and the
-# same GA; the exact L1 fit is now solved by IRLS above 2,000 rows (evolve.fit.LP_MAX_ROWS), which may move its
+# same GA; the exact L1 fit is now solved by IRLS above 2,000 rows (evolve.ga.fit.LP_MAX_ROWS), which may move its
 # figure in the second decimal.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,0 +1,115 @@
+"""From a label file to the arrays the GA and the exact fits work on.
+
+Each label becomes its target position (:mod:`mentor.target`: the quiet leaf of the mentor's PV by
+default) with the mentor's score from that position's side to move (centipawns), the game result from
+the same side's view when the label carries ``c9`` (1 win, 0.5 draw, 0 loss), and the number of plies
+to the game's end. Features are parsed, resolved and extracted once
+(in parallel) and cached on disk (:mod:`evolve.data.cache`). Labels whose ``|ce|``
+exceeds the cap (mates included) are left out and counted. A fixed share is held out: it is never
+sampled for fitness, and its error is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from evolve.data.cache import resolve_labels
+from mentor.labels import DEFAULT_CAP, label_lines
+from organisms.features import feature_matrix
+from search.runtime.workers import pool_options
+
+T = TypeVar("T")
+
+
+@dataclass
+class Dataset:
+    """Rows are labelled positions that passed the cap. ``y`` is centipawns, target side to move."""
+
+    features: np.ndarray  # (N, P) float64
+    y: np.ndarray  # (N,) mentor score at the target
+    result: np.ndarray  # (N,) 1 / 0.5 / 0 for the target's side to move; NaN when unknown
+    plies_to_end: np.ndarray  # (N,) NaN when unknown
+    train: np.ndarray  # row indices used for fitness
+    held: np.ndarray  # row indices never sampled
+    source: str = ""
+    target: str = "leaf"
+    total: int = 0
+    over_cap: int = 0
+    mates: int = 0
+    malformed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.y)
+
+    def describe(self) -> str:
+        return (f"{self.total} labels in {self.source}: {self.n} used ({len(self.train)} training, "
+                f"{len(self.held)} held out), {self.over_cap} beyond the cap left out ({self.mates} of them "
+                f"mates), {self.malformed} malformed lines skipped; target: {self.target}")
+
+
+    def malformed_report(self, limit: int = 5) -> list[str]:
+        """For the console: how many label lines were skipped as malformed, and the first ``limit``
+        of them as ``FILE:LINE: reason`` (empty when none were)."""
+        if not self.malformed:
+            return []
+        more = f" (first {limit} shown)" if self.malformed > limit else ""
+        return [f"{self.source}: {self.malformed} malformed label lines skipped{more}:",
+                *(f"  {e}" for e in self.errors[:limit])]
+
+
+def map_label_chunks(path: str | Path, work: Callable[..., T], *args: Any, chunk: int, n_jobs: int = 1,
+                     limit: int | None = None, errors: list[str] | None = None) -> tuple[list[T], int]:
+    """``work(str(path), lines, *args)`` on every ``chunk`` label lines of ``path`` (the first ``limit``), in
+    ``n_jobs`` worker processes (``-1``: every core), in file order; the results and the number of lines read.
+    Lines that are not labels are appended to ``errors`` as ``FILE:LINE: reason``."""
+    sink = errors if errors is not None else []
+    lines = list(label_lines(path, on_error=lambda e: sink.append(f"{path}:{e.line_no}: {e.reason}")))
+    if limit is not None:
+        lines = lines[:limit]
+    chunks = [lines[i:i + chunk] for i in range(0, len(lines), chunk)]
+    if n_jobs == 1 or len(chunks) <= 1:
+        return [work(str(path), c, *args) for c in chunks], len(lines)
+    from joblib import delayed
+
+    from search.runtime.workers import parallel
+
+    return list(parallel(n_jobs)(delayed(work)(str(path), c, *args) for c in chunks)), len(lines)
+
+
+def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A seeded random split of ``range(n)`` into (training, held-out) index arrays, each sorted."""
+    if not 0.0 <= held_out < 1.0:
+        raise ValueError("the held-out share must be within [0, 1)")
+    perm = np.random.default_rng([seed, 0x5EED]).permutation(n)
+    k = round(n * held_out)
+    return np.sort(perm[k:]), np.sort(perm[:k])
+
+
+def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
+                 seed: int = 0, n_jobs: int = 1, cache_dir: str | Path | None = None,
+                 use_cache: bool = True, layout: str = "paper") -> Dataset:
+    """Read ``path``, resolve targets, extract the features of ``layout`` (``paper`` or ``rich``, see
+    ``organisms.features.feature_names``), and split; see the module docstring.
+
+    The resolved labels are cached by :func:`evolve.data.cache.resolve_labels` (keyed by the file's bytes,
+    the target mode and the cap) and the features by :func:`organisms.features.feature_matrix` (keyed by
+    the target positions and the feature set's version). ``cache_dir`` holds the feature cache, and the
+    label cache in its ``labels/`` folder (default: ``$MIMIC_CACHE``, see ``default_cache_dir``).
+    """
+    resolved = resolve_labels(path, target, cap, n_jobs=n_jobs, use_cache=use_cache,
+                              cache_dir=Path(cache_dir) / "labels" if cache_dir is not None else None)
+    if not len(resolved.y):
+        raise ValueError(f"{path}: no usable labels (of {resolved.total}, {resolved.over_cap} beyond the cap of "
+                         f"{cap} cp)")
+    matrix = feature_matrix(resolved.rows, n_jobs=n_jobs, cache_dir=cache_dir, use_cache=use_cache,
+                            parallel_options=pool_options(), layout=layout)
+    train, held = split(len(resolved.y), held_out, seed)
+    return Dataset(matrix.astype(np.float64), resolved.y, resolved.result, resolved.plies, train, held, str(path),
+                   target, resolved.total, resolved.over_cap, resolved.mates, resolved.malformed, resolved.errors)

@@ -1,0 +1,256 @@
+"""``mimic train-cmp``: Pos2Vec pretraining, the siamese comparator and its distilled copy; their files.
+
+The run writes into its folder:
+
+- ``checkpoint.npz``: every weight so far, the running phase's optimizer state (and pretraining decoder) and the
+  curves (header), after every epoch of every phase; ``--resume`` continues from it exactly: every epoch's pairs
+  are seeded by its number, so a resumed run ends with the weights an uninterrupted one would (the header also
+  keeps the wall time so far, summed over resumed runs);
+- ``cmp.npz``: the comparator (:func:`organisms.comparator.save_comparator`; header: widths, bits version,
+  settings, curves, accuracies, speed, provenance), played with ``cmp:DIR/cmp.npz``;
+- ``cmp-small.npz``: the distilled comparator, played with ``cmp:DIR/cmp-small.npz`` (not with
+  ``distill_epochs`` 0: no distillation, only the comparator is written and reported);
+- ``summary.md`` and ``curve.png`` (reconstruction loss per pretraining epoch; pair accuracy per epoch).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from evolve.nets.deepchess import (
+    PARTS,
+    CmpData,
+    Curves,
+    PhaseState,
+    TrainSettings,
+    build_model,
+    comparator,
+    distill,
+    load_arrays,
+    load_positions,
+    model_arrays,
+    pair_accuracy,
+    pretrain,
+    train_pairs,
+    validation_pairs,
+)
+from evolve.nets.giraffe import require_torch
+from organisms.comparator import ComparatorNet, make_header, save_comparator
+from organisms.net import read_net_file
+from search.base import Limit
+from search.compare import CompareEngine
+from search.runtime.provenance import describe, provenance
+
+SPEED_FENS = ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+              "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+              "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1")
+"""Positions of the speed measurement (an opening, a middle game, an endgame)."""
+SPEED_NODES = 3000
+
+
+@dataclass
+class CmpOutcome:
+    curves: Curves
+    accuracy: dict[str, float]
+    speed: dict[str, float]
+    path: Path
+    small_path: Path | None
+    """None when ``distill_epochs`` is 0 (nothing distilled)."""
+    seconds: float
+    """Wall time of the training (pretraining to the accuracies; not the speed measurement), summed over resumed
+    runs."""
+
+
+def _settings_dict(s: TrainSettings) -> dict[str, Any]:
+    d = asdict(s)
+    for k in ("shape", "small"):
+        d[k] = {"pos2vec": list(getattr(s, k).pos2vec), "top": list(getattr(s, k).top)}
+    return d
+
+
+def search_speed(net: ComparatorNet, nodes: int = SPEED_NODES) -> dict[str, float]:
+    """Nodes and comparisons per second of the comparison search with ``net`` (fresh caches), over
+    :data:`SPEED_FENS` at ``nodes`` nodes each."""
+    fresh = ComparatorNet(net.arrays, net.header, net.source)
+    engine = CompareEngine(fresh, hash_mb=8)
+    n = c = 0
+    start = time.perf_counter()
+    for fen in SPEED_FENS:
+        engine.new_game()
+        r = engine.search(chess.Board(fen), Limit(nodes=nodes))
+        n += r.nodes
+    seconds = time.perf_counter() - start
+    c = fresh.comparisons
+    return {"nodes_per_second": n / seconds, "comparisons_per_second": c / seconds, "seconds": seconds}
+
+
+def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str = "", *, resume: bool = False,
+              report: Callable[[str], None] | None = None, measure_speed: bool = True) -> CmpOutcome:
+    """The whole training (module docstring). ``FileExistsError`` when ``out_dir`` holds a run and ``resume`` is
+    false; ``ValueError`` for unusable data; ``RuntimeError`` without torch."""
+    torch = require_torch()
+    torch.set_num_threads(1)
+    say = report or (lambda _line: None)
+    out = Path(out_dir)
+    ck = out / "checkpoint.npz"
+    if ck.exists() and not resume:
+        raise FileExistsError(f"{out}: holds a comparator training run (use --resume to continue it)")
+    data = load_positions(data_dir)
+    counts = {name: int((data.part == i).sum()) for i, name in enumerate(PARTS)}
+    say(f"{len(data.result)} positions in {data.source}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    big = build_model(settings.shape, settings.seed)
+    small = build_model(settings.small, settings.seed + 1)
+    curves = Curves()
+    state = PhaseState()
+    earlier = 0.0
+    if resume and ck.exists():
+        arrays, header = read_net_file(ck)
+        load_arrays(big, arrays, "big_")
+        load_arrays(small, arrays, "small_")
+        curves = Curves(**header["curves"])
+        earlier = float(header.get("seconds", 0.0))
+        state = PhaseState(str(header.get("phase", "")),
+                           {k.removeprefix("phase_"): v for k, v in arrays.items() if k.startswith("phase_")})
+        say(f"resuming from {ck}: {len(curves.pretrain)} pretraining, {len(curves.compare)} comparator and "
+            f"{len(curves.distill)} distillation epochs done")
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+
+    def seconds() -> float:
+        return earlier + time.perf_counter() - start
+
+    def save() -> None:
+        arrays: dict[str, Any] = {**model_arrays(big, "big_"), **model_arrays(small, "small_"),
+                                  **{f"phase_{k}": v for k, v in state.arrays.items()}}
+        tmp = ck.with_name("checkpoint.tmp.npz")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, header=np.array(json.dumps({"curves": asdict(curves), "settings": _settings_dict(settings),
+                                                  "seconds": seconds(), "phase": state.tag})),
+                     **arrays)
+        tmp.replace(ck)
+
+    train_x = data.bits[data.part == 0]
+    if not len(train_x):
+        raise ValueError(f"{data.source}: no training positions")
+    pretrain(big, train_x, settings, curves, state, save, say)
+    val = validation_pairs(data, 1, settings.seed)
+    test = validation_pairs(data, 2, settings.seed)
+    train_pairs(big, data, settings, curves, val, state, save, say, settings.shape)
+    teacher = comparator(big, settings.shape)
+    nets = {"big": teacher}
+    if settings.distill_epochs:
+        distill(small, teacher, data, settings, curves, val, state, save, say)
+        nets["small"] = comparator(small, settings.small)
+    accuracy = {"validation_pairs": float(len(val[0])), "test_pairs": float(len(test[0]))}
+    for name, net in nets.items():
+        accuracy[f"{name}_validation"] = pair_accuracy(net, data, val)
+        accuracy[f"{name}_test"] = pair_accuracy(net, data, test)
+    took = seconds()
+    speed: dict[str, float] = {}
+    if measure_speed:
+        for name, net in nets.items():
+            for k, v in search_speed(net).items():
+                speed[f"{name}_{k}"] = v
+    common = {"training": _settings_dict(settings), "data": data.source, "command": command,
+              "curves": asdict(curves), "accuracy": accuracy, "speed": speed, "seconds": round(took, 1),
+              "provenance": provenance()}
+    path, small_path = out / "cmp.npz", (out / "cmp-small.npz" if "small" in nets else None)
+    save_comparator(path, model_arrays(big), make_header(settings.shape.tower, settings.shape.head, role="comparator",
+                                                         **common))
+    if small_path is not None:
+        save_comparator(small_path, model_arrays(small),
+                        make_header(settings.small.tower, settings.small.head, role="distilled", teacher=path.name,
+                                    **common))
+    outcome = CmpOutcome(curves, accuracy, speed, path, small_path, took)
+    plot_curves(out / "curve.png", curves)
+    (out / "summary.md").write_text("\n".join(summary_lines(data, settings, outcome, command)) + "\n")
+    return outcome
+
+
+NET_LABELS = (("big", "comparator"), ("small", "distilled"))
+"""The nets' keys in the accuracy and speed tables, and their names in the summary."""
+
+
+def summary_lines(data: CmpData, s: TrainSettings, o: CmpOutcome, command: str) -> list[str]:
+    a, sp = o.accuracy, o.speed
+    paper = "773-600-400-200-100, top 200-400-200-100-2"
+    lines = [f"# DeepChess comparator trained on {data.source}", "",
+             f"Command: `{command}`" if command else "", f"Code: {describe()}", "",
+             f"Data: {len(data.result)} positions; " + ", ".join(
+                 f"{int((data.part == i).sum())} {n}" for i, n in enumerate(PARTS)) + ".", "",
+             "## Nets", "",
+             f"- comparator (`{o.path.name}`): Pos2Vec {'-'.join(map(str, s.shape.tower))}, top "
+             f"{'-'.join(map(str, s.shape.head))} (the paper's: {paper});",
+             (f"- distilled (`{o.small_path.name}`): Pos2Vec {'-'.join(map(str, s.small.tower))}, top "
+              f"{'-'.join(map(str, s.small.head))}." if o.small_path else "- none distilled (0 distillation epochs)."),
+             "",
+             f"Pretraining {s.ae_epochs} epochs a layer; comparator {s.epochs} epochs (Adam lr {s.lr:g}, x{s.decay:g} "
+             f"an epoch, batch {s.batch})"
+             + (f", kept at epoch {o.curves.best_compare_epoch()}, the best validation accuracy (so the validation "
+                "accuracy below is no longer held out: the test accuracy is)"
+                if s.keep_best else ", the last epoch kept")
+             + f"; distillation {s.distill_epochs} epochs; seed {s.seed}.", "",
+             f"Wall time of the training: {o.seconds:.0f} s (summed over resumed runs; the speed measurement "
+             "excluded).", "",
+             "## Pair accuracy (one pair per White-win position, random order)", "",
+             "| net | validation | test |", "|---|---|---|",
+             *(f"| {label} | {a[f'{name}_validation']:.3f} | {a[f'{name}_test']:.3f} |"
+               for name, label in NET_LABELS if f"{name}_test" in a), "",
+             f"{int(a['validation_pairs'])} validation pairs, {int(a['test_pairs'])} test pairs; chance is 0.5."]
+    if sp:
+        lines += ["", f"## Speed (comparison search, {SPEED_NODES} nodes on each of {len(SPEED_FENS)} positions, "
+                      "one core)", "", "| net | nodes/s | comparisons/s |", "|---|---|---|"]
+        lines += [f"| {label} | {sp[f'{name}_nodes_per_second']:.0f} | {sp[f'{name}_comparisons_per_second']:.0f} |"
+                  for name, label in NET_LABELS if f"{name}_nodes_per_second" in sp]
+    lines += ["", "## Curves", "", "| pretraining layer | epoch | reconstruction loss |", "|---|---|---|"]
+    lines += [f"| {int(r[0]) + 1} | {int(r[1])} | {r[2]:.4f} |" for r in o.curves.pretrain]
+    lines += ["", "| comparator epoch | loss | training accuracy | validation accuracy |", "|---|---|---|---|"]
+    lines += [f"| {int(r[0])} | {r[1]:.4f} | {r[2]:.3f} | {r[3]:.3f} |" for r in o.curves.compare]
+    lines += ["", "| distillation epoch | loss | validation accuracy | agreement with the comparator |",
+              "|---|---|---|---|"]
+    lines += [f"| {int(r[0])} | {r[1]:.4f} | {r[2]:.3f} | {r[3]:.3f} |" for r in o.curves.distill]
+    return lines
+
+
+def plot_curves(path: Path, curves: Curves) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), dpi=120)
+    ax = axes[0]
+    for layer in sorted({int(r[0]) for r in curves.pretrain}):
+        rows = [r for r in curves.pretrain if int(r[0]) == layer]
+        ax.plot([r[1] for r in rows], [r[2] for r in rows], marker="o", label=f"layer {layer + 1}")
+    ax.set_xlabel("pretraining epoch")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("reconstruction loss")
+    ax.set_title("Pos2Vec layer-wise pretraining")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    ax = axes[1]
+    if curves.compare:
+        ax.plot([r[0] for r in curves.compare], [r[2] for r in curves.compare], label="comparator, training")
+        ax.plot([r[0] for r in curves.compare], [r[3] for r in curves.compare], label="comparator, validation")
+    if curves.distill:
+        ax.plot([r[0] for r in curves.distill], [r[2] for r in curves.distill], label="distilled, validation")
+    ax.axhline(0.5, color="black", linestyle="--", linewidth=1, label="chance")
+    ax.set_xlabel("epoch")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("pair accuracy")
+    ax.set_title("siamese comparator")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

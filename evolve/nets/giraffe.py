@@ -1,0 +1,254 @@
+"""Training the Giraffe-style evaluation net (torch, the optional extra ``nets``): the model, its data, the
+supervised bootstrap.
+
+torch is imported lazily, only here and in :mod:`evolve.nets.tdleaf` (:func:`require_torch` says how to install
+it); the net it trains is written with :func:`organisms.net.save_net` and played by
+:class:`organisms.net.NetEvaluator` with numpy alone. The model mirrors that evaluator exactly: three group
+layers (each a ``Linear`` over its own feature columns), ReLU, a fully connected hidden layer, ReLU, one
+linear output in pawns (``scale`` = 100 cp per unit), side to move's view.
+
+**Data** (:func:`load_net_data`): a label file read as the organism GA reads it (:mod:`evolve.data.dataset`): each
+label's target position (by default the quiet leaf of the mentor's PV, :mod:`mentor.target`) with the
+mentor's score from that position's side to move, labels beyond the cap left out, and the same seeded split
+(:func:`evolve.data.dataset.split`), so the held-out rows, and the held-out error (mean absolute error in
+centipawns), are the organism's for the same file, cap and seed. Features: :func:`organisms.giraffe_matrix`
+(cached on disk).
+
+**Bootstrap** (:func:`train_supervised`): Adam on the mean absolute error in pawns (the organism's metric),
+minibatches, one row of the error curve per epoch (training and held-out MAE, centipawns).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evolve.data.dataset import map_label_chunks, split
+from mentor.labels import DEFAULT_CAP, parse_labels
+from mentor.target import target
+from organisms.giraffe import giraffe_matrix, giraffe_row
+from organisms.net import (
+    ARRAY_NAMES,
+    DEFAULT_HIDDEN,
+    DEFAULT_SCALE,
+    DEFAULT_UNITS,
+    GROUPS,
+    NetEvaluator,
+    make_header,
+)
+from search.conventions import ce_is_mate
+from search.runtime.workers import pool_options
+
+TORCH_VERSION = "2.13.0"
+INSTALL_HINT = f"pip install torch=={TORCH_VERSION}"
+
+
+def require_torch() -> Any:
+    """The ``torch`` module, or a :class:`RuntimeError` that says how to install it."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise RuntimeError(f"training a net needs torch, the optional extra 'nets': {INSTALL_HINT} "
+                           f"(then pip install -e '.[nets]')") from exc
+    return torch
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetShape:
+    """The architecture: first-layer units per feature group (global, piece, square), hidden units, scale."""
+
+    units: tuple[int, int, int] = DEFAULT_UNITS
+    hidden: int = DEFAULT_HIDDEN
+    scale: float = DEFAULT_SCALE
+
+
+def build_model(shape: NetShape, seed: int = 0) -> Any:
+    """A freshly initialised torch model of ``shape`` (torch's default init, seeded)."""
+    torch = require_torch()
+    nn = torch.nn
+
+    class GiraffeNet(nn.Module):  # type: ignore[name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.groups = nn.ModuleList([nn.Linear(hi - lo, u) for (_, lo, hi), u in
+                                         zip(GROUPS, shape.units, strict=True)])
+            self.hidden = nn.Linear(sum(shape.units), shape.hidden)
+            self.out = nn.Linear(shape.hidden, 1)
+
+        def forward(self, x: Any) -> Any:
+            h = torch.cat([layer(x[:, lo:hi]) for layer, (_, lo, hi) in zip(self.groups, GROUPS, strict=True)],
+                          dim=1)
+            h = torch.relu(self.hidden(torch.relu(h)))
+            return self.out(h)[:, 0]
+
+    torch.manual_seed(seed)
+    return GiraffeNet()
+
+
+def model_arrays(model: Any) -> dict[str, np.ndarray]:
+    """The model's weights as the net file's arrays (weight matrices transposed to (inputs, units))."""
+    out: dict[str, np.ndarray] = {}
+    for layer, (name, _, _) in zip(model.groups, GROUPS, strict=True):
+        out[f"w_{name}"] = layer.weight.detach().numpy().T.astype(np.float32)
+        out[f"b_{name}"] = layer.bias.detach().numpy().astype(np.float32)
+    out["w_hidden"] = model.hidden.weight.detach().numpy().T.astype(np.float32)
+    out["b_hidden"] = model.hidden.bias.detach().numpy().astype(np.float32)
+    out["w_out"] = model.out.weight.detach().numpy().T.astype(np.float32)
+    out["b_out"] = model.out.bias.detach().numpy().astype(np.float32)
+    return {n: np.ascontiguousarray(out[n]) for n in ARRAY_NAMES}
+
+
+def load_arrays(model: Any, arrays: dict[str, np.ndarray]) -> None:
+    """Set the model's weights from net-file arrays (the inverse of :func:`model_arrays`)."""
+    torch = require_torch()
+    with torch.no_grad():
+        for layer, (name, _, _) in zip(model.groups, GROUPS, strict=True):
+            layer.weight.copy_(torch.from_numpy(np.ascontiguousarray(arrays[f"w_{name}"].T)))
+            layer.bias.copy_(torch.from_numpy(arrays[f"b_{name}"]))
+        model.hidden.weight.copy_(torch.from_numpy(np.ascontiguousarray(arrays["w_hidden"].T)))
+        model.hidden.bias.copy_(torch.from_numpy(arrays["b_hidden"]))
+        model.out.weight.copy_(torch.from_numpy(np.ascontiguousarray(arrays["w_out"].T)))
+        model.out.bias.copy_(torch.from_numpy(arrays["b_out"]))
+
+
+def evaluator(model: Any, shape: NetShape, **header: Any) -> NetEvaluator:
+    """The numpy evaluator of the model's current weights (what the engine plays with)."""
+    return NetEvaluator(model_arrays(model), make_header(shape.units, shape.hidden, shape.scale, **header))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Data.
+
+
+@dataclass
+class NetData:
+    """Labelled target positions: Giraffe features ``x`` (N, 363) float32, mentor scores ``y`` (N,) cp from
+    the target's side to move, and the organism's split (``train``, ``held`` row indices)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    train: np.ndarray
+    held: np.ndarray
+    source: str = ""
+    total: int = 0
+    over_cap: int = 0
+    mates: int = 0
+    malformed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        return (f"{self.total} labels in {self.source}: {len(self.y)} used ({len(self.train)} training, "
+                f"{len(self.held)} held out), {self.over_cap} beyond the cap left out ({self.mates} of them "
+                f"mates), {self.malformed} malformed lines skipped")
+
+
+CHUNK = 5000
+"""Label lines per worker task when the targets are resolved in parallel."""
+
+
+def _resolve_chunk(path: str, lines: list[tuple[int, str]], target_mode: str, cap: int
+                   ) -> tuple[np.ndarray, np.ndarray, list[int], list[str]]:
+    """Parse one chunk of label lines and resolve their targets: (giraffe rows, scores, counts, errors)."""
+    rows, ys, errors = [], [], []
+    total = over = mates = 0
+    for label in parse_labels(lines, path, lambda err: errors.append(f"{path}:{err.line_no}: {err.reason}")):
+        total += 1
+        if abs(label.ce) > cap:
+            over += 1
+            mates += ce_is_mate(label.ce)
+            continue
+        board, score = target(label, target_mode)
+        rows.append(giraffe_row(board))
+        ys.append(score)
+    return (np.array(rows, dtype=np.uint64).reshape(-1, 10), np.array(ys, dtype=np.float64), [total, over, mates],
+            errors)
+
+
+def load_net_data(path: str | Path, target_mode: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
+                  seed: int = 0, n_jobs: int = 1, use_cache: bool = True,
+                  limit: int | None = None) -> NetData:
+    """Read ``path`` (see the module docstring); ``limit`` keeps only the first ``limit`` label lines. Targets
+    are resolved, and features extracted, in ``n_jobs`` worker processes (``-1``: every core)."""
+    errors: list[str] = []
+    parts, _ = map_label_chunks(path, _resolve_chunk, target_mode, cap, chunk=CHUNK, n_jobs=n_jobs, limit=limit,
+                                errors=errors)
+    total, over, mates = (sum(p[2][i] for p in parts) for i in range(3))
+    for p in parts:
+        errors += p[3]
+    rows = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 10), dtype=np.uint64)
+    y = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+    if not len(y):
+        raise ValueError(f"{path}: no usable labels (of {total}, {over} beyond the cap of {cap} cp)")
+    x = giraffe_matrix(rows, n_jobs=n_jobs, use_cache=use_cache, parallel_options=pool_options())
+    train, held = split(len(y), held_out, seed)
+    return NetData(x, y, train, held, str(path), total, over, mates, len(errors), errors)
+
+
+def mae(net: NetEvaluator, x: np.ndarray, y: np.ndarray) -> float:
+    """Mean absolute error in centipawns of the net's (unrounded) evaluations of ``x`` against ``y``."""
+    if not len(y):
+        return float("nan")
+    return float(np.abs(net.centipawns(x) - y).mean())
+
+
+def baselines(data: NetData) -> dict[str, float]:
+    """Held-out MAE (cp) of trivial predictions: 0, the training mean and the training median."""
+    y_tr, y_h = data.y[data.train], data.y[data.held]
+    return {"zero": float(np.abs(y_h).mean()), "mean": float(np.abs(y_h - y_tr.mean()).mean()),
+            "median": float(np.abs(y_h - np.median(y_tr)).mean())}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Supervised bootstrap.
+
+
+@dataclass(frozen=True, kw_only=True)
+class SupervisedSettings:
+    epochs: int = 20
+    batch: int = 64
+    lr: float = 1e-3
+    seed: int = 0
+
+
+@dataclass
+class EpochRow:
+    epoch: int
+    loss: float  # mean |error| in pawns over the epoch's minibatches
+    train_mae: float  # cp, after the epoch
+    held_mae: float  # cp, after the epoch
+
+
+def train_supervised(model: Any, data: NetData, shape: NetShape, settings: SupervisedSettings,
+                     on_epoch: Callable[[EpochRow], None] | None = None) -> list[EpochRow]:
+    """Fit ``model`` to the training rows of ``data`` (see the module docstring); returns the error curve."""
+    torch = require_torch()
+    x_tr = torch.from_numpy(np.ascontiguousarray(data.x[data.train], dtype=np.float32))
+    y_tr = torch.from_numpy((data.y[data.train] / shape.scale).astype(np.float32))
+    opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
+    rng = np.random.default_rng([settings.seed, 0xB007])
+    rows: list[EpochRow] = []
+    n = len(data.train)
+    for epoch in range(1, settings.epochs + 1):
+        perm = rng.permutation(n)
+        total, count = 0.0, 0
+        model.train()
+        for start in range(0, n, settings.batch):
+            idx = torch.from_numpy(perm[start:start + settings.batch])
+            pred = model(x_tr[idx])
+            loss = (pred - y_tr[idx]).abs().mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+            count += len(idx)
+        net = evaluator(model, shape)
+        row = EpochRow(epoch, total / max(count, 1), mae(net, data.x[data.train], data.y[data.train]),
+                       mae(net, data.x[data.held], data.y[data.held]))
+        rows.append(row)
+        if on_epoch is not None:
+            on_epoch(row)
+    return rows

@@ -1,0 +1,198 @@
+"""``mimic train-net``: a Giraffe-style net trained from a label file, then by TD-Leaf self-play; its files.
+
+The run writes into its folder:
+
+- ``bootstrap.npz``: the net after the supervised bootstrap (:func:`evolve.nets.giraffe.train_supervised`), with the
+  epoch curve in its header: a resumed run does not train it again;
+- ``td-checkpoint.npz``: the TD-Leaf checkpoint (:mod:`evolve.nets.tdleaf`), one per iteration;
+- ``net.npz``: the final net (:func:`organisms.net.save_net`; header: architecture, feature version, scale,
+  the settings of both phases, the curves, the errors and provenance), played with ``net:DIR/net.npz``;
+- ``summary.md`` and ``curve.png`` (held-out error per epoch, then the validation error and TD error per
+  TD-Leaf iteration, beside the trivial baselines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evolve.nets.giraffe import (
+    EpochRow,
+    NetData,
+    NetShape,
+    SupervisedSettings,
+    baselines,
+    build_model,
+    evaluator,
+    load_arrays,
+    load_net_data,
+    model_arrays,
+    require_torch,
+    train_supervised,
+)
+from evolve.nets.tdleaf import TDRow, TDSettings, td_leaf
+from mentor.labels import DEFAULT_CAP
+from organisms.net import make_header, read_net_file, save_net
+from search.games.match import Opening, default_openings_path, load_openings
+from search.runtime.provenance import describe, provenance
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetRunSettings:
+    labels: str
+    out: str
+    shape: NetShape = field(default_factory=NetShape)
+    supervised: SupervisedSettings = field(default_factory=SupervisedSettings)
+    td: TDSettings = field(default_factory=lambda: TDSettings(iterations=0))
+    target: str = "leaf"
+    cap: int = DEFAULT_CAP
+    held_out: float = 0.2
+    seed: int = 0
+    jobs: int = 1
+    openings: str | None = None
+    limit: int | None = None  # only the first N label lines
+
+
+@dataclass
+class NetOutcome:
+    data: NetData
+    epochs: list[EpochRow]
+    td: list[TDRow]
+    baselines: dict[str, float]
+    held_mae: float
+    train_mae: float
+    path: Path
+
+
+def _settings_dict(s: NetRunSettings) -> dict[str, Any]:
+    d = asdict(s)
+    d["shape"]["units"] = list(s.shape.units)
+    return d
+
+
+def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = False, progress: bool = False,
+              report: Callable[[str], None] | None = None) -> NetOutcome:
+    """Run the whole training (see the module docstring). Raises ``FileExistsError`` when the folder holds a
+    run and ``resume`` is false, ``ValueError`` for unusable labels or openings, ``RuntimeError`` without torch."""
+    torch = require_torch()
+    torch.set_num_threads(1)
+    out = Path(settings.out)
+    boot_path, td_path, net_path = out / "bootstrap.npz", out / "td-checkpoint.npz", out / "net.npz"
+    if not resume and (boot_path.exists() or td_path.exists()):
+        raise FileExistsError(f"{out}: holds a net training run (use --resume to continue it)")
+    say = report or (lambda _line: None)
+    data = load_net_data(settings.labels, settings.target, settings.cap, settings.held_out, settings.seed,
+                         n_jobs=settings.jobs, limit=settings.limit)
+    say(data.describe())
+    base = baselines(data)
+    shape = settings.shape
+    model = build_model(shape, settings.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    if resume and boot_path.exists():
+        arrays, header = read_net_file(boot_path)
+        load_arrays(model, arrays)
+        epochs = [EpochRow(**r) for r in header["epoch_curve"]]
+        say(f"resuming: the bootstrap ({len(epochs)} epochs) read from {boot_path}")
+    else:
+        epochs = train_supervised(model, data, shape, settings.supervised,
+                                  on_epoch=lambda r: say(f"epoch {r.epoch}: loss {r.loss:.4f} pawns, "
+                                                         f"training {r.train_mae:.1f} cp, "
+                                                         f"held out {r.held_mae:.1f} cp"))
+        save_net(boot_path, model_arrays(model),
+                 make_header(shape.units, shape.hidden, shape.scale, epoch_curve=[asdict(r) for r in epochs]))
+    td_rows: list[TDRow] = []
+    if settings.td.iterations > 0:
+        openings = _openings(settings.openings)
+        held = (data.x[data.held], data.y[data.held])
+        td_rows = td_leaf(model, shape, openings, settings.td, td_path, held, resume=resume, progress=progress,
+                          on_iteration=lambda r: say(f"TD-Leaf iteration {r.iteration}: {r.positions} leaves, "
+                                                     f"TD error {r.td_error:.1f} cp, held out {r.held_mae:.1f} cp"))
+    net = evaluator(model, shape)
+    held_mae = float(np.abs(net.centipawns(data.x[data.held]) - data.y[data.held]).mean()) if len(data.held) \
+        else float("nan")
+    train_mae = float(np.abs(net.centipawns(data.x[data.train]) - data.y[data.train]).mean())
+    header = make_header(
+        shape.units, shape.hidden, shape.scale, training=_settings_dict(settings), command=command,
+        epoch_curve=[asdict(r) for r in epochs], td_curve=[asdict(r) for r in td_rows],
+        errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": base}, provenance=provenance())
+    save_net(net_path, model_arrays(model), header)
+    outcome = NetOutcome(data, epochs, td_rows, base, held_mae, train_mae, net_path)
+    plot_net_curve(out / "curve.png", epochs, td_rows, base)
+    (out / "summary.md").write_text("\n".join(summary_lines(settings, outcome, command)) + "\n")
+    return outcome
+
+
+def _openings(path: str | None) -> list[Opening]:
+    errors: list[str] = []
+    openings = load_openings(path or default_openings_path(), errors.append)
+    if not openings:
+        raise ValueError(f"{path or default_openings_path()}: no openings to start TD-Leaf games from")
+    return openings
+
+
+def summary_lines(s: NetRunSettings, o: NetOutcome, command: str) -> list[str]:
+    sh = s.shape
+    lines = [f"# Giraffe-style net trained on {s.labels}", "",
+             f"Command: `{command}`" if command else "", f"Code: {describe()}", "",
+             f"Data: {o.data.describe()}; target: {s.target}, held-out share {s.held_out}, seed {s.seed}.", "",
+             "## Net", "",
+             f"363 Giraffe features -> per-group first layer (global 19 -> {sh.units[0]}, piece-centric 216 -> "
+             f"{sh.units[1]}, square-centric 128 -> {sh.units[2]}), ReLU -> {sh.hidden} ReLU -> 1 linear output "
+             f"x {sh.scale:g} = centipawns, side to move's view. File: `{o.path.name}`.", "",
+             "## Errors (mean absolute error against the mentor, centipawns)", "",
+             "| | training | held out |", "|---|---|---|",
+             f"| net | {o.train_mae:.1f} | {o.held_mae:.1f} |",
+             f"| predict 0 | | {o.baselines['zero']:.1f} |",
+             f"| predict the training mean | | {o.baselines['mean']:.1f} |",
+             f"| predict the training median | | {o.baselines['median']:.1f} |", "",
+             f"## Supervised bootstrap ({s.supervised.epochs} epochs, batch {s.supervised.batch}, Adam lr "
+             f"{s.supervised.lr:g}, L1 loss)", "", "| epoch | loss (pawns) | training cp | held-out cp |",
+             "|---|---|---|---|"]
+    lines += [f"| {r.epoch} | {r.loss:.4f} | {r.train_mae:.1f} | {r.held_mae:.1f} |" for r in o.epochs]
+    if o.td:
+        t = s.td
+        lines += ["", f"## TD-Leaf(λ={t.lam:g}) self-play ({t.iterations} iterations x {t.games} games x "
+                      f"{t.plies} plies, {t.nodes} nodes a search, SGD lr {t.lr:g})", "",
+                  "| iteration | leaves | TD error cp (before the step) | held-out cp |", "|---|---|---|---|"]
+        lines += [f"| {r.iteration} | {r.positions} | {r.td_error:.1f} | {r.held_mae:.1f} |" for r in o.td]
+    return lines
+
+
+def plot_net_curve(path: Path, epochs: list[EpochRow], td: list[TDRow], base: dict[str, float]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    panels = 2 if td else 1
+    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4), dpi=120, squeeze=False)
+    ax = axes[0][0]
+    ax.plot([r.epoch for r in epochs], [r.train_mae for r in epochs], label="training", color="#1f77b4")
+    ax.plot([r.epoch for r in epochs], [r.held_mae for r in epochs], label="held out", color="#d62728")
+    ax.axhline(base["median"], color="black", linestyle="--", linewidth=1, label="training median (held out)")
+    ax.set_xlabel("epoch")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("mean |net - mentor| (cp)")
+    ax.set_title("supervised bootstrap")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    if td:
+        ax = axes[0][1]
+        ax.plot([r.iteration for r in td], [r.held_mae for r in td], label="held out (validation)",
+                color="#d62728")
+        ax.plot([r.iteration for r in td], [r.td_error for r in td], label="TD error (before the step)",
+                color="#2ca02c")
+        ax.set_xlabel("TD-Leaf iteration")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel("cp")
+        ax.set_title("TD-Leaf self-play")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

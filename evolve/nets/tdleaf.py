@@ -1,0 +1,220 @@
+"""TD-Leaf(λ) self-play for the Giraffe-style net (torch, the optional extra ``nets``), in Giraffe's pattern.
+
+One **iteration**: the net's current weights become a numpy :class:`organisms.net.NetEvaluator` inside our
+own engine (:class:`search.Engine`); for each of ``games`` start positions (drawn from the openings, or from a
+random point of a game set's games, then one random legal move, as Giraffe does to diversify them), the
+engine searches ``nodes`` nodes for each of ``plies`` half-moves and plays its move. Step ``t`` gives the
+search score ``s_t`` (clipped to ``±cap``) and the leaf of its principal variation, resolved by the capture
+quiescence the labels' targets use (:func:`mentor.target.quiet_leaf`). With the scores in White's view
+``w_t``, the temporal differences ``d_t = w_{t+1} - w_t`` and the TD-Leaf target of step t is
+
+    T_t = w_t + sum_{j >= t} λ^(j-t) d_j        (λ = 0.7, Giraffe's; T of the last step is w_t itself)
+
+and the net is moved toward the targets: plain SGD (stateless, so a run resumes exactly) on
+``(f(leaf_t) - T_t)^2 / 2`` in pawns, whose gradient is TD-Leaf's update ``-Σ λ^(j-t) d_j ∇f(leaf_t)`` up to
+the difference between ``f(leaf_t)`` and ``s_t`` (none when the PV is whole). A game that ends within the
+plies ends the chain with its value (mated: ``-cap`` for the side to move, drawn: 0), which is not trained
+itself (the search scores finished games). Iteration ``i``'s randomness comes from ``[seed, i]``.
+
+Each iteration appends one row to the curve (the mean |f(leaf) - T| before the step, in centipawns, and the
+fixed validation error: the MAE of the net on held-out mentor labels) and writes the checkpoint (weights and
+curve in one ``.npz`` with a JSON header, no pickle), so a run killed between iterations resumes where it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from evolve.nets.giraffe import NetShape, evaluator, load_arrays, mae, model_arrays, require_torch
+from mentor.target import quiet_leaf
+from organisms.giraffe import giraffe_features
+from organisms.net import ARRAY_NAMES, NetFileError, read_net_file
+from search import Engine, Limit
+from search.games.match import Opening
+
+
+@dataclass(frozen=True, kw_only=True)
+class TDSettings:
+    iterations: int = 10
+    games: int = 8  # start positions per iteration
+    plies: int = 12  # half-moves searched per game (Giraffe: 12)
+    nodes: int = 300  # nodes per search
+    lam: float = 0.7
+    lr: float = 1e-3
+    batch: int = 64
+    cap: int = 1500  # search scores and targets clipped to +-cap centipawns
+    seed: int = 0
+    hash_mb: int = 4
+
+
+@dataclass
+class TDRow:
+    iteration: int
+    positions: int  # leaves trained on
+    td_error: float  # mean |f(leaf) - target| before the step, cp
+    held_mae: float  # validation: MAE on the held-out labels after the step, cp
+
+
+def td_targets(white_scores: Sequence[float], lam: float) -> np.ndarray:
+    """TD(λ) targets of a chain of scores (White's view): ``T_t = w_t + Σ_{j>=t} λ^(j-t) (w_{j+1} - w_j)``.
+
+    >>> td_targets([0, 100, 100], 0.5).tolist()  # d = (100, 0): T_0 = 0 + 100 + 0.5*0, T_1 = 100 + 0
+    [100.0, 100.0, 100.0]
+    >>> td_targets([0, 100, 300], 0.5).tolist()  # d = (100, 200): T_0 = 0 + 100 + 0.5*200 = 200, T_1 = 300
+    [200.0, 300.0, 300.0]
+    """
+    w = np.asarray(white_scores, dtype=np.float64)
+    acc = 0.0
+    out = np.empty_like(w)
+    for t in range(len(w) - 1, -1, -1):
+        d = w[t + 1] - w[t] if t + 1 < len(w) else 0.0
+        acc = d + lam * acc
+        out[t] = w[t] + acc
+    return out
+
+
+def self_play_game(engine: Engine, start: chess.Board, settings: TDSettings
+                   ) -> tuple[list[np.ndarray], list[float]]:
+    """One TD-Leaf game from ``start``: the features of each trained leaf and its target in pawns from the
+    leaf's side to move (see the module docstring)."""
+    board = start.copy(stack=False)
+    white: list[float] = []  # the chain of scores, White's view, cp
+    leaves: list[chess.Board | None] = []
+    cap = settings.cap
+    for _ in range(settings.plies):
+        if board.is_checkmate():
+            white.append(-cap if board.turn == chess.WHITE else cap)
+            leaves.append(None)
+            break
+        if board.is_game_over(claim_draw=True):
+            white.append(0.0)
+            leaves.append(None)
+            break
+        r = engine.search(board, Limit(nodes=settings.nodes))
+        score = float(min(max(r.score, -cap), cap))
+        white.append(score if board.turn == chess.WHITE else -score)
+        leaf = board.copy(stack=False)
+        for m in r.pv:
+            if not leaf.is_legal(m):
+                break
+            leaf.push(m)
+        leaf, _ = quiet_leaf(leaf)
+        leaves.append(None if leaf.is_game_over() else leaf)
+        assert r.move is not None
+        board.push(r.move)
+    targets = td_targets(white, settings.lam)
+    xs, ys = [], []
+    for trained, t in zip(leaves, targets, strict=True):
+        if trained is None:
+            continue
+        xs.append(giraffe_features(trained))
+        ys.append(float(min(max(t, -cap), cap)) * (1 if trained.turn == chess.WHITE else -1))
+    return xs, ys
+
+
+def start_position(opening: Opening, rng: np.random.Generator) -> chess.Board | None:
+    """A game's start: the opening's position, or for a game of a PGN game set (an opening with moves) the
+    position after a random number of its moves (0 to all), then one random legal move; ``None`` when the
+    game is over there."""
+    board = chess.Board(opening.fen)
+    for m in opening.moves[:int(rng.integers(len(opening.moves) + 1))]:
+        board.push_uci(m)
+    moves = list(board.legal_moves)
+    if not moves:
+        return None
+    board.push(moves[int(rng.integers(len(moves)))])
+    return None if board.is_game_over() else board
+
+
+def save_checkpoint(path: Path, arrays: dict[str, Any], header: dict[str, Any]) -> None:
+    """Weights and a JSON header in one ``.npz``, written beside ``path`` and moved into place."""
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+    with open(tmp, "wb") as fh:
+        np.savez(fh, header=np.array(json.dumps(header, sort_keys=True)), **arrays)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    arrays, header = read_net_file(path)
+    missing = [n for n in ARRAY_NAMES if n not in arrays]
+    if missing or "td_iteration" not in header:
+        raise NetFileError(f"{path}: not a TD-Leaf checkpoint (missing {', '.join(missing) or 'td_iteration'})")
+    return arrays, header
+
+
+def td_leaf(model: Any, shape: NetShape, openings: Sequence[Opening], settings: TDSettings, checkpoint: Path,
+            validation: tuple[np.ndarray, np.ndarray], *, resume: bool = False, progress: bool = False,
+            on_iteration: Callable[[TDRow], None] | None = None) -> list[TDRow]:
+    """Run TD-Leaf iterations on ``model`` (changed in place), checkpointing to ``checkpoint`` after each;
+    with ``resume``, start from the checkpoint's weights and iteration. ``validation`` is (features, cp) of
+    the fixed held-out labels. Returns the whole curve (earlier iterations' rows included when resuming)."""
+    torch = require_torch()
+    if not openings:
+        raise ValueError("TD-Leaf needs start positions (no openings)")
+    rows: list[TDRow] = []
+    first = 0
+    if resume and checkpoint.exists():
+        arrays, header = load_checkpoint(checkpoint)
+        load_arrays(model, arrays)
+        first = int(header["td_iteration"])
+        rows = [TDRow(**r) for r in header["td_curve"]]
+    elif checkpoint.exists() and not resume:
+        raise FileExistsError(f"{checkpoint}: a TD-Leaf checkpoint is there (resume it, or choose another folder)")
+    opt = torch.optim.SGD(model.parameters(), lr=settings.lr)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=settings.iterations * settings.games, initial=first * settings.games, unit="game",
+                   desc="TD-Leaf", dynamic_ncols=True)
+    try:
+        for it in range(first, settings.iterations):
+            rng = np.random.default_rng([settings.seed, it, 0x7D1EAF])
+            engine = Engine(evaluator(model, shape), hash_mb=settings.hash_mb)
+            xs: list[np.ndarray] = []
+            ys: list[float] = []
+            for _ in range(settings.games):
+                start = start_position(openings[int(rng.integers(len(openings)))], rng)
+                if start is not None:
+                    engine.new_game()
+                    gx, gy = self_play_game(engine, start, settings)
+                    xs += gx
+                    ys += gy
+                if bar is not None:
+                    bar.update(1)
+            td_error = float("nan")
+            if xs:
+                x = torch.from_numpy(np.stack(xs).astype(np.float32))
+                y = torch.from_numpy((np.asarray(ys) / shape.scale).astype(np.float32))
+                with torch.no_grad():
+                    td_error = float((model(x) - y).abs().mean()) * shape.scale
+                perm = rng.permutation(len(ys))
+                for s in range(0, len(ys), settings.batch):
+                    idx = torch.from_numpy(perm[s:s + settings.batch])
+                    loss = 0.5 * ((model(x[idx]) - y[idx]) ** 2).mean()
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+            row = TDRow(it + 1, len(ys), td_error, mae(evaluator(model, shape), *validation))
+            rows.append(row)
+            save_checkpoint(checkpoint, model_arrays(model),
+                            {"td_iteration": it + 1, "td_curve": [asdict(r) for r in rows],
+                             "td_settings": asdict(settings)})
+            if on_iteration is not None:
+                if bar is not None:
+                    bar.clear()  # the caller's line goes above the bar, not into it
+                on_iteration(row)
+                if bar is not None:
+                    bar.refresh()
+    finally:
+        if bar is not None:
+            bar.close()
+    return rows

@@ -1,0 +1,200 @@
+"""Players for matches and test suites: our engine around an evaluator, or an external engine.
+
+Every player answers ``play(board, limit)`` with a :class:`MoveReport` or raises
+:class:`PlayerError` naming why it could not (``crash``, ``time forfeit``, ``error``). External
+engines run through python-chess (``uci:PATH`` and ``xboard:PATH`` specs), each call guarded by a
+deadline after which the engine process is killed. A spec with an experience book (``SPEC+book:PATH``, or
+the pure DeepRed player ``deepred:PATH``) is a :class:`BookPlayer` around the player it names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+import chess
+import chess.engine
+
+from search.base import Evaluator, Limit, MovePolicy
+from search.book.tree import BookChooser
+from search.conventions import from_engine_score
+from search.players.spec import DEFAULT_SEARCH, BookLayer, PlayerRegistry, PlayerSpec
+from search.prob import make_engine
+
+
+@dataclass
+class MoveReport:
+    """A move and what the engine said about it. ``score``: centipawns from the mover's view (a mate
+    in n plies as ``±(MATE − n)``), ``None`` when the engine gave none."""
+
+    move: chess.Move | None
+    score: int | None = None
+    depth: int = 0
+    nodes: int = 0
+
+
+class PlayerError(RuntimeError):
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+class EnginePlayer:
+    """Our alpha-beta engine with an evaluator; ``cap`` (from ``@depth=`` etc.) bounds every search; ``search``
+    names the search it runs (``@search=``, :data:`search.players.spec.SEARCHES`), ``policy`` the
+    move-probability net of ``prob-net:PATH``."""
+
+    def __init__(self, name: str, evaluator: Evaluator, cap: Limit | None = None, hash_mb: int = 16,
+                 search: str = DEFAULT_SEARCH, policy: MovePolicy | None = None) -> None:
+        self.name = name
+        self.engine = make_engine(evaluator, search, hash_mb, policy)
+        self.cap = cap
+
+    def new_game(self) -> None:
+        self.engine.new_game()
+
+    def play(self, board: chess.Board, limit: Limit, timeout: float | None = None) -> MoveReport:
+        try:
+            r = self.engine.search(board, limit.capped(self.cap))
+        except Exception as exc:  # an evaluator that raises loses the game, it does not stop the match
+            raise PlayerError("crash", f"{type(exc).__name__}: {exc}") from exc
+        return MoveReport(r.move, r.score, r.depth, r.nodes)
+
+    def close(self) -> None:
+        pass
+
+
+def _engine_limit(limit: Limit) -> chess.engine.Limit:
+    return chess.engine.Limit(time=limit.movetime, depth=limit.depth, nodes=limit.nodes, mate=limit.mate,
+                              white_clock=limit.wtime, black_clock=limit.btime, white_inc=limit.winc,
+                              black_inc=limit.binc, remaining_moves=limit.movestogo)
+
+
+class ExternalPlayer:
+    """An engine process driven by python-chess over UCI or XBoard."""
+
+    def __init__(self, name: str, path: str, options: dict[str, str] | None = None, protocol: str = "uci",
+                 cap: Limit | None = None) -> None:
+        self.name = name
+        self.cap = cap
+        try:
+            if protocol == "uci":
+                self.engine = chess.engine.SimpleEngine.popen_uci([path], timeout=30)
+            else:
+                self.engine = chess.engine.SimpleEngine.popen_xboard([path], timeout=30)
+        except (OSError, chess.engine.EngineError, TimeoutError) as exc:
+            raise PlayerError("crash", f"cannot start {path}: {exc}") from exc
+        if options:
+            try:
+                self.engine.configure({k: _option_value(v) for k, v in options.items()})
+            except (chess.engine.EngineError, TimeoutError) as exc:
+                self.close()
+                raise PlayerError("error", f"{path}: option rejected: {exc}") from exc
+        self._game = object()
+
+    def new_game(self) -> None:
+        self._game = object()
+
+    @property
+    def pid(self) -> int | None:
+        transport = getattr(self.engine.protocol, "transport", None)
+        return transport.get_pid() if transport is not None else None
+
+    def play(self, board: chess.Board, limit: Limit, timeout: float | None = None) -> MoveReport:
+        lim = _engine_limit(limit.capped(self.cap))
+        coro: Any = self.engine.protocol.play(board, lim, game=self._game, info=chess.engine.INFO_SCORE)
+        if timeout is not None:
+            coro = asyncio.wait_for(coro, timeout)
+        try:
+            future = asyncio.run_coroutine_threadsafe(coro, self.engine.protocol.loop)
+            result = future.result()
+        except TimeoutError as exc:
+            self.kill()
+            raise PlayerError("time forfeit", f"no move within {timeout:.2f} s") from exc
+        except chess.engine.EngineTerminatedError as exc:
+            raise PlayerError("crash", str(exc)) from exc
+        except chess.engine.EngineError as exc:
+            raise PlayerError("error", str(exc)) from exc
+        pov = result.info.get("score")
+        score = None if pov is None else from_engine_score(pov.relative)
+        return MoveReport(result.move, score, int(result.info.get("depth", 0)), int(result.info.get("nodes", 0)))
+
+    def kill(self) -> None:
+        pid = self.pid
+        if pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        try:
+            self.engine.quit()
+        except Exception:  # it may be dead already; the process is reaped either way
+            self.kill()
+            with contextlib.suppress(Exception):
+                self.engine.close()
+
+
+def _option_value(text: str) -> str | int | bool:
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+class BookPlayer:
+    """A player with an experience book (:class:`search.book.tree.BookChooser`): the book's move where it has one,
+    the wrapped player's move elsewhere. A book move is reported with no score (adjudication skips it)."""
+
+    def __init__(self, inner: EnginePlayer | ExternalPlayer, layer: BookLayer) -> None:
+        self.name = inner.name
+        self.inner = inner
+        try:
+            self.chooser = BookChooser(layer.path, layer.min_games, layer.seed, layer.explore)
+        except (OSError, ValueError, sqlite3.Error) as exc:
+            inner.close()
+            raise PlayerError("crash", f"cannot open the book {layer.path}: {exc}") from exc
+
+    def new_game(self) -> None:
+        self.inner.new_game()
+        self.chooser.new_game()
+
+    def play(self, board: chess.Board, limit: Limit, timeout: float | None = None) -> MoveReport:
+        try:
+            move = self.chooser.choose(board)
+        except sqlite3.Error as exc:
+            raise PlayerError("crash", f"book {self.chooser.book.path}: {exc}") from exc
+        if move is not None:
+            return MoveReport(move)
+        return self.inner.play(board, limit, timeout)
+
+    def close(self) -> None:
+        self.chooser.close()
+        self.inner.close()
+
+
+def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
+                hash_mb: int = 16) -> EnginePlayer | ExternalPlayer | BookPlayer:
+    """The player a spec names: our engine for evaluator specs, an engine process for ``uci:``/``xboard:``,
+    either inside a :class:`BookPlayer` when the spec has a book."""
+    s = make_evaluator.parse(spec) if isinstance(spec, str) else spec
+    inner: EnginePlayer | ExternalPlayer
+    if s.is_external:
+        assert s.arg is not None
+        inner = ExternalPlayer(s.text, s.arg, dict(s.options), s.kind, s.limit)
+    else:
+        deepred = s.book is not None and s.book.seed is not None  # its engine never searches: a small table
+        inner = EnginePlayer(s.text, make_evaluator(s), s.limit, 1 if deepred else hash_mb, s.search,
+                             make_evaluator.policy(s))
+    return inner if s.book is None else BookPlayer(inner, s.book)
+
+
+Player = EnginePlayer | ExternalPlayer | BookPlayer
