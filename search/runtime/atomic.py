@@ -1,0 +1,91 @@
+"""The one atomic writer: every file mimic writes whole goes through :func:`atomic_path`.
+
+A file is written beside its target under a temporary name, flushed and fsynced, moved into place with
+``os.replace`` and then the folder is fsynced, so a kill or a full disk at any moment leaves either the
+previous file or the new one, never a mix; the temporary file is removed when anything fails. The target's
+folder is created when missing. Imports nothing of mimic's (it sits at the bottom of the dependency graph).
+
+Files that grow by appending (a match's PGN, a label file) are not written here: they are appended to and
+repaired on ``--resume``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+
+def fsync_dir(folder: str | Path) -> None:
+    """Make a rename or a new file in ``folder`` durable (a no-op where folders cannot be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, *, suffix: str | None = None) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; when the block ends without an exception, the file written
+    there (which the block must have closed) is fsynced and moved onto ``path``, and the folder fsynced.
+    On an exception the temporary file is removed and the target is left as it was.
+
+    The temporary name ends with ``suffix`` (by default ``path``'s own suffix), for writers that add one
+    when it is missing, such as ``numpy.savez`` and ``.npz``.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> with atomic_path(folder / "sub" / "a.txt") as tmp:
+    ...     _ = tmp.write_text("whole")
+    >>> (folder / "sub" / "a.txt").read_text(), sorted(p.name for p in (folder / "sub").iterdir())
+    ('whole', ['a.txt'])
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    end = ".tmp" + (target.suffix if suffix is None else suffix)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=end, dir=target.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(target.parent)
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | Path, mode: str = "w", *, encoding: str | None = None,
+                newline: str | None = None) -> Iterator[IO[Any]]:
+    """``open(path, mode)`` for writing (``"w"`` or ``"wb"``) through :func:`atomic_path`: the file appears
+    whole when the block ends, or not at all. Text is UTF-8 unless ``encoding`` says otherwise."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes a whole file: mode 'w' or 'wb', not {mode!r}")
+    if "b" not in mode and encoding is None:
+        encoding = "utf-8"
+    with atomic_path(path) as tmp, open(tmp, mode, encoding=encoding, newline=newline) as fh:
+        yield fh
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8, or bytes) to ``path`` whole or not at all."""
+    with atomic_open(path, "wb") as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def write_json_atomic(path: str | Path, data: Any, *, indent: int | None = 1, sort_keys: bool = False) -> None:
+    """Write ``data`` as JSON (one trailing newline) to ``path`` whole or not at all."""
+    write_atomic(path, json.dumps(data, indent=indent, sort_keys=sort_keys) + "\n")
