@@ -19,6 +19,7 @@ import chess.pgn
 from search.conventions import RESULTS
 from search.formats.epd import EpdError, read_epd
 from search.formats.pgn import read_games as _read_games
+from search.runtime.errors import MimicError
 from search.see import see
 from search.tt import position_key
 
@@ -50,7 +51,7 @@ class SampleStats:
         return {k: v for k, v in self.__dict__.items() if isinstance(v, int)}
 
 
-class SourceError(ValueError):
+class SourceError(MimicError, ValueError):
     """A malformed input record; ``str()`` reads ``FILE:LINE: reason``."""
 
 

@@ -18,8 +18,10 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from search.runtime.errors import MimicError
 
-class EngineError(RuntimeError):
+
+class EngineError(MimicError, RuntimeError):
     """The engine died, hung past its timeout, or spoke something we cannot parse."""
 
 

@@ -34,6 +34,7 @@ import chess
 import numpy as np
 
 from organisms.giraffe import GIRAFFE_FEATURE_VERSION, N_GIRAFFE, N_GLOBAL, N_PIECE, features_from_row, giraffe_row
+from search.runtime.errors import MimicError
 
 FORMAT = "mimic-net"
 FORMAT_VERSION = 1
@@ -59,7 +60,7 @@ ARRAY_NAMES = ("w_global", "b_global", "w_piece", "b_piece", "w_square", "b_squa
                "w_hidden", "b_hidden", "w_out", "b_out")
 
 
-class NetFileError(ValueError):
+class NetFileError(MimicError, ValueError):
     """A net file that cannot be used: unreadable, another format or feature version, or wrong shapes."""
 
 

@@ -27,6 +27,7 @@ from search.book.tree import BookChooser
 from search.conventions import uci_score
 from search.players.spec import PlayerRegistry, PlayerSpec
 from search.prob import engine_class, make_engine
+from search.runtime.errors import MimicError
 
 NAME = "mimic"
 AUTHOR = "the mimic authors"
@@ -53,7 +54,7 @@ def echo(text: str) -> str:
     return repr(cut(text))
 
 
-class UciError(ValueError):
+class UciError(MimicError, ValueError):
     """A command that cannot be carried out; its message goes out as ``info string``."""
 
 

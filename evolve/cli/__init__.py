@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from evolve.players import PLAYERS
 from search.players.spec import PlayerSpec, SpecError
+from search.runtime.errors import MimicError
 
 if TYPE_CHECKING:
     from evolve.ga.evolution import GASettings
@@ -900,7 +901,7 @@ def _add_recognize_parser(sub: argparse._SubParsersAction) -> None:
     a.set_defaults(func=_cmd_recognize)
 
 
-class SuiteWriteError(Exception):
+class SuiteWriteError(MimicError):
     """A row could not be appended to the suite CSV (wraps the ``OSError``)."""
 
     def __init__(self, error: OSError) -> None:

@@ -17,9 +17,10 @@ from typing import Any
 import chess
 
 from search.formats.textfile import EncodingError, open_text
+from search.runtime.errors import MimicError
 
 
-class EpdError(ValueError):
+class EpdError(MimicError, ValueError):
     """A malformed EPD line; ``str()`` reads ``FILE:LINE: reason``."""
 
     def __init__(self, path: str | Path, line_no: int, reason: str) -> None:

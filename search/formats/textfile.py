@@ -12,6 +12,8 @@ import codecs
 from pathlib import Path
 from typing import TextIO
 
+from search.runtime.errors import MimicError
+
 _BOMS = (  # longest first: the UTF-32 LE mark begins with the UTF-16 LE one
     (codecs.BOM_UTF32_LE, "utf-32"),
     (codecs.BOM_UTF32_BE, "utf-32"),
@@ -21,7 +23,7 @@ _BOMS = (  # longest first: the UTF-32 LE mark begins with the UTF-16 LE one
 )
 
 
-class EncodingError(ValueError):
+class EncodingError(MimicError, ValueError):
     """A file we cannot decode as text; ``str()`` reads ``FILE: reason``."""
 
     def __init__(self, path: str | Path, reason: str) -> None:

@@ -36,6 +36,7 @@ from search.formats.pgn import read_games
 from search.games.stats import EloResult, SprtResult, elo, pentanomial, sprt
 from search.players.player import MoveReport, PlayerError, make_player
 from search.players.spec import PlayerRegistry
+from search.runtime.errors import MimicError
 
 
 # ---------------------------------------------------------------------- openings
@@ -470,7 +471,7 @@ def repair_pgn(path: str | Path) -> int:
     return torn
 
 
-class PgnWriteError(OSError):
+class PgnWriteError(MimicError, OSError):
     """A game could not be appended to the match PGN; the file was cut back to its whole games."""
 
 

@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from search.runtime.errors import MimicError
+
 LOG_SCALE = math.log(10.0) / 400.0
 """Natural-log strength units per Elo: ``E(d) = 1 / (1 + exp(−LOG_SCALE · d))`` for a difference ``d`` in Elo."""
 
@@ -51,7 +53,7 @@ GameRecord = tuple[str, str, float]
 """One game: (White's name, Black's name, White's points: 1, ½ or 0)."""
 
 
-class RatingError(ValueError):
+class RatingError(MimicError, ValueError):
     """The games do not determine the ratings (players never connected, or an unbounded fit)."""
 
 

@@ -25,6 +25,7 @@ from search.book.tree import BookChooser
 from search.conventions import from_engine_score
 from search.players.spec import DEFAULT_SEARCH, BookLayer, PlayerRegistry, PlayerSpec
 from search.prob import make_engine
+from search.runtime.errors import MimicError
 
 
 @dataclass
@@ -38,7 +39,7 @@ class MoveReport:
     nodes: int = 0
 
 
-class PlayerError(RuntimeError):
+class PlayerError(MimicError, RuntimeError):
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason

@@ -31,6 +31,7 @@ from typing import Literal
 from urllib.parse import parse_qsl
 
 from search.base import Evaluator, Limit, MovePolicy
+from search.runtime.errors import MimicError
 
 _LIMIT_RE = re.compile(r"@(depth|nodes|movetime)=([0-9]*\.?[0-9]+)$")
 _BOOK_RE = re.compile(r"\+book:([^@]*)")
@@ -110,7 +111,7 @@ class BookLayer:
     explore: bool = False
 
 
-class SpecError(ValueError):
+class SpecError(MimicError, ValueError):
     """A player spec that does not follow the grammar, names no known kind, or cannot be built."""
 
 

@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from search.runtime.errors import MimicError
+
 POLL_SECONDS = 0.2
 """How often a worker looks for its parent."""
 
@@ -61,7 +63,7 @@ _CLIENT: Any = None
 """The ``distributed.Client`` while :func:`use_backend` runs the dask backend; ``None`` otherwise."""
 
 
-class BackendError(Exception):
+class BackendError(MimicError):
     """The backend cannot run: dask is not installed, the scheduler is unreachable or has no worker.
     The message is one line, meant for the user."""
 
