@@ -7,12 +7,19 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUNFISH_VENV := .venv-sunfish
 
-.PHONY: demo test lint typecheck pytest engines sunfish bench-engine clean help
+.PHONY: demo test lint typecheck pytest engines sunfish bench-engine wheel clean help
 
 help:
 	@echo "make demo          label 2,000 positions with the built-in mentor, evolve, write results/demo/"
-	@echo "make test          ruff, mypy and pytest (installs .venv, and Debian's stockfish and phalanx when root)"
+	@echo "make test          lint, typecheck and pytest (installs .venv, and Debian's stockfish and phalanx when root)"
+	@echo "make lint          ruff check on the packages, tests, benchmarks and tools"
+	@echo "make typecheck     mypy on the four packages"
+	@echo "make pytest        pytest alone (with the Debian engines installed first)"
+	@echo "make engines       install Debian's stockfish and phalanx when missing (root only)"
+	@echo "make sunfish       sunfish's UCI engine in its own venv (.venv-sunfish), for benchmarks"
 	@echo "make bench-engine  benchmarks/engine.py: nodes/s and WAC against sunfish"
+	@echo "make wheel         build dist/mimic_chess-*.whl, the package for worker machines (README: On a Dask cluster)"
+	@echo "make clean         remove the venvs and the tool caches"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,5 +72,10 @@ test: lint typecheck pytest
 bench-engine: $(STAMP) sunfish
 	$(BIN)/python benchmarks/engine.py --sunfish $(SUNFISH_VENV)/bin/sunfish-uci
 
+# The wheel a worker machine installs (pip install 'dist/mimic_chess-VERSION-py3-none-any.whl[cluster]').
+wheel: $(STAMP)
+	$(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir dist .
+	@ls dist/*.whl
+
 clean:
-	rm -rf $(VENV) $(SUNFISH_VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) $(SUNFISH_VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info build dist

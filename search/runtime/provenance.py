@@ -17,15 +17,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the packages (a git checkout when mimic runs from one)."""
+
+
+DISTRIBUTION = "mimic-chess"
+"""The distribution's name on the package index (the packages and the command are ``mimic``)."""
 
 
 @functools.cache
 def mimic_version() -> str:
     """mimic's version: the installed distribution's, else ``pyproject.toml``'s, else ``"unknown"``."""
     try:
-        return metadata.version("mimic")
+        return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
         pass
     try:
