@@ -20,6 +20,13 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def _umask() -> int:
+    """This process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def fsync_dir(folder: str | Path) -> None:
     """Make a rename or a new file in ``folder`` durable (a no-op where folders cannot be opened)."""
     try:
@@ -49,6 +56,8 @@ def atomic_path(path: str | Path, *, suffix: str | None = None) -> Iterator[Path
     ...     _ = tmp.write_text("whole")
     >>> (folder / "sub" / "a.txt").read_text(), sorted(p.name for p in (folder / "sub").iterdir())
     ('whole', ['a.txt'])
+    >>> (folder / "sub" / "a.txt").stat().st_mode & 0o777 == 0o666 & ~_umask()
+    True
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -56,6 +65,7 @@ def atomic_path(path: str | Path, *, suffix: str | None = None) -> Iterator[Path
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=end, dir=target.parent)
     os.close(fd)
     tmp = Path(name)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a file mimic writes gets open()'s usual mode
     try:
         yield tmp
         with open(tmp, "rb+") as fh:
