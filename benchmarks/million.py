@@ -159,11 +159,10 @@ def main() -> int:
     os.environ["MIMIC_CACHE"] = str(cache)
     from evolve.data.cache import resolve_labels
     from organisms.features import feature_matrix
-    from search.runtime.workers import pool_options
 
     rows = resolve_labels(labels).rows
     t0 = time.perf_counter()
-    feature_matrix(rows, n_jobs=args.jobs, use_cache=False, parallel_options=pool_options())
+    feature_matrix(rows, n_jobs=args.jobs, use_cache=False)
     secs = time.perf_counter() - t0
     print(f"feature extraction alone: {len(rows)} positions in {secs:.1f} s = {len(rows) / secs:,.0f} positions/s "
           f"on {args.jobs} workers; this process's peak RSS "

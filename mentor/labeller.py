@@ -1,40 +1,34 @@
 """Label positions with a mentor, in parallel, writing results as they arrive.
 
-A mentor is described by a picklable :class:`MentorConfig`: a UCI engine (Stockfish, any path) or the
-built-in mentor (our engine with the built-in expert). Work goes to ``jobs`` joblib workers in
-batches (threads for UCI engines, whose work happens in their own processes; processes for the
-built-in mentor); each worker keeps one mentor for its lifetime (engines do not pickle), restarting a
-UCI engine that dies or hangs and retrying the position. The main process writes each finished batch
-to the label file and flushes it, so a killed run loses at most the batches in flight, and
-``resume=True`` skips every position already in the file.
+The mentor (:class:`~mentor.pool.MentorConfig`: a UCI engine or the built-in mentor) and the mentors each
+worker keeps are :mod:`mentor.pool`'s. Work goes to ``jobs`` workers in batches (threads for UCI engines,
+whose work happens in their own processes; processes of :func:`search.runtime.workers.parallel_map` for the
+built-in mentor). The main process writes each finished batch to the label file and flushes it, so a killed
+run loses at most the batches in flight, and ``resume=True`` skips every position already in the file.
 
-Before the label file is touched, the mentor is started once (:func:`mentor_identity`): a mentor
-that cannot start stops the run with nothing written, and the name it reports (UCI ``id name``) is
+Before the label file is touched, the mentor is started once (:func:`~mentor.pool.mentor_identity`): a
+mentor that cannot start stops the run with nothing written, and the name it reports (UCI ``id name``) is
 recorded in the file's provenance sidecar (:func:`record_run`, one schema for ``mimic label`` and
 ``mimic demo``).
+
+May import: chess, joblib, tqdm, the rest of ``mentor/``, ``search/`` and ``organisms/``.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import errno
-import shutil
 import sys
-import threading
 import time
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import KW_ONLY, asdict, dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import chess
-
 from mentor.labels import (
     DEFAULT_CAP,
-    Label,
     LabelWriter,
     comment_lines,
     convert_legacy,
@@ -42,218 +36,15 @@ from mentor.labels import (
     migrate_sidecar,
     read_sidecar,
     sidecar_path,
-    write_json_atomic,
 )
+from mentor.pool import BUILTIN_NAME as BUILTIN_NAME  # re-exported: callers import these from mentor.labeller
+from mentor.pool import Done, Item, MentorConfig, close_mentors, label_batch, mentor_identity
+from mentor.pool import find_stockfish as find_stockfish
 from mentor.samplers import Sample, SamplerOptions
-from mentor.uci_client import Analysis, EngineError, UciEngine, check_option
-from search.conventions import ce_from_mate_moves, legal_prefix
-from search.runtime.provenance import mimic_version, provenance, utc_now
+from search.runtime.atomic import write_json_atomic
+from search.runtime.provenance import provenance, utc_now
+from search.runtime.workers import parallel_map
 from search.tt import position_key
-
-DEBIAN_STOCKFISH = "/usr/games/stockfish"
-
-
-def find_stockfish() -> str | None:
-    """Debian's ``/usr/games/stockfish`` if present, else ``stockfish`` on the PATH."""
-    if Path(DEBIAN_STOCKFISH).exists():
-        return DEBIAN_STOCKFISH
-    return shutil.which("stockfish")
-
-
-@dataclass(frozen=True)
-class MentorConfig:
-    """Who labels, and how deep. ``kind`` is ``"uci"`` (``command`` runs the engine) or ``"builtin"``;
-    every other field by keyword."""
-
-    kind: str
-    _: KW_ONLY
-    command: tuple[str, ...] = ()
-    depth: int | None = None
-    nodes: int | None = None
-    hash_mb: int = 16
-    timeout: float = 120.0
-    retries: int = 3
-    options: tuple[tuple[str, str], ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("uci", "builtin"):
-            raise ValueError(f"unknown mentor kind {self.kind!r}")
-        if self.kind == "uci" and not self.command:
-            raise ValueError("a UCI mentor needs a command")
-        if (self.depth is None) == (self.nodes is None):
-            raise ValueError("give the mentor exactly one of depth and nodes")
-        for name, value in self.options:
-            check_option(name, value)
-
-    def describe(self) -> str:
-        limit = f"depth {self.depth}" if self.depth is not None else f"nodes {self.nodes}"
-        who = "built-in mentor (expert evaluation)" if self.kind == "builtin" else " ".join(self.command)
-        return f"{who}, {limit}"
-
-
-BUILTIN_NAME = "mimic built-in mentor (expert evaluation)"
-
-
-def mentor_identity(config: MentorConfig) -> str:
-    """Start the mentor once and return its name: the UCI ``id name`` it reports (``""`` if none).
-
-    Raises :class:`EngineError` when a UCI mentor cannot start, answer ``uci``/``isready`` within its
-    timeout, or take its options. The built-in mentor is named with mimic's version.
-    """
-    if config.kind == "builtin":
-        return f"{BUILTIN_NAME} {mimic_version()}"
-    engine = UciEngine(list(config.command), {"Hash": str(config.hash_mb), **dict(config.options)},
-                       timeout=config.timeout)
-    try:
-        engine.start()
-        return engine.name
-    finally:
-        engine.close()
-
-
-# ---------------------------------------------------------------------- worker side
-class _BuiltinMentor:
-    def __init__(self, config: MentorConfig) -> None:
-        from organisms import Expert
-        from search import Engine
-
-        self.engine = Engine(Expert(), hash_mb=config.hash_mb)
-        self.config = config
-
-    def analyse(self, fen: str) -> Analysis:
-        from search import Limit
-
-        board = chess.Board(fen)
-        self.engine.new_game()
-        r = self.engine.search(board, Limit(depth=self.config.depth, nodes=self.config.nodes))
-        mate = r.mate
-        return Analysis(None if mate is not None else r.score, mate, r.depth, [m.uci() for m in r.pv])
-
-    def close(self) -> None:
-        pass
-
-
-class _UciMentor:
-    def __init__(self, config: MentorConfig) -> None:
-        self.config = config
-        self.engine = UciEngine(list(config.command), {"Hash": str(config.hash_mb), **dict(config.options)},
-                                timeout=config.timeout)
-        self.restarts = 0
-        self.started = False
-
-    def ensure_running(self) -> None:
-        """Start the engine; a start after the first counts as a restart."""
-        if self.engine.alive():
-            return
-        if self.started:
-            self.restarts += 1
-        self.engine.start()
-        self.started = True
-
-    def analyse(self, fen: str) -> Analysis:
-        """One position, restarting the engine and retrying when it dies or hangs."""
-        last: Exception | None = None
-        for _ in range(self.config.retries + 1):
-            try:
-                self.ensure_running()
-                return self.engine.analyse(fen, depth=self.config.depth, nodes=self.config.nodes)
-            except EngineError as exc:
-                last = exc
-                self.engine.close()
-        raise EngineError(f"gave up after {self.config.retries + 1} attempts: {last}")
-
-    def close(self) -> None:
-        self.engine.close()
-
-
-_LOCAL = threading.local()  # each worker thread (or process) holds its own mentors
-_ALL: list[_BuiltinMentor | _UciMentor] = []
-_ALL_LOCK = threading.Lock()
-_GENERATION = [0]  # close_mentors counts up: a thread's mentors of an older generation are closed
-
-
-def _mentor(config: MentorConfig) -> _BuiltinMentor | _UciMentor:
-    mentors: dict[MentorConfig, _BuiltinMentor | _UciMentor] | None = getattr(_LOCAL, "mentors", None)
-    if mentors is None or getattr(_LOCAL, "generation", None) != _GENERATION[0]:
-        mentors = _LOCAL.mentors = {}
-        _LOCAL.generation = _GENERATION[0]
-    m = mentors.get(config)
-    if m is None:
-        m = _BuiltinMentor(config) if config.kind == "builtin" else _UciMentor(config)
-        mentors[config] = m
-        with _ALL_LOCK:
-            _ALL.append(m)
-    return m
-
-
-def close_mentors() -> None:
-    """Close every mentor this process holds, in any thread (engine processes quit)."""
-    with _ALL_LOCK:
-        mentors = list(_ALL)
-        _ALL.clear()
-        _GENERATION[0] += 1  # other threads (a Dask worker's, closed from its event loop) start afresh
-    for m in mentors:
-        m.close()
-    _LOCAL.__dict__.clear()
-
-
-atexit.register(close_mentors)
-
-
-Item = tuple[int, str, str | None, str | None, str | None, int | None]
-"""What a worker needs of a sample: (index, FEN, result, id, source, plies to the end)."""
-Done = tuple[int, str | None, str | None, str | None]
-"""What it returns: (index, EPD line or None, error or None, flag or None)."""
-
-
-def _finish(item: Item, a: Analysis, cap: int) -> Done:
-    index, fen, result, id_, source, plies = item
-    board = chess.Board(fen)
-    ce = ce_from_mate_moves(a.mate) if a.mate is not None else int(a.score or 0)
-    label = Label(board, ce, a.depth, legal_prefix(board, a.pv), result, id_, source, plies)
-    return index, label.to_epd(cap), None, label.flag(cap)
-
-
-def label_batch(config: MentorConfig, items: Sequence[Item], cap: int = DEFAULT_CAP) -> tuple[list[Done], int]:
-    """Label ``items`` in this worker; return finished EPD lines and the engine restarts.
-
-    A UCI engine is kept busy: the next position's search is sent before this one's label is
-    formatted (SAN, EPD), so our Python work overlaps the engine's.
-    """
-    mentor = _mentor(config)
-    out: list[Done] = []
-    if isinstance(mentor, _BuiltinMentor):
-        for item in items:
-            out.append(_finish(item, mentor.analyse(item[1]), cap))
-        return out, 0
-    before = mentor.restarts
-    engine = mentor.engine
-    limit = {"depth": config.depth, "nodes": config.nodes}
-    in_flight = False
-    for k, item in enumerate(items):
-        analysis: Analysis | None = None
-        try:
-            if not in_flight:
-                mentor.ensure_running()
-                engine.send_go(item[1], **limit)
-            analysis = engine.read_result(item[1])
-        except EngineError:
-            engine.close()
-        in_flight = False
-        if k + 1 < len(items) and analysis is not None:
-            try:
-                engine.send_go(items[k + 1][1], **limit)
-                in_flight = True
-            except EngineError:
-                engine.close()
-        if analysis is None:  # died or hung: restart and retry this position on its own
-            try:
-                analysis = mentor.analyse(item[1])
-            except EngineError as exc:
-                out.append((item[0], None, str(exc), None))
-                continue
-        out.append(_finish(item, analysis, cap))
-    return out, mentor.restarts - before
 
 
 # ---------------------------------------------------------------------- main side
@@ -420,8 +211,7 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
     finally:
         if bar is not None:
             bar.close()
-        if jobs == 1 or config.kind == "uci":
-            close_mentors()
+        close_mentors()  # the mentors of this process (serial runs, threads); a process pool's leave with it
         _close_cluster_mentors()
         summary.seconds = time.perf_counter() - t0
         if run is not None and out.exists():
@@ -455,23 +245,20 @@ def _close_quietly(pending: Iterator[tuple[list[Done], int]]) -> None:
 
 def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, cap: int
          ) -> Iterator[tuple[list[Done], int]]:
-    if jobs == 1:
-        for batch in _batches(items, batch_size):
-            yield label_batch(config, batch, cap)
-        return
-    from joblib import Parallel, delayed
-
+    """Each batch's ``(finished lines, engine restarts)``, in the order of the batches (the workers still run
+    ahead), so the label file has the same lines in the same order whatever the backend and the number of
+    workers."""
     from search.runtime.workers import distributed
-    from search.runtime.workers import parallel as process_pool
 
+    batches = list(_batches(items, batch_size))
     # A UCI mentor's work happens in its engine process: threads that drive the pipes are enough and
     # start at once (they end with this process). The built-in mentor computes in Python, so it needs
     # processes: loky workers that leave as soon as this process is gone (search.runtime.workers). On a Dask
-    # cluster both go to its workers, each worker thread starting its own mentor (_mentor).
-    # Results come back in the order of the batches (the workers still run ahead), so the label file has the
-    # same lines in the same order whatever the backend and the number of workers.
-    if config.kind == "uci" and not distributed():
-        parallel = Parallel(n_jobs=jobs, return_as="generator", batch_size=1, prefer="threads")
-    else:
-        parallel = process_pool(jobs, return_as="generator", batch_size=1)
-    yield from parallel(delayed(label_batch)(config, b, cap) for b in _batches(items, batch_size))
+    # cluster both go to its workers, each worker thread starting its own mentor (mentor.pool).
+    if jobs != 1 and len(batches) > 1 and config.kind == "uci" and not distributed():
+        from joblib import Parallel, delayed
+
+        threads = Parallel(n_jobs=jobs, return_as="generator", batch_size=1, prefer="threads")
+        yield from threads(delayed(label_batch)(b, config, cap) for b in batches)
+        return
+    yield from parallel_map(label_batch, batches, jobs, args=(config, cap), batch_size=1)

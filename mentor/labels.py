@@ -1,6 +1,6 @@
 """EPD label files: one labelled position a line.
 
-Opcodes (DESIGN.md): ``ce`` the mentor's score in centipawns from the side to move's view, ``acd``
+Opcodes (ARCHITECTURE.md, "Label file"): ``ce`` the mentor's score in centipawns from the side to move's view, ``acd``
 the depth searched, ``pv`` the mentor's principal variation (SAN), ``c9`` the game's result when the
 position comes from a game ("1-0", "0-1", "1/2-1/2"), ``id``. Also ``c0`` the position's source
 (``random``, ``FILE:LINE``), ``c1`` a flag (``mate`` or ``over-cap``) and ``c2`` the number of plies
@@ -15,6 +15,9 @@ room for, the provenance (the commands that made the file, their settings, the m
 name``, mimic's version and git commit), lives beside it in ``FILE.json`` (:func:`sidecar_path`).
 Files written before that began with ``#`` lines: they still load (the lines are skipped, with one
 warning per file) and :func:`convert_legacy` moves them into the sidecar's ``legacy_header``.
+
+Whole files (the sidecar, a converted label file) are written through ``search.runtime.atomic``; a label
+file grows by appending (:class:`LabelWriter`). May import: chess and ``search/``.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -33,6 +35,7 @@ import chess
 
 from search.conventions import ce_is_mate, legal_prefix
 from search.formats.epd import EpdError, epd_lines, parse_epd_line
+from search.runtime.atomic import atomic_open, write_json_atomic
 from search.tt import position_key
 
 DEFAULT_CAP = 1500
@@ -283,21 +286,6 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def write_json_atomic(path: str | Path, data: Any) -> None:
-    """Write ``data`` as JSON to ``path`` through a temporary file and a rename: whole or not at all."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(data, indent=1) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _migrate_run(old: dict[str, Any], command: str | None) -> dict[str, Any]:
     """A run entry recorded before schema 2 (``{"settings", "summary", "finished"}``, settings being the
     ``mimic label`` arguments) in the current schema. Nothing is invented: what the old entries did not
@@ -361,18 +349,10 @@ def convert_legacy(path: str | Path) -> list[str]:
     side["legacy_header"] = [*side.get("legacy_header", []), *header]
     write_json_atomic(sidecar_path(path), migrate_sidecar(side, path.name))
     drop = {line_no for line_no, _ in comments}
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
-            for line_no, raw in enumerate(src, 1):
-                if line_no not in drop:
-                    out.write(raw)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "wb") as out, open(path, "rb") as src:
+        for line_no, raw in enumerate(src, 1):
+            if line_no not in drop:
+                out.write(raw)
     return header
 
 

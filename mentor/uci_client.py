@@ -1,4 +1,7 @@
-"""A lean UCI client for labelling: one engine process, raw pipes, a per-position timeout.
+"""The client side of UCI: mimic drives a mentor engine (Stockfish, any UCI engine) to label positions.
+
+Our own engine's server side of the protocol (mimic answering a GUI) is ``search/uci.py``. This is a lean
+client for labelling: one engine process, raw pipes, a per-position timeout.
 
 python-chess's ``chess.engine`` runs an asyncio loop, parses every ``info`` line in full (PV moves
 included) and synchronises with ``isready`` around each command; for thousands of short searches that
@@ -8,6 +11,8 @@ costs about a fifth of the throughput. Here a position costs two writes (``ucine
 ``ucinewgame`` before every position clears the engine's hash, so a label depends only on the
 position and the depth, never on which positions the same process searched before: runs with any
 ``--jobs`` and resumed runs give identical labels.
+
+May import: the standard library and ``search.runtime`` (the exception root).
 """
 
 from __future__ import annotations

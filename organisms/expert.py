@@ -20,9 +20,10 @@ import math
 
 import chess
 
-from organisms.features import FEATURE_NAMES, PHASE_MAX, raw_terms
+from organisms.features import FEATURE_NAMES
 from organisms.linear import TermWeights, square_table_sum
 from organisms.pesto import EG_TABLES, EG_VALUE, MG_TABLES, MG_VALUE
+from organisms.terms import PHASE_MAX, raw_terms
 
 EXPERT_WEIGHTS: dict[str, float] = {
     # material and centricity come from the piece-square tables

@@ -7,8 +7,8 @@ evolves (material, mobility, centricity, pawn structure, king safety) plus terms
 How a feature is made:
 
 1. A *term* is a raw count for one side (say, White's doubled pawns), computed with bitboard
-   arithmetic. Black's terms are White's terms of the vertically flipped position, so colour
-   symmetry holds by construction.
+   arithmetic (:mod:`organisms.terms`). Black's terms are White's terms of the vertically flipped
+   position, so colour symmetry holds by construction.
 2. The term's value is White's count minus Black's count, turned to the side to move's view
    (negated when Black is to move).
 3. Where strong engines taper a term by game phase, it becomes a middle-game feature
@@ -21,63 +21,30 @@ How a feature is made:
 
 ``tempo`` is +1 for the side to move. In the start position every feature is 0 except ``tempo``.
 Units: features are counts (squares, pawns, pieces) or fractions of counts when tapered; weights
-multiply them into centipawns.
+multiply them into centipawns. Matrices of features are cached on disk by :mod:`organisms.feature_cache`.
+
+May import: chess, numpy, and search's leaf modules (through :mod:`organisms.feature_cache`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
-import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import chess
 import numpy as np
+
+from organisms.feature_cache import cached_matrix
+from organisms.feature_cache import default_cache_dir as default_cache_dir  # re-exported: evolve.data imports it
+from organisms.feature_cache import read_cached_features as read_cached_features  # re-exported (tests)
+from organisms.feature_cache import save_npz_atomic as save_npz_atomic  # re-exported: evolve.data.cache
+from organisms.feature_cache import write_cached_features as write_cached_features  # re-exported (tests)
+from organisms.terms import PHASE_MAX, board_terms, raw_terms
 
 FEATURE_VERSION = 1
 """Bumped whenever a feature's definition changes (it keys the on-disk feature cache)."""
 
 ALL, MG, EG = 0, 1, 2
-PHASE_MAX = 24
-
-M64 = chess.BB_ALL
-FILE_A, FILE_H = chess.BB_FILE_A, chess.BB_FILE_H
-NOT_A, NOT_H = M64 & ~FILE_A, M64 & ~FILE_H
-FILES = chess.BB_FILES
-RANKS = chess.BB_RANKS
-KNIGHT_ATT = chess.BB_KNIGHT_ATTACKS
-KING_ATT = chess.BB_KING_ATTACKS
-DIAG_ATT, DIAG_MASK = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
-RANK_ATT, RANK_MASK = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
-FILE_ATT, FILE_MASK = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
-
-# Centricity rings: 3 for the four centre squares, 2 for the ring around them, 1 for the next, 0 on the edge.
-CENTRE_3 = chess.BB_D4 | chess.BB_E4 | chess.BB_D5 | chess.BB_E5
-CENTRE_2 = (chess.BB_C3 | chess.BB_D3 | chess.BB_E3 | chess.BB_F3 | chess.BB_C4 | chess.BB_F4 | chess.BB_C5
-            | chess.BB_F5 | chess.BB_C6 | chess.BB_D6 | chess.BB_E6 | chess.BB_F6)
-CENTRE_1 = M64 & ~(FILE_A | FILE_H | chess.BB_RANK_1 | chess.BB_RANK_8) & ~CENTRE_2 & ~CENTRE_3
-CENTRALITY = [3 if CENTRE_3 >> s & 1 else 2 if CENTRE_2 >> s & 1 else 1 if CENTRE_1 >> s & 1 else 0
-              for s in range(64)]
-DISTANCE = [[max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3))) for b in range(64)] for a in range(64)]
-RANKS_4_TO_6 = RANKS[3] | RANKS[4] | RANKS[5]
-
-
-def _shield(sq: int) -> int:
-    """Squares one and two ranks in front of a king on ``sq``, on its file and the adjacent ones."""
-    f, r = sq & 7, sq >> 3
-    mask = 0
-    for df in (-1, 0, 1):
-        for dr in (1, 2):
-            if 0 <= f + df < 8 and r + dr < 8:
-                mask |= 1 << ((r + dr) * 8 + f + df)
-    return mask
-
-
-SHIELD = [_shield(s) for s in range(64)]
-KING_FILES = [[FILES[f] for f in ((s & 7) - 1, s & 7, (s & 7) + 1) if 0 <= f < 8] for s in range(64)]
 
 # The terms, in order: (name, taper, orientation). taper ALL makes one feature, MG one feature
 # (× φ), MG+EG two. Orientation −1 marks a penalty. king_center is a penalty in the middle game and a
@@ -145,8 +112,7 @@ PST_FEATURE_NAMES: tuple[str, ...] = tuple(
     for piece, ranks in zip(PST_PIECES, PST_RANKS, strict=True) for phase in ("mg", "eg")
     for r in ranks for f in range(4))
 N_PST = len(PST_FEATURE_NAMES)  # (24 + 5 * 32) * 2 = 368
-RICH_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + PST_FEATURE_NAMES
-N_RICH = len(RICH_FEATURE_NAMES)  # 49 + 368 = 417
+RICH_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + PST_FEATURE_NAMES  # 49 + 368 = 417
 
 
 def _pst_column(piece: int, square: int) -> int:
@@ -190,157 +156,6 @@ def feature_set_id(layout: str = "paper") -> str:
     n = len(feature_names(layout))
     return f"features-v{FEATURE_VERSION}-{n}" if layout == "paper" else f"features-v{FEATURE_VERSION}-{layout}-{n}"
 
-
-def _flip(bb: int) -> int:
-    """Mirror a bitboard vertically (rank 1 <-> rank 8)."""
-    return int.from_bytes(bb.to_bytes(8, "big"), "little")
-
-
-def _side_terms(pawns: int, knights: int, bishops: int, rooks: int, queens: int, king: int,
-                their_pawns: int, their_king: int, ours: int, occupied: int) -> list[int]:
-    """Raw terms of the side whose pawns move north (towards rank 8), in ``TERM_NAMES`` order.
-
-    ``king``/``their_king`` are squares; the others are bitboards of *our* pieces except
-    ``their_pawns``, ``ours`` (all our pieces) and ``occupied`` (all pieces).
-    """
-    # Pawn attacks and spans.
-    our_patt = ((pawns << 7) & NOT_H | (pawns << 9) & NOT_A) & M64
-    their_patt = (their_pawns >> 9) & NOT_H | (their_pawns >> 7) & NOT_A
-    area = M64 & ~ours & ~their_patt  # where our pieces' mobility counts
-    zone = KING_ATT[their_king] | (1 << their_king)
-    dist_k = DISTANCE[their_king]
-
-    mob_n = centre_n = att = trop = outposts = 0
-    bb = knights
-    if bb:
-        fill = their_patt
-        fill |= fill >> 8
-        fill |= fill >> 16
-        fill |= fill >> 32
-        outpost_sq = RANKS_4_TO_6 & our_patt & ~fill
-        outposts = (knights & outpost_sq).bit_count()
-        centre_n = (3 * (bb & CENTRE_3).bit_count() + 2 * (bb & CENTRE_2).bit_count()
-                    + (bb & CENTRE_1).bit_count())
-        while bb:
-            low = bb & -bb
-            s = low.bit_length() - 1
-            bb ^= low
-            a = KNIGHT_ATT[s]
-            mob_n += (a & area).bit_count()
-            att += (a & zone).bit_count()
-            trop += 7 - dist_k[s]
-    mob_b = centre_b = 0
-    bb = bishops
-    if bb:
-        centre_b = (3 * (bb & CENTRE_3).bit_count() + 2 * (bb & CENTRE_2).bit_count()
-                    + (bb & CENTRE_1).bit_count())
-        while bb:
-            low = bb & -bb
-            s = low.bit_length() - 1
-            bb ^= low
-            a = DIAG_ATT[s][DIAG_MASK[s] & occupied]
-            mob_b += (a & area).bit_count()
-            att += (a & zone).bit_count()
-            trop += 7 - dist_k[s]
-    mob_r = open_f = half_f = 0
-    all_pawns = pawns | their_pawns
-    bb = rooks
-    while bb:
-        low = bb & -bb
-        s = low.bit_length() - 1
-        bb ^= low
-        a = RANK_ATT[s][RANK_MASK[s] & occupied] | FILE_ATT[s][FILE_MASK[s] & occupied]
-        mob_r += (a & area).bit_count()
-        att += (a & zone).bit_count()
-        trop += 7 - dist_k[s]
-        f = FILES[s & 7]
-        if not f & all_pawns:
-            open_f += 1
-        elif not f & pawns:
-            half_f += 1
-    mob_q = 0
-    bb = queens
-    while bb:
-        low = bb & -bb
-        s = low.bit_length() - 1
-        bb ^= low
-        a = (DIAG_ATT[s][DIAG_MASK[s] & occupied] | RANK_ATT[s][RANK_MASK[s] & occupied]
-             | FILE_ATT[s][FILE_MASK[s] & occupied])
-        mob_q += (a & area).bit_count()
-        att += (a & zone).bit_count()
-        trop += 7 - dist_k[s]
-
-    # Pawn structure.
-    north = pawns << 8
-    north |= north << 8
-    north |= north << 16
-    north |= north << 32
-    north &= M64  # squares strictly in front of our pawns
-    doubled = (pawns & north).bit_count()
-    files = pawns | north
-    files |= files >> 8
-    files |= files >> 16
-    files |= files >> 32  # full files that hold one of our pawns
-    neighbours = (files << 1) & NOT_A | (files >> 1) & NOT_H
-    isolated = (pawns & ~neighbours).bit_count()
-    support = our_patt
-    support |= support << 8
-    support |= support << 16
-    support |= support << 32  # squares our pawns defend now or after advancing
-    backward = ((pawns << 8) & their_patt & ~support).bit_count()
-    south = their_pawns >> 8
-    south |= south >> 8
-    south |= south >> 16
-    south |= south >> 32  # squares in front of their pawns
-    blocked = south | (south << 1) & NOT_A | (south >> 1) & NOT_H
-    passed = pawns & ~blocked
-    if passed:
-        p2, p3, p4, p5, p6, p7 = ((passed & RANKS[r]).bit_count() for r in range(1, 7))
-    else:
-        p2 = p3 = p4 = p5 = p6 = p7 = 0
-    phalanx = (pawns << 1) & NOT_A | (pawns >> 1) & NOT_H
-    connected = (pawns & (our_patt | phalanx)).bit_count()
-
-    # King safety (our king).
-    shield = (pawns & SHIELD[king]).bit_count()
-    open_k = 0
-    for f in KING_FILES[king]:
-        if not f & pawns:
-            open_k += 1
-
-    return [
-        pawns.bit_count(), knights.bit_count(), bishops.bit_count(), rooks.bit_count(), queens.bit_count(),
-        mob_n, mob_b, mob_r, mob_q,
-        centre_n, centre_b, CENTRALITY[king],
-        doubled, isolated, backward, p2, p3, p4, p5, p6, p7, connected,
-        shield, open_k, att, trop,
-        open_f, half_f, (rooks & RANKS[6]).bit_count(),
-        1 if bishops & (bishops - 1) else 0,
-        outposts,
-    ]
-
-
-def raw_terms(pawns: int, knights: int, bishops: int, rooks: int, queens: int, kings: int,
-              white: int, black: int) -> tuple[int, list[int]]:
-    """Game phase (0–24) and the terms, White's count minus Black's (White's view), from bitboards."""
-    occupied = white | black
-    wk = (kings & white).bit_length() - 1
-    bk = (kings & black).bit_length() - 1
-    if wk < 0 or bk < 0:
-        raise ValueError("a position needs both kings")
-    w = _side_terms(pawns & white, knights & white, bishops & white, rooks & white, queens & white, wk,
-                    pawns & black, bk, white, occupied)
-    fp, fn, fb, fr, fq = (_flip(x & black) for x in (pawns, knights, bishops, rooks, queens))
-    fwhite = _flip(pawns & white)
-    b = _side_terms(fp, fn, fb, fr, fq, bk ^ 56, fwhite, wk ^ 56, _flip(black), _flip(occupied))
-    phase = ((knights | bishops).bit_count() + 2 * rooks.bit_count() + 4 * queens.bit_count())
-    return (phase if phase < PHASE_MAX else PHASE_MAX), [x - y for x, y in zip(w, b, strict=True)]
-
-
-def board_terms(board: chess.Board) -> tuple[int, list[int]]:
-    """:func:`raw_terms` of a board."""
-    return raw_terms(board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-                     board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK])
 
 
 def bitboard_row(board: chess.Board) -> tuple[int, ...]:
@@ -428,101 +243,21 @@ def feature_key(layout: str = "paper") -> str:
     return feature_set_id(layout)
 
 
-def default_cache_dir() -> Path:
-    """``$MIMIC_CACHE`` or ``~/.cache/mimic``, plus ``features/``."""
-    root = os.environ.get("MIMIC_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "mimic")
-    return Path(root) / "features"
-
-
 def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
-                   cache_dir: str | Path | None = None, use_cache: bool = True,
-                   parallel_options: Mapping[str, Any] | None = None, layout: str = "paper") -> np.ndarray:
+                   cache_dir: str | Path | None = None, use_cache: bool = True, layout: str = "paper") -> np.ndarray:
     """Features of many positions, an (N, P) float32 array in :func:`feature_names` order of ``layout``
     (``paper``: P = 49; ``rich``: P = 417, the piece-square columns computed vectorised from the rows).
 
     ``boards`` is a sequence of boards or an (N, 9) uint64 array of :func:`bitboard_row` rows.
-    Extraction runs in ``n_jobs`` joblib workers (``-1``: all cores) and is cached on disk as ``.npz``
-    under ``cache_dir`` (default :func:`default_cache_dir`), keyed by a BLAKE2 hash of the positions
-    and :func:`feature_set_id` of the layout, with that key and a checksum of the values stored inside: a cache hit
-    whose key and checksum agree returns without extracting anything; any other file is recomputed.
-    ``parallel_options`` go to ``joblib.Parallel`` (``search.runtime.workers.pool_options()`` makes the workers
-    exit with their parent).
+    Extraction runs in ``n_jobs`` workers of ``search.runtime.workers`` (``-1``: all cores; fewer than
+    2,000 rows in this process) and is cached on disk as ``.npz`` under ``cache_dir`` (default
+    :func:`default_cache_dir`), keyed by a BLAKE2 hash of the positions and :func:`feature_set_id` of the
+    layout, with that key and a checksum of the values stored inside: a cache hit whose key and checksum
+    agree returns without extracting anything; any other file is recomputed
+    (:func:`organisms.feature_cache.cached_matrix`).
     """
     rows = boards if isinstance(boards, np.ndarray) else np.array(
         [bitboard_row(b) for b in boards], dtype=np.uint64).reshape(-1, 9)
     rows = np.ascontiguousarray(rows, dtype=np.uint64)
-    n_cols = len(feature_names(layout))
-    path = key = None
-    if use_cache:
-        digest = hashlib.blake2b(rows.tobytes(), digest_size=20)
-        digest.update(feature_set_id(layout).encode())
-        key = digest.hexdigest()
-        path = Path(cache_dir or default_cache_dir()) / f"{key}.npz"
-        cached = read_cached_features(path, key, len(rows), n_cols)
-        if cached is not None:
-            return cached
-    if len(rows) == 0:
-        result = np.zeros((0, n_cols), dtype=np.float32)
-    elif n_jobs == 1 or len(rows) < 2000:
-        result = _rows_to_features(rows, layout)
-    else:
-        from joblib import Parallel, cpu_count, delayed
-
-        workers = cpu_count() if n_jobs < 0 else n_jobs
-        chunks = np.array_split(rows, max(workers * 4, 1))
-        parts = Parallel(n_jobs=workers, **(parallel_options or {}))(
-            delayed(_rows_to_features)(c, layout) for c in chunks if len(c))
-        result = np.concatenate(parts)
-    if path is not None and key is not None:
-        write_cached_features(path, key, result)
-    return result
-
-
-def _checksum(features: np.ndarray) -> str:
-    """BLAKE2 of a feature matrix's shape and bytes (what the cache stores beside it)."""
-    digest = hashlib.blake2b(digest_size=20)
-    digest.update(repr(features.shape).encode())
-    digest.update(np.ascontiguousarray(features, dtype=np.float32).tobytes())
-    return digest.hexdigest()
-
-
-def read_cached_features(path: Path, key: str, n: int, n_cols: int = N_FEATURES) -> np.ndarray | None:
-    """The cached (n, n_cols) float32 features in ``path``, or ``None`` when the file is missing, truncated,
-    unreadable, made for other positions (``key``), of another shape, or its values do not match the
-    checksum stored with them: the caller then recomputes (and rewrites) them."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if set(data.files) != {"features", "key", "checksum"}:
-                return None
-            features, stored_key, checksum = data["features"], str(data["key"]), str(data["checksum"])
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
-        return None
-    if (stored_key != key or features.dtype != np.float32 or features.shape != (n, n_cols)
-            or checksum != _checksum(features)):
-        return None
-    return features
-
-
-def write_cached_features(path: Path, key: str, features: np.ndarray) -> bool:
-    """Store ``features`` for the positions ``key`` names, with their checksum, in one ``.npz`` written
-    beside and moved into place. A cache that cannot be written (full disk, read-only) is skipped:
-    returns False, and nothing half-written is left."""
-    return save_npz_atomic(path, {"features": features, "key": np.array(key),
-                                  "checksum": np.array(_checksum(features))})
-
-
-def save_npz_atomic(path: Path, arrays: dict[str, Any]) -> bool:
-    """Write ``arrays`` as one ``.npz`` beside ``path`` and move it into place (a cache file: whole or absent).
-    A file that cannot be written (full disk, read-only) is skipped: returns False, nothing half-written is
-    left. Shared by the feature cache and ``evolve.data.cache``'s label cache."""
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        return False
-    return True
+    return cached_matrix(rows, feature_set_id(layout), len(feature_names(layout)), _rows_to_features, n_jobs,
+                         args=(layout,), cache_dir=cache_dir, use_cache=use_cache)

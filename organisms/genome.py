@@ -5,7 +5,7 @@ linearly onto ``[low, high]``: ``value = low + (high − low) · int / (2^bits �
 weight of the feature with the same name (centipawns per unit of feature), and every feature is
 oriented so that its weight is a non-negative magnitude, so any random bit string is a valid evaluation.
 
-How the bits become ``int`` is the genome's encoding. The default (``encoding="gray"``, DESIGN.md)
+How the bits become ``int`` is the genome's encoding. The default (``encoding="gray"``, ARCHITECTURE.md)
 reads them as a reflected Gray code: neighbouring values differ in one bit, so there are no "Hamming
 cliffs" (binary 0111111 → 1000000) to stall a bit-flip GA near an optimum; over 5 seeds the GA ended
 at a median 1.009 × the exact fit's held-out error with Gray against 1.101 with binary.

@@ -14,9 +14,10 @@ both sides' pieces, is in this one frame (the side to move's view): at the start
 y = 6/7 whoever is to move, and ``free_n`` points towards our opponent's back rank.
 
 **Values.** Pieces are worth pawn 1, knight 3, bishop 3, rook 5, queen 9, king 10, divided by 10
-(:data:`PIECE_VALUE`): the king's 1.0 is the largest. A "lowest attacker" column holds the value of
-the lowest-valued piece of that side attacking the square (pins ignored, as Giraffe's maps), 0 when
-none attacks it; a slot's *defender* is its own side's lowest attacker of its square.
+(:data:`PAWN_V` ... :data:`KING_V` over :data:`VALUE_SCALE`): the king's 1.0 is the largest. A "lowest
+attacker" column holds the value of the lowest-valued piece of that side attacking the square (pins
+ignored, as Giraffe's maps), 0 when none attacks it; a slot's *defender* is its own side's lowest
+attacker of its square.
 
 **Global (19)**, in order: our queens /1, rooks /2, bishops /2, knights /2, pawns /8, the same for
 theirs (10; above 1 only with promoted pieces), ``white_to_move`` (1), our kingside and queenside
@@ -59,19 +60,19 @@ En passant, the move counters and repetitions are not features (nor are they in 
 
 **Square-centric (128)**: for squares (side to move's view) a1, b1, ..., h8, our lowest attacker
 (64), then theirs (64): the control map.
+
+May import: chess, numpy and :mod:`organisms.feature_cache` (the feature cache and its worker pool).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import chess
 import numpy as np
 
-from organisms.features import default_cache_dir, read_cached_features, write_cached_features
+from organisms.feature_cache import cached_matrix
 
 GIRAFFE_FEATURE_VERSION = "giraffe-v1-363"
 """Names the definition of every column: it keys the caches; change it when any definition changes."""
@@ -80,11 +81,9 @@ Bitboard = int
 Square = int
 
 PAWN_V, KNIGHT_V, BISHOP_V, ROOK_V, QUEEN_V, KING_V = 1, 3, 3, 5, 9, 10
+"""Piece values in the attacker/defender columns, before the division by :data:`VALUE_SCALE`."""
 VALUE_SCALE = 10
-PIECE_VALUE = {chess.PAWN: PAWN_V / VALUE_SCALE, chess.KNIGHT: KNIGHT_V / VALUE_SCALE,
-               chess.BISHOP: BISHOP_V / VALUE_SCALE, chess.ROOK: ROOK_V / VALUE_SCALE,
-               chess.QUEEN: QUEEN_V / VALUE_SCALE, chess.KING: KING_V / VALUE_SCALE}
-"""Piece values in the attacker/defender columns (pawns /10; the king's 1.0 is the largest)."""
+"""The attacker/defender columns hold a value / 10 (a pawn 0.1; the king's 1.0 is the largest)."""
 MOBILITY_SCALE = 16
 """Giraffe's "reasonable maximum" of safe moves (a queen can reach 27)."""
 
@@ -120,7 +119,6 @@ DISTANCE = tuple(tuple(max(abs((a & 7) - (b & 7)), abs((a >> 3) - (b >> 3))) for
 # Names and ranges.
 
 _COUNT_NAMES = ("queens", "rooks", "bishops", "knights", "pawns")
-_COUNT_SCALE = (1, 2, 2, 2, 8)
 # Largest count /scale: a side has at most 9 queens, 10 rooks/bishops/knights, 8 pawns.
 _COUNT_MAX = (9.0, 5.0, 5.0, 5.0, 1.0)
 SIDES = ("our", "their")
@@ -377,37 +375,17 @@ def _rows_to_giraffe(rows: np.ndarray) -> np.ndarray:
 
 
 def giraffe_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1, *,
-                   cache_dir: str | Path | None = None, use_cache: bool = True,
-                   parallel_options: Mapping[str, Any] | None = None) -> np.ndarray:
+                   cache_dir: str | Path | None = None, use_cache: bool = True) -> np.ndarray:
     """Giraffe features of many positions: an (N, 363) float32 array.
 
     ``boards`` is a sequence of boards or an (N, 10) uint64 array of :func:`giraffe_row` rows.
-    Extraction runs in ``n_jobs`` joblib workers (``-1``: all cores; ``parallel_options`` go to
-    ``joblib.Parallel``) and is cached on disk like :func:`organisms.features.feature_matrix` (same
-    directory and file format), keyed by a BLAKE2 hash of the rows and :data:`GIRAFFE_FEATURE_VERSION`.
+    Extraction runs in ``n_jobs`` workers of ``search.runtime.workers`` (``-1``: all cores) and is cached
+    on disk like :func:`organisms.features.feature_matrix` (same directory and file format,
+    :func:`organisms.feature_cache.cached_matrix`), keyed by a BLAKE2 hash of the rows and
+    :data:`GIRAFFE_FEATURE_VERSION`.
     """
     rows = boards if isinstance(boards, np.ndarray) else np.array(
         [giraffe_row(b) for b in boards], dtype=np.uint64).reshape(-1, 10)
     rows = np.ascontiguousarray(rows, dtype=np.uint64)
-    path = key = None
-    if use_cache:
-        digest = hashlib.blake2b(rows.tobytes(), digest_size=20)
-        digest.update(GIRAFFE_FEATURE_VERSION.encode())
-        key = digest.hexdigest()
-        path = Path(cache_dir or default_cache_dir()) / f"{key}.npz"
-        cached = read_cached_features(path, key, len(rows), N_GIRAFFE)
-        if cached is not None:
-            return cached
-    if n_jobs == 1 or len(rows) < 2000:
-        result = _rows_to_giraffe(rows)
-    else:
-        from joblib import Parallel, cpu_count, delayed
-
-        workers = cpu_count() if n_jobs < 0 else n_jobs
-        chunks = np.array_split(rows, max(workers * 4, 1))
-        parts = Parallel(n_jobs=workers, **(parallel_options or {}))(
-            delayed(_rows_to_giraffe)(c) for c in chunks if len(c))
-        result = np.concatenate(parts)
-    if path is not None and key is not None:
-        write_cached_features(path, key, result)
-    return result
+    return cached_matrix(rows, GIRAFFE_FEATURE_VERSION, N_GIRAFFE, _rows_to_giraffe, n_jobs, cache_dir=cache_dir,
+                         use_cache=use_cache)

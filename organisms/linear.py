@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from organisms.features import ALL, EG, FEATURE_SPEC, MG, N_FEATURES, N_TERMS, PHASE_MAX
+from organisms.features import ALL, EG, FEATURE_SPEC, MG, N_FEATURES, N_TERMS
+from organisms.terms import PHASE_MAX
 
 
 class TermWeights:

@@ -1,6 +1,7 @@
 """Numpy inference of a Giraffe-style evaluation net: the ``net:PATH.npz`` player's evaluator.
 
-Imports chess and numpy only (torch trains these nets in ``evolve.nets.giraffe``; playing needs none of it).
+Imports chess, numpy and search's leaf modules (``search.runtime``) only (torch trains these nets in
+``evolve.nets.giraffe``; playing needs none of it).
 
 **The net** (after Matthew Lai's Giraffe, 2015; ``ann_builder.cpp``): the 363 Giraffe features
 (:mod:`organisms.giraffe`) go into a first layer connected *per feature group* (global, piece-centric,
@@ -24,7 +25,6 @@ depend on (:func:`~organisms.giraffe.giraffe_row`), in a bounded dictionary.
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,6 +34,7 @@ import chess
 import numpy as np
 
 from organisms.giraffe import GIRAFFE_FEATURE_VERSION, N_GIRAFFE, N_GLOBAL, N_PIECE, features_from_row, giraffe_row
+from search.runtime.atomic import atomic_path
 from search.runtime.errors import MimicError
 
 FORMAT = "mimic-net"
@@ -94,17 +95,11 @@ def save_net(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping
 
 def write_net_file(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
     """Write ``header`` (as JSON) and ``arrays`` as one ``.npz``, beside ``path`` and then moved into place, so a
-    net file is whole or absent (the one writer of every net file: evaluation net, comparator, move net)."""
-    path = Path(path)
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-    try:
-        with open(tmp, "wb") as fh:
-            out: dict[str, Any] = dict(arrays)
-            np.savez(fh, header=np.array(json.dumps(dict(header), sort_keys=True)), **out)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    net file is whole or absent (:func:`search.runtime.atomic.atomic_path`: fsynced, the temporary file removed on
+    failure, the folder created; the one writer of every net file: evaluation net, comparator, move net)."""
+    out: dict[str, Any] = dict(arrays)
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.savez(fh, header=np.array(json.dumps(dict(header), sort_keys=True)), **out)
 
 
 def read_net_file(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

@@ -13,7 +13,6 @@ tapered by the phase, to the paper part. Organism files name their layout; a fil
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -28,15 +27,15 @@ from organisms.features import (
     FEATURE_VERSION,
     LAYOUTS,
     N_FEATURES,
-    PHASE_MAX,
     PST_EG_SHIFT,
     PST_MG_COLUMN,
     feature_names,
     layout_of,
-    raw_terms,
 )
 from organisms.genome import Genome, default_genome
 from organisms.linear import TermWeights, square_table_sum
+from organisms.terms import PHASE_MAX, raw_terms
+from search.runtime.atomic import write_atomic
 
 MAX_FILE_BYTES = 1 << 20
 """Organism files are a few kilobytes; a larger file (1 MiB) is refused rather than read."""
@@ -219,20 +218,12 @@ class Organism:
         return cls.from_dict(data, source)
 
     def save(self, path: str | Path) -> None:
-        """Write the organism file whole or not at all: a file beside it, fsynced, moved into place."""
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        """Write the organism file whole or not at all (:func:`search.runtime.atomic.write_atomic`: a file
+        beside it, fsynced, moved into place; the folder is created). An ``OSError`` names ``path``."""
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(self.to_json() + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
+            write_atomic(path, self.to_json() + "\n")
         except OSError as exc:  # name the file asked for, not the one beside it
             raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
-        finally:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
 
     @classmethod
     def load(cls, path: str | Path) -> Organism:

@@ -43,9 +43,9 @@ def _worker_mentors(address: str) -> list[int]:
     from distributed import Client
 
     def count() -> int:
-        from mentor import labeller
+        from mentor import pool
 
-        return len(labeller._ALL)
+        return len(pool._ALL)
 
     with Client(address, set_as_default=False) as client:
         return sorted(client.run(count).values())
@@ -121,7 +121,7 @@ def test_features_on_the_cluster_equal_the_local_ones(scheduler: str) -> None:
     local = feature_matrix(matrix, n_jobs=1, use_cache=False)
     with use_backend("dask", scheduler):
         assert pool_options() == {}  # the active parallel_config (dask) decides where the work goes
-        remote = feature_matrix(matrix, n_jobs=2, use_cache=False, parallel_options=pool_options())
+        remote = feature_matrix(matrix, n_jobs=2, use_cache=False)
     assert remote.shape == (2400, 49) and remote.dtype == np.float32
     assert np.array_equal(remote, local) and _cluster_tasks(scheduler, "_rows_to_features") > 0
 

@@ -238,14 +238,14 @@ def test_close_mentors_from_another_thread_makes_every_thread_start_afresh() -> 
     # known to the next close_mentors (else its engine would outlive the command).
     from concurrent.futures import ThreadPoolExecutor
 
-    from mentor import labeller
+    from mentor import pool
 
     config = MentorConfig("builtin", depth=1)
     with ThreadPoolExecutor(max_workers=1) as worker:  # one long-lived thread, as a Dask worker's
-        first = worker.submit(labeller._mentor, config).result()
-        assert worker.submit(labeller._mentor, config).result() is first  # kept between tasks
-        labeller.close_mentors()  # from this thread
-        second = worker.submit(labeller._mentor, config).result()
-        assert second is not first and second in labeller._ALL
-    labeller.close_mentors()
-    assert labeller._ALL == []
+        first = worker.submit(pool._mentor, config).result()
+        assert worker.submit(pool._mentor, config).result() is first  # kept between tasks
+        pool.close_mentors()  # from this thread
+        second = worker.submit(pool._mentor, config).result()
+        assert second is not first and second in pool._ALL
+    pool.close_mentors()
+    assert pool._ALL == []

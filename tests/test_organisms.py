@@ -26,7 +26,7 @@ from organisms import (
     feature_matrix,
     features,
 )
-from organisms.features import TEMPO, read_cached_features, write_cached_features
+from organisms.features import N_FEATURES, TEMPO, read_cached_features, write_cached_features
 from search.players.spec import SpecError
 
 
@@ -150,14 +150,14 @@ def test_feature_cache_with_other_values_or_truncated_is_recomputed(tmp_path: Pa
     other = truth[::-1].copy()
     np.savez(path, features=other, key=np.array(key), checksum=np.array(checksum))
     assert np.array_equal(feature_matrix(boards, cache_dir=tmp_path), truth)
-    assert read_cached_features(path, key, len(boards)) is not None  # rewritten with the true values
+    assert read_cached_features(path, key, len(boards), N_FEATURES) is not None  # rewritten with the true values
     for broken in (good[: len(good) // 2], b"", b"not a zip"):
         path.write_bytes(broken)
         assert np.array_equal(feature_matrix(boards, cache_dir=tmp_path), truth)
-        rewritten = read_cached_features(path, key, len(boards))
+        rewritten = read_cached_features(path, key, len(boards), N_FEATURES)
         assert rewritten is not None and np.array_equal(rewritten, truth)
     np.savez(path, features=truth, key=np.array("0" * 40), checksum=np.array(checksum))
-    assert read_cached_features(path, key, len(boards)) is None  # made for other positions
+    assert read_cached_features(path, key, len(boards), N_FEATURES) is None  # made for other positions
 
 
 def test_decoding_known_bit_strings() -> None:

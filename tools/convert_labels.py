@@ -26,7 +26,8 @@ from pathlib import Path
 
 import chess
 
-from mentor.labels import convert_legacy, migrate_sidecar, read_sidecar, sidecar_path, write_json_atomic
+from mentor.labels import convert_legacy, migrate_sidecar, read_sidecar, sidecar_path
+from search.runtime.atomic import write_json_atomic
 
 
 def convert(path: Path) -> list[str]:

@@ -21,7 +21,6 @@ import numpy as np
 from evolve.data.cache import resolve_labels
 from mentor.labels import DEFAULT_CAP, label_lines
 from organisms.features import feature_matrix
-from search.runtime.workers import pool_options
 
 T = TypeVar("T")
 
@@ -109,7 +108,7 @@ def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP,
         raise ValueError(f"{path}: no usable labels (of {resolved.total}, {resolved.over_cap} beyond the cap of "
                          f"{cap} cp)")
     matrix = feature_matrix(resolved.rows, n_jobs=n_jobs, cache_dir=cache_dir, use_cache=use_cache,
-                            parallel_options=pool_options(), layout=layout)
+                            layout=layout)
     train, held = split(len(resolved.y), held_out, seed)
     return Dataset(matrix.astype(np.float64), resolved.y, resolved.result, resolved.plies, train, held, str(path),
                    target, resolved.total, resolved.over_cap, resolved.mates, resolved.malformed, resolved.errors)

@@ -38,7 +38,6 @@ from evolve.data.cache import file_digest, load_keyed_npz, save_keyed_npz
 from mentor.target import quiet_leaf
 from organisms.features import bitboard_row, default_cache_dir, feature_matrix
 from search.formats.pgn import read_games
-from search.runtime.workers import pool_options
 
 FORMAT_VERSION = 1
 """Bumped whenever what :func:`extract_moves` computes changes (resolution rules, stored arrays)."""
@@ -303,5 +302,5 @@ def load_moves(path: str | Path, player: str, skip_plies: int = 10, layout: str 
     data = extract_moves(path, player, skip_plies, n_jobs=n_jobs, use_cache=use_cache,
                          cache_dir=Path(cache_dir) / "moves" if cache_dir is not None else None, on_error=on_error)
     features = feature_matrix(data.rows, n_jobs=n_jobs, cache_dir=cache_dir, use_cache=use_cache,
-                              parallel_options=pool_options(), layout=layout)
+                              layout=layout)
     return data, features

@@ -41,7 +41,6 @@ from organisms.net import (
     make_header,
 )
 from search.conventions import ce_is_mate
-from search.runtime.workers import pool_options
 
 TORCH_VERSION = "2.13.0"
 INSTALL_HINT = f"pip install torch=={TORCH_VERSION}"
@@ -183,7 +182,7 @@ def load_net_data(path: str | Path, target_mode: str = "leaf", cap: int = DEFAUL
     y = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
     if not len(y):
         raise ValueError(f"{path}: no usable labels (of {total}, {over} beyond the cap of {cap} cp)")
-    x = giraffe_matrix(rows, n_jobs=n_jobs, use_cache=use_cache, parallel_options=pool_options())
+    x = giraffe_matrix(rows, n_jobs=n_jobs, use_cache=use_cache)
     train, held = split(len(y), held_out, seed)
     return NetData(x, y, train, held, str(path), total, over, mates, len(errors), errors)
 

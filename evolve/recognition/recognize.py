@@ -67,7 +67,6 @@ from organisms.features import default_cache_dir, feature_matrix
 from organisms.genome import DEFAULT_ENCODING, layout_genome
 from search.formats.pgn import read_games
 from search.runtime.provenance import describe, provenance
-from search.runtime.workers import pool_options
 
 SCORES = ("likelihood", "agreement")
 """What a clone's measure of a position is (see the module docstring)."""
@@ -279,7 +278,7 @@ def extract_positions(gs: GameSet, sides: Sequence[int], skip_plies: int, layout
     r = resolve_sides(entries, skip_plies, jobs, features_dir.parent / "moves" if use_cache else None)
     offsets = np.concatenate([[0], np.cumsum(r["lengths"])]).astype(np.int64)
     features = (feature_matrix(r["rows"], n_jobs=jobs, cache_dir=features_dir, use_cache=use_cache,
-                               parallel_options=pool_options(), layout=layout) if len(r["rows"])
+                               layout=layout) if len(r["rows"])
                 else np.zeros((0, len(layout_genome(layout).names)), dtype=np.float32))
     return Positions(np.asarray(features, dtype=np.float32), r["sign"], r["fixed"], offsets,
                      r["played"] + offsets[:-1], r["side"])
