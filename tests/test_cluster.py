@@ -19,7 +19,9 @@ from evolve.players import make_evaluator
 from mentor.labeller import MentorConfig, label_samples
 from mentor.samplers import random_playouts
 from organisms.features import bitboard_row, feature_matrix
-from search.games.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+from search.games.game import TimeControl
+from search.games.match import MatchSettings, run_match
+from search.games.openings import default_openings_path, load_openings
 from search.runtime.workers import BackendError, cluster_threads, distributed, parallel, pool_options, use_backend
 
 from .conftest import mimic_command
