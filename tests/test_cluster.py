@@ -105,7 +105,7 @@ def test_a_match_on_the_cluster_equals_the_local_one(scheduler: str, tmp_path: P
     assert (remote.wins, remote.draws, remote.losses) == (local.wins, local.draws, local.losses)
     a, b = _moves(tmp_path / "local.pgn"), _moves(tmp_path / "dask.pgn")
     assert sorted(a) == ["1.1", "1.2", "2.1", "2.2"] and a == b  # each opening twice, colours swapped
-    assert _cluster_tasks(scheduler, "play_game") > 0
+    assert _cluster_tasks(scheduler, "_play_scheduled") > 0  # the task that plays one game of a schedule
 
 
 def test_features_on_the_cluster_equal_the_local_ones(scheduler: str) -> None:
