@@ -21,6 +21,7 @@ from search.games.match import MatchSettings, MatchSummary, run_match
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_games, read_pgn_text, repair_pgn
 from search.games.roundrobin import RoundRobinSettings, run_round_robin
+from search.games.suite import SuiteCsv, SuiteRow, read_csv, write_csv
 
 A, B = "material@depth=1", "expert@depth=1"
 """Two cheap players whose games do not depend on time (fixed depth)."""
@@ -137,3 +138,20 @@ def test_the_incremental_piece_hash_is_the_polyglot_hash_along_random_games() ->
             before = after
             assert pieces == pieces_hash(after)
             assert book_key(board) == signed_key(chess.polyglot.zobrist_hash(board))
+
+
+def test_a_suite_csv_with_a_torn_last_line_is_cut_back_whole(tmp_path: Path) -> None:
+    # Two rows written, then half of a third (a killed run): resuming keeps the two rows, drops the torn line
+    # by rewriting the file through the one atomic writer (no temporary file left), and appends after them.
+    rows = [SuiteRow(id=f"p{i}", fen=chess.STARTING_FEN, best="e4", avoid="", played="e4", solved=True, points=0,
+                     max_points=0, depth=1, nodes=20, time=0.01, score=30, mate=None) for i in range(3)]
+    path = tmp_path / "suite.csv"
+    write_csv(rows[:2], path)
+    whole = path.read_bytes()
+    path.write_bytes(whole + b"p2,rnbqkbnr/pppp")
+    with SuiteCsv(path, resume=True) as out:
+        assert [r.id for r in out.done] == ["p0", "p1"]
+        assert path.read_bytes() == whole
+        out.append(rows[2])
+    assert [r.id for r in read_csv(path)] == ["p0", "p1", "p2"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.csv"]

@@ -24,6 +24,7 @@ from search.conventions import from_engine_score, mate_moves
 from search.formats.epd import EpdRecord, read_epd
 from search.players.player import MoveReport, PlayerError, make_player
 from search.players.spec import PlayerRegistry
+from search.runtime.atomic import write_atomic
 from search.runtime.workers import parallel_map
 
 
@@ -227,8 +228,7 @@ class SuiteCsv:
             with open(self.path, newline="") as fh:  # rewrite without a torn last line
                 keep = fh.read()
             if not keep.endswith("\n"):
-                keep = keep[: keep.rfind("\n") + 1]
-                self.path.write_text(keep)
+                write_atomic(self.path, keep[: keep.rfind("\n") + 1])
         self._fh = open(self.path, "a", newline="")  # noqa: SIM115 - held until close()
         self._writer = csv.DictWriter(self._fh, fieldnames=_FIELDS)
         if not exists or not self.path.read_text():
