@@ -129,10 +129,10 @@ def play_schedule(todo: Sequence[Scheduled], make_evaluator: PlayerRegistry, pgn
                   names: Mapping[str, str] | None = None, book: Book | None = None
                   ) -> Generator[GameResult, None, None]:
     """Play the games of ``todo`` (``jobs`` at once, in worker processes when more than one) and yield
-    each as it finishes, after appending it whole to ``pgn`` (see :func:`append_whole`) and adding it to
-    ``book`` (its path from the game's start position); ``names`` maps a spec to the name its PGN headers
-    show. Close the generator to stop early (the PGN is closed). Raises ``OSError`` when the PGN cannot be
-    opened and :class:`PgnWriteError` when a game cannot be written."""
+    each as it finishes, after appending it whole to ``pgn`` (see :func:`search.games.pgnlog.append_whole`) and
+    adding it to ``book`` (its path from the game's start position); ``names`` maps a spec to the name its PGN
+    headers show. Close the generator to stop early (the PGN is closed). Raises ``OSError`` when the PGN cannot be
+    opened and :class:`~search.games.pgnlog.PgnWriteError` when a game cannot be written."""
     names = names or {}
     fd = os.open(pgn, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666) if pgn is not None else None
     try:
