@@ -3,7 +3,7 @@
     python benchmarks/book_import.py                      # the ten champions' files of data/player-games
     python benchmarks/book_import.py A.pgn B.pgn --jobs 2
 
-Imports the files into a fresh book (``search.book.tree.import_games``, as ``mimic book import``) and prints games,
+Imports the files into a fresh book (``search.book.importer.import_games``, as ``mimic book import``) and prints games,
 edge visits, distinct edges, seconds, edges/s and the file's bytes per edge (the file after the last
 connection closed, so the WAL is checkpointed into it). Then the size against DeepRed's format: the same
 edges of one file (``--compare``, default Fischer.pgn) stored once with our keys and once with DeepRed's
@@ -27,7 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import chess
 
-from search.book.tree import Book, ReadCounts, import_games, read_paths
+from search.book.importer import import_games
+from search.book.reader import ReadCounts, read_paths
+from search.book.tree import Book
 from search.formats.pgn import read_games
 from search.runtime.provenance import describe
 

@@ -14,7 +14,9 @@ import sys
 import time
 
 from evolve.players import make_evaluator
-from search.games.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+from search.games.game import TimeControl
+from search.games.match import MatchSettings, run_match
+from search.games.openings import default_openings_path, load_openings
 
 
 def main() -> int:

@@ -25,7 +25,9 @@ from evolve.players import make_evaluator
 from mentor.labeller import LabelRun, MentorConfig, label_samples
 from mentor.samplers import collect
 from organisms.genome import DEFAULT_ENCODING
-from search.games.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+from search.games.game import TimeControl
+from search.games.match import MatchSettings, run_match
+from search.games.openings import default_openings_path, load_openings
 from search.runtime.provenance import describe
 
 DEMO_SEED = 0

@@ -14,7 +14,7 @@ from organisms.movenet import MoveNet
 from organisms.net import NetEvaluator, NetFileError
 from search import Evaluator
 from search.base import MovePolicy
-from search.book.tree import DEEPRED
+from search.book.chooser import DEEPRED
 from search.players.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError, net_argument
 
 

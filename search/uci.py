@@ -23,7 +23,7 @@ from typing import TextIO
 import chess
 
 from search.base import Limit, SearchResult
-from search.book.tree import BookChooser
+from search.book.chooser import BookChooser
 from search.conventions import uci_score
 from search.players.spec import PlayerRegistry, PlayerSpec
 from search.prob import engine_class, make_engine

@@ -1,4 +1,4 @@
-"""The experience book (``search.book.tree``): import, resumability, choosing, the book layer, DeepRed, ``--learn``."""
+"""The experience book (``search.book``): import, resumability, choosing, the book layer, DeepRed, ``--learn``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ import pytest
 from evolve.cli import main
 from evolve.players import PLAYERS, make_evaluator
 from search.base import Limit
-from search.book.tree import Book, GamePath, ImportCounts, ReadCounts, import_games, read_paths, wilson_lower
+from search.book.importer import ImportCounts, import_games
+from search.book.reader import GamePath, ReadCounts, read_paths
+from search.book.tree import Book, wilson_lower
 from search.players.player import BookPlayer, EnginePlayer, make_player
 from search.players.spec import SpecError
 
@@ -304,7 +306,8 @@ def test_keys_read_from_pgn_are_zobrist_hashes() -> None:
     promotions, from the start and from a FEN with partial castling rights."""
     import random
 
-    from search.book.tree import code_move, paths_from, position_key, signed_key
+    from search.book.keys import book_key, code_move, signed_key
+    from search.book.reader import paths_from
 
     rng = random.Random(5)
     starts = [chess.STARTING_FEN, "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w Kq - 0 1",
@@ -329,9 +332,9 @@ def test_keys_read_from_pgn_are_zobrist_hashes() -> None:
         board = game.board()
         assert len(path.edges) == len(list(game.mainline_moves()))
         for (mover, parent, code, child), move in zip(path.edges, game.mainline_moves(), strict=True):
-            assert (mover, parent, code_move(code)) == (board.turn, position_key(board), move)
+            assert (mover, parent, code_move(code)) == (board.turn, book_key(board), move)
             board.push(move)
-            assert child == position_key(board) == signed_key(chess.polyglot.zobrist_hash(board))
+            assert child == book_key(board) == signed_key(chess.polyglot.zobrist_hash(board))
 
 
 def test_parallel_import_gives_the_same_book(tmp_path: Path) -> None:
@@ -365,7 +368,8 @@ def test_games_learn_with_workers(tmp_path: Path) -> None:
 def test_book_doctests() -> None:
     import doctest
 
+    import search.book.keys
     import search.book.tree
 
-    failures, tried = doctest.testmod(search.book.tree)
-    assert failures == 0 and tried >= 4
+    results = [doctest.testmod(m) for m in (search.book.keys, search.book.tree)]
+    assert all(r.failed == 0 for r in results) and [r.attempted for r in results] == [3, 1]

@@ -1,7 +1,7 @@
 """Clocks and adjudication: ``TimeControl`` periods, ``timeman.budget``, resign/draw rules in ``play_game``.
 
 Every game here is played by real engine players (``search.players.player.EnginePlayer`` with the material
-evaluator) through ``search.games.match.play_game``; nothing is simulated.
+evaluator) through ``search.games.game.play_game``; nothing is simulated.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 
 from evolve.players import make_evaluator
 from search.base import Limit
-from search.games.match import Adjudication, Opening, TimeControl, _limit_for, play_game
+from search.games.game import Adjudication, TimeControl, _limit_for, play_game
+from search.games.openings import Opening
 from search.timeman import budget
 
 NO_ADJUDICATION = Adjudication(resign_moves=0, draw_moves=0, max_plies=0)

@@ -19,7 +19,9 @@ from evolve.players import make_evaluator
 from mentor.labeller import MentorConfig, label_samples
 from mentor.samplers import random_playouts
 from organisms.features import bitboard_row, feature_matrix
-from search.games.match import MatchSettings, TimeControl, default_openings_path, load_openings, run_match
+from search.games.game import TimeControl
+from search.games.match import MatchSettings, run_match
+from search.games.openings import default_openings_path, load_openings
 from search.runtime.workers import BackendError, cluster_threads, distributed, parallel, pool_options, use_backend
 
 from .conftest import mimic_command
@@ -103,7 +105,7 @@ def test_a_match_on_the_cluster_equals_the_local_one(scheduler: str, tmp_path: P
     assert (remote.wins, remote.draws, remote.losses) == (local.wins, local.draws, local.losses)
     a, b = _moves(tmp_path / "local.pgn"), _moves(tmp_path / "dask.pgn")
     assert sorted(a) == ["1.1", "1.2", "2.1", "2.2"] and a == b  # each opening twice, colours swapped
-    assert _cluster_tasks(scheduler, "play_game") > 0
+    assert _cluster_tasks(scheduler, "_play_scheduled") > 0  # the task that plays one game of a schedule
 
 
 def test_features_on_the_cluster_equal_the_local_ones(scheduler: str) -> None:

@@ -15,7 +15,8 @@ import chess
 import chess.pgn
 
 from evolve.players import PLAYERS
-from search.games.match import Opening, default_openings_path, load_openings, read_pgn_text
+from search.games.openings import Opening, default_openings_path, load_openings
+from search.games.pgnlog import read_pgn_text
 from search.games.roundrobin import RoundRobinSettings, default_name, schedule
 
 from .conftest import mimic_command, sigkill_at_line

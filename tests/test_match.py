@@ -19,18 +19,10 @@ import pytest
 
 from evolve.players import make_evaluator
 from search.conventions import result_points
-from search.games.match import (
-    Adjudication,
-    MatchSettings,
-    Opening,
-    TimeControl,
-    default_openings_path,
-    load_openings,
-    play_game,
-    read_pgn_text,
-    run_match,
-    schedule,
-)
+from search.games.game import Adjudication, TimeControl, play_game
+from search.games.match import MatchSettings, run_match, schedule
+from search.games.openings import Opening, default_openings_path, load_openings
+from search.games.pgnlog import read_pgn_text
 from search.games.stats import elo, expected_score, los, pentanomial, sprt, sprt_bounds
 from search.games.suite import read_csv, run_suite, summarize, write_csv
 

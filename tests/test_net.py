@@ -224,7 +224,7 @@ def test_td_leaf_runs_resumes_and_changes_weights(tmp_path: Path) -> None:
     _torch()
     from evolve.nets.giraffe import NetShape, build_model, model_arrays
     from evolve.nets.tdleaf import TDSettings, td_leaf
-    from search.games.match import default_openings_path, load_openings
+    from search.games.openings import default_openings_path, load_openings
 
     openings = load_openings(default_openings_path())
     val = giraffe_matrix([chess.Board()], use_cache=False), np.zeros(1)
@@ -252,7 +252,7 @@ def test_td_leaf_runs_resumes_and_changes_weights(tmp_path: Path) -> None:
 
 def test_td_start_positions_from_a_game_set() -> None:
     from evolve.nets.tdleaf import start_position
-    from search.games.match import Opening
+    from search.games.openings import Opening
 
     # A "game" of 1.e4 e5 2.Nf3: the start is after 0-3 of its moves, then one random move, so 1 to 4 plies in.
     game = Opening("g", chess.STARTING_FEN, ("e2e4", "e7e5", "g1f3"))

@@ -11,7 +11,8 @@ from evolve.ga.run import RunSettings
 from mentor.labeller import MentorConfig
 from mentor.samplers import SamplerOptions
 from search import Limit
-from search.games.match import Adjudication, MatchSettings, TimeControl
+from search.games.game import Adjudication, TimeControl
+from search.games.match import MatchSettings
 
 
 @pytest.mark.parametrize(("cls", "positional", "keywords"), [

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from search.games.match import Opening, read_pgn_text
+from search.games.openings import Opening
+from search.games.pgnlog import read_pgn_text
 from search.games.ratings import GameRecord, RatingError, fit_ratings, rate, tally
 from search.games.roundrobin import RoundRobinSettings, schedule
 from search.games.stats import elo as match_elo
@@ -131,7 +132,7 @@ def test_the_anchor_shifts_every_rating() -> None:
 
 def test_the_intervals_do_not_depend_on_the_order_games_finished_in() -> None:
     from evolve.tournament import rate_games
-    from search.games.match import GameResult
+    from search.games.game import GameResult
     from search.games.roundrobin import RoundRobinSummary
 
     rng = np.random.default_rng(5)

@@ -116,10 +116,10 @@ def book_depth(path: Path, min_games: int, max_ply: int = 400) -> list[int]:
     A breadth-first walk over the stored edges (parent key, child key), White's table at even plies and
     Black's at odd ones. A position counts once, at the first ply it is reached: games repeated in the
     collection that shuffle pieces back and forth would otherwise keep the walk going for ever."""
-    from search.book.tree import position_key
+    from search.book.keys import book_key
 
     counts: list[int] = []
-    start = position_key(chess.Board())
+    start = book_key(chess.Board())
     frontier, seen = {start}, {(start, chess.WHITE)}
     with Book(path, readonly=True) as book:
         for ply in range(max_ply):

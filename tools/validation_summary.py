@@ -3,7 +3,7 @@
     python tools/validation_summary.py
 
 Every number comes from those files, read by the library's own readers: match records are recounted from
-the PGNs by ``search.games.match.rounds_in_pgn`` and ``MatchSummary`` (rounds k.1 have player A as White; Elo
+the PGNs by ``search.games.pgnlog.rounds_in_pgn`` and ``MatchSummary`` (rounds k.1 have player A as White; Elo
 and intervals from ``search.games.stats``), suite counts from the CSVs by ``search.games.suite.read_csv``.
 """
 
@@ -14,7 +14,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from search.games.match import MatchSummary, rounds_in_pgn
+from search.games.match import MatchSummary
+from search.games.pgnlog import rounds_in_pgn
 from search.games.suite import SuiteSummary, read_csv, summarize
 from search.runtime.provenance import describe
 

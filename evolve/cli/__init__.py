@@ -15,7 +15,9 @@ from search.runtime.errors import MimicError
 
 if TYPE_CHECKING:
     from evolve.ga.evolution import GASettings
-    from search.games.match import Adjudication, MatchSummary, Opening, TimeControl
+    from search.games.game import Adjudication, TimeControl
+    from search.games.match import MatchSummary
+    from search.games.openings import Opening
     from search.games.roundrobin import RoundRobinSummary
 
 
@@ -81,7 +83,8 @@ def _cmd_book(args: argparse.Namespace) -> int:
     import sqlite3
     import time
 
-    from search.book.tree import Book, ImportCounts, import_games
+    from search.book.importer import ImportCounts, import_games
+    from search.book.tree import Book
 
     prog = "mimic book import"
     missing = [f for f in args.games if not Path(f).is_file()]
@@ -389,7 +392,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _openings(args: argparse.Namespace, prog: str) -> list[Opening] | None:
     """The openings of ``--openings`` (default: the shipped set), warnings printed; ``None`` after an error line."""
-    from search.games.match import default_openings_path, load_openings
+    from search.games.openings import default_openings_path, load_openings
 
     errors: list[str] = []
     openings_path = args.openings or default_openings_path()
@@ -412,7 +415,7 @@ def _openings(args: argparse.Namespace, prog: str) -> list[Opening] | None:
 def _time_control(args: argparse.Namespace, prog: str) -> TimeControl | None:
     """The ``TimeControl`` of ``--tc``/``--depth``/``--nodes``/``--movetime`` (default 0.1 s a move);
     ``None`` after an error line."""
-    from search.games.match import TimeControl
+    from search.games.game import TimeControl
 
     try:
         if args.tc:
@@ -426,7 +429,7 @@ def _time_control(args: argparse.Namespace, prog: str) -> TimeControl | None:
 
 
 def _adjudication(args: argparse.Namespace) -> Adjudication:
-    from search.games.match import Adjudication
+    from search.games.game import Adjudication
 
     return Adjudication(resign_moves=args.resign_moves, resign_score=args.resign_score,
                         draw_movenumber=args.draw_movenumber, draw_moves=args.draw_moves,
@@ -435,7 +438,8 @@ def _adjudication(args: argparse.Namespace) -> Adjudication:
 
 def _cmd_match(args: argparse.Namespace) -> int:
     from evolve.players import make_evaluator
-    from search.games.match import MatchSettings, PgnWriteError, run_match
+    from search.games.match import MatchSettings, run_match
+    from search.games.pgnlog import PgnWriteError
 
     if not _open_learning(args, "mimic match"):
         return 2
@@ -463,7 +467,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
                              learn=args.learn)
 
     def show(g: object, summary: object) -> None:
-        from search.games.match import GameResult, MatchSummary
+        from search.games.game import GameResult
+        from search.games.match import MatchSummary
 
         assert isinstance(g, GameResult) and isinstance(summary, MatchSummary)
         e = summary.elo
@@ -527,7 +532,7 @@ def _play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
     from dataclasses import asdict
 
     from evolve.players import make_evaluator
-    from search.games.match import PgnWriteError
+    from search.games.pgnlog import PgnWriteError
     from search.games.roundrobin import RoundRobinSettings, default_name, run_round_robin
     from search.runtime.provenance import describe, provenance
 
@@ -607,7 +612,7 @@ def _play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
     total = pairs * args.games
 
     def show(g: object, summary: object) -> None:
-        from search.games.match import GameResult
+        from search.games.game import GameResult
 
         assert isinstance(g, GameResult)
         n = getattr(summary, "n", 0)

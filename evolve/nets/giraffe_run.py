@@ -37,7 +37,7 @@ from evolve.nets.giraffe import (
 from evolve.nets.tdleaf import TDRow, TDSettings, td_leaf
 from mentor.labels import DEFAULT_CAP
 from organisms.net import make_header, read_net_file, save_net
-from search.games.match import Opening, default_openings_path, load_openings
+from search.games.openings import Opening, default_openings_path, load_openings
 from search.runtime.provenance import describe, provenance
 
 

@@ -38,7 +38,7 @@ from mentor.target import quiet_leaf
 from organisms.giraffe import giraffe_features
 from organisms.net import ARRAY_NAMES, NetFileError, read_net_file
 from search import Engine, Limit
-from search.games.match import Opening
+from search.games.openings import Opening
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,9 +2,9 @@
 all games in one PGN; or a gauntlet, the first player against each of the others.
 
 Owns the round-robin schedule, the players' names in the PGN headers and the score table; the games
-themselves are played by :mod:`search.games.match` (its game loop, worker pool, whole-game PGN writes, resume
-and repair), so a round robin is a set of matches sharing one PGN and one pool of workers. Imports chess and
-:mod:`search` only.
+themselves are played by the one game-set loop of a match (:func:`search.games.gameset.play_game_set`: its
+worker pool, whole-game PGN writes, resume and repair), so a round robin is a set of matches sharing one PGN
+and one pool of workers. Imports chess and :mod:`search` only.
 
 Each pairing plays :func:`search.games.match.schedule`'s games (every opening twice, colours swapped). A game's
 ``Round`` header is ``P.K.C``: pairing ``P`` (1-based, in the order (1, 2), (1, 3), ..., (2, 3), ... of the
@@ -16,8 +16,6 @@ equally far along, and a rerun with more ``games`` and ``resume`` plays only the
 
 from __future__ import annotations
 
-import contextlib
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,19 +25,11 @@ from pathlib import Path
 import chess
 
 from search.conventions import result_points
-from search.games.match import (
-    Adjudication,
-    GameResult,
-    MatchSettings,
-    Opening,
-    Scheduled,
-    TimeControl,
-    closing_book,
-    games_to_resume,
-    open_learning,
-    play_schedule,
-)
+from search.games.game import Adjudication, GameResult, Scheduled, TimeControl
+from search.games.gameset import play_game_set
+from search.games.match import MatchSettings
 from search.games.match import schedule as match_schedule
+from search.games.openings import Opening
 from search.players.spec import DEFAULT_SEARCH, PlayerRegistry, PlayerSpec
 
 _GENERIC_STEMS = {"organism", "params", "net", "cmp", "best", "model"}
@@ -105,7 +95,7 @@ class RoundRobinSettings:
     adjudication: Adjudication = field(default_factory=Adjudication)
     event: str = "mimic games"
     hash_mb: int = 16
-    learn: str | None = None  # an experience book that learns every finished game (see search.games.match)
+    learn: str | None = None  # an experience book that learns every finished game (see search.games.gameset)
     gauntlet: bool = False  # only the first player's pairings: (1, 2), (1, 3), ..., (1, n)
 
     def __post_init__(self) -> None:
@@ -218,26 +208,8 @@ def run_round_robin(settings: RoundRobinSettings, make_evaluator: PlayerRegistry
     As :func:`search.games.match.run_match`: ``resume`` drops a torn game at the end (``on_repair`` is told) and
     counts the games already there (same round, same names); raises ``FileExistsError`` for an existing
     PGN without ``resume``, ``OSError`` when the PGN cannot be opened and
-    :class:`~search.games.match.PgnWriteError` when a game cannot be written.
+    :class:`~search.games.pgnlog.PgnWriteError` when a game cannot be written.
     """
-    t0 = time.perf_counter()
-    summary = RoundRobinSummary(settings.names, settings.pairings)
-    todo = schedule(settings)
-    pgn = Path(pgn_path)
-    names = settings.name_of
-    for g in games_to_resume(pgn, todo, resume, names=names, on_repair=on_repair):
-        summary.add(g)
-    summary.resumed = summary.n
-    done = {g.round for g in summary.games}
-    todo = [t for t in todo if t[0] not in done]
-    book = open_learning(settings.learn, pgn)
-    games = play_schedule(todo, make_evaluator, pgn, jobs=settings.jobs, tc=settings.tc,
-                          adjudication=settings.adjudication, event=settings.event, hash_mb=settings.hash_mb,
-                          names=names, book=book)
-    with contextlib.closing(games), closing_book(book):
-        for g in games:
-            summary.add(g)
-            if on_game is not None:
-                on_game(g, summary)
-    summary.seconds = time.perf_counter() - t0
-    return summary
+    return play_game_set(RoundRobinSummary(settings.names, settings.pairings), schedule(settings), make_evaluator,
+                         Path(pgn_path), settings, resume=resume, names=settings.name_of, on_game=on_game,
+                         on_repair=on_repair)

@@ -24,6 +24,8 @@ from search.conventions import from_engine_score, mate_moves
 from search.formats.epd import EpdRecord, read_epd
 from search.players.player import MoveReport, PlayerError, make_player
 from search.players.spec import PlayerRegistry
+from search.runtime.atomic import write_atomic
+from search.runtime.workers import parallel_map
 
 
 @dataclass
@@ -156,24 +158,18 @@ def run_suite(path: str | Path, spec: str, movetime: float, make_evaluator: Play
     chunk = max(1, min(16, len(records) // max(jobs * 4, 1) or 1))
     batches = [records[i:i + chunk] for i in range(0, len(records), chunk)]
     rows: list[SuiteRow] = []
-    if jobs == 1:
-        for b in batches:
-            for row in solve_chunk(spec, b, movetime, make_evaluator):
-                rows.append(row)
-                if on_row is not None:
-                    on_row(row)
-    else:
-        from joblib import delayed
-
-        from search.runtime.workers import parallel as worker_pool
-
-        parallel = worker_pool(jobs, return_as="generator", batch_size=1)
-        for part in parallel(delayed(solve_chunk)(spec, b, movetime, make_evaluator) for b in batches):
-            for row in part:
-                rows.append(row)
-                if on_row is not None:
-                    on_row(row)
+    for part in parallel_map(_solve_batch, batches, jobs, args=(spec, movetime, make_evaluator), batch_size=1):
+        for row in part:
+            rows.append(row)
+            if on_row is not None:
+                on_row(row)
     return rows
+
+
+def _solve_batch(batch: list[EpdRecord], spec: str, movetime: float,
+                 make_evaluator: PlayerRegistry) -> list[SuiteRow]:
+    """:func:`solve_chunk` with the batch first (a worker's task for :func:`parallel_map`)."""
+    return solve_chunk(spec, batch, movetime, make_evaluator)
 
 
 _FIELDS = [f.name for f in fields(SuiteRow)]
@@ -232,8 +228,7 @@ class SuiteCsv:
             with open(self.path, newline="") as fh:  # rewrite without a torn last line
                 keep = fh.read()
             if not keep.endswith("\n"):
-                keep = keep[: keep.rfind("\n") + 1]
-                self.path.write_text(keep)
+                write_atomic(self.path, keep[: keep.rfind("\n") + 1])
         self._fh = open(self.path, "a", newline="")  # noqa: SIM115 - held until close()
         self._writer = csv.DictWriter(self._fh, fieldnames=_FIELDS)
         if not exists or not self.path.read_text():

@@ -21,7 +21,7 @@ import chess
 import chess.engine
 
 from search.base import Evaluator, Limit, MovePolicy
-from search.book.tree import BookChooser
+from search.book.chooser import BookChooser
 from search.conventions import from_engine_score
 from search.players.spec import DEFAULT_SEARCH, BookLayer, PlayerRegistry, PlayerSpec
 from search.prob import make_engine
@@ -152,7 +152,7 @@ def _option_value(text: str) -> str | int | bool:
 
 
 class BookPlayer:
-    """A player with an experience book (:class:`search.book.tree.BookChooser`): the book's move where it has one,
+    """A player with an experience book (:class:`search.book.chooser.BookChooser`): the book's move where it has one,
     the wrapped player's move elsewhere. A book move is reported with no score (adjudication skips it)."""
 
     def __init__(self, inner: EnginePlayer | ExternalPlayer, layer: BookLayer) -> None:

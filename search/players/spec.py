@@ -9,7 +9,7 @@ and at most one search option ``@search=NAME`` (one of :data:`SEARCHES`; ``depth
 Any spec may carry an experience book, the one *layer* of the grammar: ``SPEC+book:PATH[?min=N]``
 (e.g. ``organism:x.json+book:b.sqlite?min=5@depth=3``; the layer may stand before or after the limits). Where
 the book knows a move seen in at least ``N`` games (default 3) it plays the best of them
-(:class:`search.book.tree.BookChooser`), elsewhere the wrapped player moves. The pure DeepRed player is a kind of
+(:class:`search.book.chooser.BookChooser`), elsewhere the wrapped player moves. The pure DeepRed player is a kind of
 its own, ``deepred:PATH[?min=N&seed=N&explore=0|1]``: the book's move, or a random legal move where it knows nothing
 (with ``explore=1``, also where every move it knows has only lost).
 

@@ -173,11 +173,12 @@ def pool_options() -> dict[str, Any]:
 
 
 def parallel_map(function: Callable[..., Any], items: Sequence[Any], jobs: int, *, args: Sequence[Any] = (),
-                 scatter: Sequence[Any] = (), **options: Any) -> Iterator[Any]:
+                 scatter: Sequence[Any] = (), ordered: bool = True, **options: Any) -> Iterator[Any]:
     """``function(item, *args)`` for every item, yielded in the items' order as each is done: in this
     process when ``jobs == 1`` or there is at most one item, otherwise through :func:`parallel` (local
-    workers or the Dask cluster; ``jobs`` ``-1`` is every core). The one "serial or joblib" branch of mimic;
-    ``options`` go to ``joblib.Parallel`` (e.g. ``batch_size=1``).
+    workers or the Dask cluster; ``jobs`` ``-1`` is every core), where ``ordered=False`` yields each result
+    as soon as it is done instead. The one "serial or joblib" branch of mimic; ``options`` go to
+    ``joblib.Parallel`` (e.g. ``batch_size=1``).
 
     >>> list(parallel_map(divmod, [7, 9], 1, args=(4,)))
     [(1, 3), (2, 1)]
@@ -186,5 +187,5 @@ def parallel_map(function: Callable[..., Any], items: Sequence[Any], jobs: int, 
         return (function(item, *args) for item in items)
     from joblib import delayed
 
-    pool = parallel(jobs, scatter=scatter, return_as="generator", **options)
+    pool = parallel(jobs, scatter=scatter, return_as="generator" if ordered else "generator_unordered", **options)
     return iter(pool(delayed(function)(item, *args) for item in items))

@@ -1,0 +1,157 @@
+"""The rooms of search/games and search/book after the split: one game-set loop under a match and a round robin,
+the PGN log's repair through the one atomic writer, and the book's keys.
+
+Real players (``material@depth=1`` against ``expert@depth=1``, fixed depth, so the games are deterministic) and
+real files; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import chess
+import chess.polyglot
+
+from evolve.players import make_evaluator
+from search.book.keys import book_key, piece_part, pieces_hash, signed_key, update_pieces_hash
+from search.games.game import GameResult, TimeControl
+from search.games.match import MatchSettings, MatchSummary, run_match
+from search.games.openings import Opening, default_openings_path, load_openings
+from search.games.pgnlog import read_pgn_games, read_pgn_text, repair_pgn
+from search.games.roundrobin import RoundRobinSettings, run_round_robin
+from search.games.suite import SuiteCsv, SuiteRow, read_csv, write_csv
+
+A, B = "material@depth=1", "expert@depth=1"
+"""Two cheap players whose games do not depend on time (fixed depth)."""
+
+
+def _openings() -> list[Opening]:
+    return load_openings(default_openings_path())[:2]
+
+
+def _game_key(g: GameResult, drop_pairing: bool) -> tuple[str, str, str, str, str, str, int]:
+    rnd = g.round.split(".", 1)[1] if drop_pairing else g.round  # a round robin's "P.K.C" is a match's "K.C"
+    return (rnd, g.white, g.black, g.result, g.termination, g.reason, g.plies)
+
+
+def _movetext(pgn: str) -> str:
+    """A game's moves and comments without the time each move took (``0.01s``), the one part that varies."""
+    body = pgn.split("\n\n", 1)[1]
+    return re.sub(r" \d+\.\d\ds", "", body)
+
+
+def test_the_shipped_openings_are_found() -> None:
+    # search/data/openings.epd: the folder the package data ships (pyproject's package-data).
+    path = default_openings_path()
+    assert path.is_file() and path.parent.name == "data" and path.parent.parent.name == "search"
+    assert len(load_openings(path)) >= 2
+
+
+def test_a_match_and_a_two_player_round_robin_play_the_same_games(tmp_path: Path) -> None:
+    # Both run the one game-set loop: the same schedule (each opening twice, colours swapped) under the same
+    # settings gives the same games, move for move; only the round robin's pairing prefix "1." differs.
+    tc = TimeControl(depth=1)
+    match = run_match(MatchSettings(A, B, games=4, openings=_openings(), tc=tc, event="same"), make_evaluator,
+                      tmp_path / "m.pgn")
+    rr = run_round_robin(RoundRobinSettings(players=(A, B), names=(A, B), games=4, openings=_openings(), tc=tc,
+                                            event="same"), make_evaluator, tmp_path / "r.pgn")
+    assert match.n == rr.n == 4 and match.resumed == rr.resumed == 0
+    assert [_game_key(g, False) for g in match.games] == [_game_key(g, True) for g in rr.games]
+    assert [_movetext(g.pgn) for g in match.games] == [_movetext(g.pgn) for g in rr.games]
+    assert [g.round for g in rr.games] == ["1.1.1", "1.1.2", "1.2.1", "1.2.2"]
+    # The tallies agree: A's points in the match are A's points in the round robin.
+    assert match.wins + match.draws / 2 == rr.points[A]
+    # Each PGN holds its games whole, in the order played.
+    for path, games in ((tmp_path / "m.pgn", match.games), (tmp_path / "r.pgn", rr.games)):
+        whole, torn = read_pgn_games(path)
+        assert torn == 0 and [h["Round"] for _, h in whole] == [g.round for g in games]
+
+
+def test_a_torn_game_is_repaired_and_replayed_by_the_one_loop(tmp_path: Path) -> None:
+    pgn = tmp_path / "m.pgn"
+    settings = MatchSettings(A, B, games=4, openings=_openings(), tc=TimeControl(depth=1))
+    first = run_match(settings, make_evaluator, pgn)
+    whole = pgn.read_bytes()
+    chunks = [c for c, _ in read_pgn_games(pgn)[0]]
+    assert b"".join(chunks) == whole and len(chunks) == 4
+    # A kill in the middle of the fourth game: three whole games and half of the fourth.
+    pgn.write_bytes(b"".join(chunks[:3]) + chunks[3][: len(chunks[3]) // 2])
+    told: list[str] = []
+    seen: list[tuple[str, int]] = []
+    again = run_match(settings, make_evaluator, pgn, resume=True, on_repair=told.append,
+                      on_game=lambda g, s: seen.append((g.round, s.n)))
+    assert len(told) == 1 and "dropped 1 torn game" in told[0]
+    assert again.resumed == 3 and again.n == 4 and seen == [("2.2", 4)]  # only the torn game is played again
+    # Games read back from the PGN keep their headers (round, names, result, termination); the replayed one
+    # is the game played the first time, move for move.
+    assert [_game_key(g, False)[:5] for g in again.games] == [_game_key(g, False)[:5] for g in first.games]
+    assert _game_key(again.games[3], False) == _game_key(first.games[3], False)
+    assert _movetext(again.games[3].pgn) == _movetext(first.games[3].pgn)
+    assert [_movetext(c.decode()) for c in (c for c, _ in read_pgn_games(pgn)[0])] == \
+        [_movetext(c.decode()) for c in chunks]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.pgn"]  # no temporary file left beside it
+
+
+def test_repair_keeps_the_whole_games_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    pgn = tmp_path / "log.pgn"
+    games = run_match(MatchSettings(A, B, games=2, openings=_openings()[:1], tc=TimeControl(depth=1)),
+                      make_evaluator, pgn).games
+    whole = pgn.read_bytes()
+    assert repair_pgn(pgn) == 0 and pgn.read_bytes() == whole  # nothing torn: the file is not rewritten
+    # A game cut at every fifth byte of its text: the repair gives back exactly the first game's bytes.
+    first = games[0].pgn.encode()
+    assert whole.startswith(first)
+    for cut in range(len(first) + 1, len(whole) - 1, max(1, (len(whole) - len(first)) // 5)):
+        pgn.write_bytes(whole[:cut])
+        assert repair_pgn(pgn) == 1
+        assert pgn.read_bytes() == first
+        assert [g.headers["Round"] for g in read_pgn_text(pgn.read_text())] == ["1.1"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["log.pgn"]
+
+
+def test_the_sprt_stops_the_match_inside_the_one_loop(tmp_path: Path) -> None:
+    # elo0 = -400, elo1 = -300 (A much weaker), alpha = beta = 0.5: the bounds are log(0.5/0.5) = 0 on both
+    # sides, so the first game's log-likelihood ratio decides at once and the match stops after one game.
+    seen: list[MatchSummary] = []
+    summary = run_match(MatchSettings(A, B, games=4, openings=_openings(), tc=TimeControl(depth=1),
+                                      sprt=(-400.0, -300.0, 0.5, 0.5)), make_evaluator, tmp_path / "s.pgn",
+                        on_game=lambda g, s: seen.append(s))
+    assert summary.n == 1 and summary.stopped_early and len(seen) == 1
+    assert summary.sprt_result is not None and summary.sprt_result.decision is not None
+    assert len(read_pgn_games(tmp_path / "s.pgn")[0]) == 1
+
+
+def test_the_incremental_piece_hash_is_the_polyglot_hash_along_random_games() -> None:
+    # book_key is the polyglot hash as a signed 64-bit integer; updating its piece part from the squares that
+    # changed must give the hash computed from scratch after every move (captures, castling, promotions).
+    rng = random.Random(7)
+    for _ in range(20):
+        board = chess.Board()
+        before = piece_part(board)
+        pieces = pieces_hash(before)
+        while not board.is_game_over() and board.ply() < 200:
+            board.push(rng.choice(list(board.legal_moves)))
+            after = piece_part(board)
+            pieces = update_pieces_hash(pieces, before, after)
+            before = after
+            assert pieces == pieces_hash(after)
+            assert book_key(board) == signed_key(chess.polyglot.zobrist_hash(board))
+
+
+def test_a_suite_csv_with_a_torn_last_line_is_cut_back_whole(tmp_path: Path) -> None:
+    # Two rows written, then half of a third (a killed run): resuming keeps the two rows, drops the torn line
+    # by rewriting the file through the one atomic writer (no temporary file left), and appends after them.
+    rows = [SuiteRow(id=f"p{i}", fen=chess.STARTING_FEN, best="e4", avoid="", played="e4", solved=True, points=0,
+                     max_points=0, depth=1, nodes=20, time=0.01, score=30, mate=None) for i in range(3)]
+    path = tmp_path / "suite.csv"
+    write_csv(rows[:2], path)
+    whole = path.read_bytes()
+    path.write_bytes(whole + b"p2,rnbqkbnr/pppp")
+    with SuiteCsv(path, resume=True) as out:
+        assert [r.id for r in out.done] == ["p0", "p1"]
+        assert path.read_bytes() == whole
+        out.append(rows[2])
+    assert [r.id for r in read_csv(path)] == ["p0", "p1", "p2"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.csv"]
