@@ -282,7 +282,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_deepchess_data(args: argparse.Namespace) -> int:
-    from evolve.nets.deepchess import DataSettings, extract_positions
+    from evolve.nets.deepchess_data import DataSettings, extract_positions
 
     settings = DataSettings(per_game=args.per_game, skip_moves=args.skip_moves, validation=args.validation,
                             test=args.test, seed=args.seed)
