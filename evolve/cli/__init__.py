@@ -757,7 +757,7 @@ def _max_games(text: str) -> int | None:
 
 
 def _train_settings(args: argparse.Namespace, out: str) -> object:
-    from evolve.recognition.recognize import TrainSettings
+    from evolve.recognition.training import TrainSettings
 
     players = tuple(p.strip() for p in args.players.split(",") if p.strip())
     return TrainSettings(games=tuple(args.games), players=players, out=out, ga=_ga_settings(args),
@@ -768,7 +768,7 @@ def _train_settings(args: argparse.Namespace, out: str) -> object:
 
 
 def _cmd_recognize(args: argparse.Namespace) -> int:
-    from evolve.recognition import recognize as rec
+    import evolve.recognition as rec
 
     name = f"mimic recognize {args.action}"
 
