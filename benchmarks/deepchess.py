@@ -3,7 +3,7 @@
     python benchmarks/deepchess.py [--pgn data/player-games/Capablanca.pgn ...] [--cmp DIR/cmp.npz ...]
                                    [--nodes 3000] [--positions benchmarks/data/bk.epd] [--limit N]
 
-1. ``evolve.nets.deepchess.extract_positions`` on the PGN files (one process; a temporary output folder): stored
+1. ``evolve.nets.deepchess_data.extract_positions`` on the PGN files (one process; a temporary output folder): stored
    (balanced) positions per wall second and per CPU second, games per second.
 2. The comparison alpha-beta (``search.compare.CompareEngine``) at a fixed node count on each position
    (``new_game`` before each), for every comparator given (default: a comparator of the default widths,
@@ -25,7 +25,7 @@ import chess
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from evolve.nets.deepchess import DataSettings, extract_positions
+from evolve.nets.deepchess_data import DataSettings, extract_positions
 from organisms import Material
 from organisms.comparator import ComparatorNet, expected_shapes, make_header
 from search import Engine, Limit

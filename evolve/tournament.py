@@ -1,7 +1,7 @@
 """``mimic tournament``'s results: the ratings of a round robin's games, summary.md, ratings.json, ratings.png.
 
 The games are played by :mod:`search.games.roundrobin` and rated by :mod:`search.games.ratings`; this module turns a
-finished (or resumed) run into its files. Imports chess, numpy, matplotlib (Agg) and :mod:`search`.
+finished (or resumed) run into its files. Imports chess, numpy, :mod:`search` and :mod:`evolve.plots` (the chart).
 """
 
 from __future__ import annotations
@@ -96,15 +96,12 @@ def rate_games(summary: RoundRobinSummary, *, anchor: tuple[str, float] | None =
 
 def plot_ratings(path: Path, ratings: Ratings, title: str) -> None:
     """A horizontal chart of the ratings (Elo), best at the top, each with its 95% interval as an error bar."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from evolve.plots import figure, save
 
     order = ratings.order()[::-1]
     y = list(range(len(order)))
     elo = [float(ratings.elo[i]) for i in order]
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(order)), dpi=120)
+    fig, ax = figure(size=(7, 1.2 + 0.45 * len(order)), dpi=120)
     have = [i for i in order if math.isfinite(ratings.low[i])]
     if have:
         lo = [max(0.0, float(ratings.elo[i] - ratings.low[i])) if math.isfinite(ratings.low[i]) else 0.0
@@ -123,9 +120,7 @@ def plot_ratings(path: Path, ratings: Ratings, title: str) -> None:
     ax.set_title(title)
     ax.grid(True, axis="x", alpha=0.3)
     ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
 
 
 def summary_markdown(ratings: Ratings, summary: RoundRobinSummary, *, command: str, pgn: Path,

@@ -1,6 +1,6 @@
 """DeepChess: the 773 bits and the numpy comparator (organisms/comparator.py), the comparison alpha-beta
-(search/compare.py), the cmp: player, the training data and networks (evolve/nets/deepchess.py,
-evolve/nets/deepchess_run.py).
+(search/compare.py), the cmp: player, the training data and networks (evolve/nets/deepchess_data.py,
+evolve/nets/deepchess.py, evolve/nets/deepchess_run.py).
 Torch tests skip, with the reason, where torch is missing."""
 
 from __future__ import annotations
@@ -17,14 +17,8 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from evolve.nets.deepchess import (
-    CmpShape,
-    DataSettings,
-    TrainSettings,
-    extract_positions,
-    game_positions,
-    load_positions,
-)
+from evolve.nets.deepchess import CmpShape, TrainSettings
+from evolve.nets.deepchess_data import DataSettings, extract_positions, game_positions, load_positions
 from evolve.players import PLAYERS
 from organisms import Expert, Material
 from organisms.comparator import (

@@ -14,17 +14,10 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from evolve.recognition.recognize import (
-    Positions,
-    extract_positions,
-    group_sides,
-    position_measures,
-    read_csv_accuracy,
-    read_game_set,
-    score_groups,
-    side_means,
-    side_player,
-)
+from evolve.recognition.classification import group_sides, read_csv_accuracy
+from evolve.recognition.gameset import read_game_set, side_player
+from evolve.recognition.measures import position_measures, score_groups, side_means
+from evolve.recognition.positions import Positions, extract_positions
 from mentor.target import quiet_leaf
 from organisms import Organism
 
@@ -317,10 +310,10 @@ def test_the_split_has_no_game_in_two_parts(experiment: tuple[Path, subprocess.C
 def test_group_sides_doctests() -> None:
     import doctest
 
-    import evolve.recognition.recognize
+    from evolve.recognition import baselines, classification, gameset, measures, training
 
-    failures, tried = doctest.testmod(evolve.recognition.recognize)
-    assert tried >= 6 and failures == 0
+    results = [doctest.testmod(m) for m in (baselines, classification, gameset, measures, training)]
+    assert sum(r.attempted for r in results) >= 6 and sum(r.failed for r in results) == 0
     assert group_sides(["a"] * 5, 4) == [[0, 1, 2, 3]]
 
 
@@ -350,7 +343,7 @@ def test_a_player_without_games_is_one_line(folder: Path, games: Path) -> None:
 
 
 def test_positions_subset_keeps_children(folder: Path, games: Path) -> None:
-    from evolve.recognition.recognize import subset
+    from evolve.recognition.positions import subset
 
     gs = read_game_set([games], ["Alpha", "Beta"])
     pos = extract_positions(gs, [0, 1, 2], SKIP, "paper", cache_dir=folder / "cache")
@@ -368,7 +361,7 @@ QUEEN_HANGS = "4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1"
 
 
 def test_centipawn_loss_of_a_hung_queen() -> None:
-    from evolve.recognition.recognize import CP_CAP, cp_histogram, cp_losses
+    from evolve.recognition.baselines import CP_CAP, cp_histogram, cp_losses
     from organisms import Expert
     from search.base import Limit
     from search.engine import Engine
@@ -403,7 +396,7 @@ def test_training_work_pickles_for_workers(folder: Path, games: Path) -> None:
     import pickle
 
     from evolve.ga.evolution import GASettings
-    from evolve.recognition.recognize import _train_one
+    from evolve.recognition.training import _train_one
 
     gs = read_game_set([games], ["Alpha", "Beta"])
     pos = extract_positions(gs, [0, 2, 4], SKIP, "paper", cache_dir=folder / "cache" / "features")
@@ -433,7 +426,7 @@ def test_resolved_sides_are_cached(folder: Path, games: Path) -> None:
 
 def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]) -> None:
     from evolve.ga.evolution import GASettings
-    from evolve.recognition.recognize import TrainSettings, train
+    from evolve.recognition.training import TrainSettings, train
 
     # 12 games of Alpha against Beta, and 6 where Beta's seat is taken by "Gamma": Alpha has 18 sides, Beta 12.
     extra = [chess.pgn.read_game(io.StringIO(str(g))) for g in made[12:18]]

@@ -89,12 +89,9 @@ def learning(root: Path) -> tuple[list[str], dict[str, list[tuple[int, tuple[int
 
 def plot(curves: dict[str, list[tuple[int, tuple[int, int, int]]]], out: Path) -> None:
     """``learning.png``: each curve's score per block with its 95% interval."""
-    import matplotlib
+    from evolve.plots import figure, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = figure(size=(7, 4))
     for i, (name, rows) in enumerate(curves.items()):
         ks = [k + 0.08 * i for k, _ in rows]
         stats = [interval(*wdl) for _, wdl in rows]
@@ -105,9 +102,7 @@ def plot(curves: dict[str, list[tuple[int, tuple[int, int, int]]]], out: Path) -
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    save(fig, out, dpi=100)
 
 
 def book_depth(path: Path, min_games: int, max_ply: int = 400) -> list[int]:

@@ -5,7 +5,7 @@
 For every CSV (one value of k): the queries whose header names a trained player, top-1 and top-3 accuracy,
 and chance (1 / players, 3 / players); then top-1 per player. Every number is recounted from the CSV's rows
 (``predicted`` against ``player``, the top 3 from the ``score:NAME`` columns) by
-``evolve.recognition.recognize.read_csv_accuracy`` and the same rule per player; nothing is copied from a log.
+``evolve.recognition.classification.read_csv_accuracy`` and the same rule per player; nothing is copied from a log.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import csv
 import sys
 from pathlib import Path
 
-from evolve.recognition.recognize import read_csv_accuracy
+from evolve.recognition.classification import read_csv_accuracy
 from search.runtime.provenance import describe
 
 

@@ -285,7 +285,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_deepchess_data(args: argparse.Namespace) -> int:
-    from evolve.nets.deepchess import DataSettings, extract_positions
+    from evolve.nets.deepchess_data import DataSettings, extract_positions
 
     settings = DataSettings(per_game=args.per_game, skip_moves=args.skip_moves, validation=args.validation,
                             test=args.test, seed=args.seed)
@@ -762,7 +762,7 @@ def _max_games(text: str) -> int | None:
 
 
 def _train_settings(args: argparse.Namespace, out: str) -> object:
-    from evolve.recognition.recognize import TrainSettings
+    from evolve.recognition.training import TrainSettings
 
     players = tuple(p.strip() for p in args.players.split(",") if p.strip())
     return TrainSettings(games=tuple(args.games), players=players, out=out, ga=_ga_settings(args),
@@ -773,7 +773,7 @@ def _train_settings(args: argparse.Namespace, out: str) -> object:
 
 
 def _cmd_recognize(args: argparse.Namespace) -> int:
-    from evolve.recognition import recognize as rec
+    import evolve.recognition as rec
 
     name = f"mimic recognize {args.action}"
 

@@ -29,27 +29,16 @@ def write_logbook(path: Path, records: Sequence[dict[str, Any]]) -> None:
 
 def plot_curve(path: Path, records: Sequence[dict[str, Any]], unit: str, title: str,
                ceiling: float | None = None) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from evolve.plots import Curve, Level, curves, figure, save
 
     gen = [r["gen"] for r in records]
-    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
-    ax.plot(gen, [r["mean"] for r in records], label="population mean (sample)", color="#bbbbbb")
-    ax.plot(gen, [r["best"] for r in records], label="best organism (sample)", color="#1f77b4")
-    ax.plot(gen, [r["held_out"] for r in records], label="best organism (held out)", color="#d62728")
-    if ceiling is not None:
-        ax.axhline(ceiling, color="black", linestyle="--", linewidth=1, label="exact L1 fit (held out)")
-    ax.set_xlabel("generation")
-    ax.set_ylabel(f"error ({unit})")
-    ax.set_yscale("log")
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    fig, ax = figure(size=(7, 4.2), dpi=120)
+    curves(ax, [Curve(gen, [r["mean"] for r in records], "population mean (sample)", {"color": "#bbbbbb"}),
+                Curve(gen, [r["best"] for r in records], "best organism (sample)", {"color": "#1f77b4"}),
+                Curve(gen, [r["held_out"] for r in records], "best organism (held out)", {"color": "#d62728"})],
+           levels=[] if ceiling is None else [Level(ceiling, "exact L1 fit (held out)")],
+           xlabel="generation", ylabel=f"error ({unit})", log_y=True, title=title, grid_which="both")
+    save(fig, path)
 
 
 def expert_value(name: str) -> str:
@@ -119,15 +108,11 @@ def plot_pst(path: Path, genome: Genome, weights: np.ndarray, title: str) -> Non
     """``pst.png``: for each piece (rows) the organism's middle-game and endgame piece-square values
     beside the expert's, as board heat maps (White's view, rank 8 on top), one colour scale per piece
     and phase shared by the organism and the expert, values printed on the squares (centipawns)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    from evolve.plots import figure, save
     from organisms.features import PST_PIECES
 
     mine, expert = pst_boards(genome, weights), expert_pst_boards()
-    fig, axes = plt.subplots(len(PST_PIECES), 4, figsize=(13, 19), dpi=100)
+    fig, axes = figure(len(PST_PIECES), 4, size=(13, 19), dpi=100)
     for i, piece in enumerate(PST_PIECES):
         for j, phase in enumerate(("mg", "eg")):
             both = np.concatenate([mine[piece, phase][~np.isnan(mine[piece, phase])],
@@ -145,6 +130,4 @@ def plot_pst(path: Path, genome: Genome, weights: np.ndarray, title: str) -> Non
                 ax.set_yticks(range(8), [str(8 - r) for r in range(8)], fontsize=7)
                 ax.set_title(f"{piece} {phase}: {who}", fontsize=9)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.98))
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path, rect=(0, 0, 1, 0.98))

@@ -1,230 +1,30 @@
-"""DeepChess (David, Netanyahu & Wolf, 2016): its training data from game sets, and its networks (torch).
+"""DeepChess (David, Netanyahu & Wolf, 2016): its networks (torch, ``mimic train-cmp``); the data they learn from
+is drawn by :mod:`evolve.nets.deepchess_data`.
 
-**Data** (:func:`extract_positions`, ``mimic deepchess-data``): from every game with a decisive result, up to
-``per_game`` (10) random positions, none from the first ``skip_moves`` (5) moves (10 plies) and none where the
-move played next is a capture; each labelled with the game's result (+1: White won, -1: Black won); draws are
-not used. Games are assigned to training / validation / test by a seeded draw per game (a game's positions are
-all in one part), and each part is balanced by dropping random positions of its larger class. Stored as
-``positions.npz`` (``bits``: (N, 97) uint8, the 773 bits of :mod:`organisms.comparator` packed by
-``np.packbits``; ``result`` (N,) int8; ``part`` (N,) uint8, 0 training, 1 validation, 2 test; ``game`` (N,)
-int32) and ``positions.json`` (sources, settings, counts, time, provenance).
-
-**Networks** (:func:`train_comparator`, ``mimic train-cmp``; torch is imported lazily, :func:`require_torch`):
-Pos2Vec, a tower of ReLU layers, pretrained layer by layer as autoencoders on the training positions without labels
-(the first layer reconstructs the bits, binary cross-entropy; the next ones the previous layer's activations, mean
-squared error); then the siamese comparator (two copies of the tower, shared weights, their embeddings concatenated,
-ReLU layers to 2 outputs), trained end to end with cross-entropy on fresh random (White-win, Black-win) pairs every
-epoch, each pair in both orders (by default the colour mirrors of the training positions join them: a Black win
-mirrored is a White win, which doubles the data); then a smaller comparator distilled from it: trained on fresh
-random pairs of training positions to reproduce the big one's output probabilities. Pair accuracy is measured on
-fixed validation (and test) pairs, one per White-win position, with the numpy comparator the engine plays
-(:class:`organisms.comparator.ComparatorNet`, antisymmetric by construction).
+torch is imported lazily (:func:`evolve.nets.giraffe.require_torch`). Pos2Vec, a tower of ReLU layers, is pretrained
+layer by layer as autoencoders on the training positions without labels (the first layer reconstructs the bits,
+binary cross-entropy; the next ones the previous layer's activations, mean squared error); then the siamese
+comparator (two copies of the tower, shared weights, their embeddings concatenated, ReLU layers to 2 outputs),
+trained end to end with cross-entropy on fresh random (White-win, Black-win) pairs every epoch, each pair in both
+orders (by default the colour mirrors of the training positions join them: a Black win mirrored is a White win,
+which doubles the data); then a smaller comparator distilled from it: trained on fresh random pairs of training
+positions to reproduce the big one's output probabilities. Pair accuracy is measured on fixed validation (and test)
+pairs, one per White-win position, with the numpy comparator the engine plays
+(:class:`organisms.comparator.ComparatorNet`, antisymmetric by construction). The run that writes the files is
+:mod:`evolve.nets.deepchess_run`.
 """
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-import chess
-import chess.pgn
 import numpy as np
 
+from evolve.nets.deepchess_data import CmpData
 from evolve.nets.giraffe import require_torch
-from organisms.comparator import N_BITS, ComparatorNet, board_bits, expected_shapes, make_header, mirror_bits
-from search.formats.pgn import read_games
-from search.runtime.provenance import provenance
-
-PARTS = ("training", "validation", "test")
-
-# ---------------------------------------------------------------------------------------------------
-# Data.
-
-
-@dataclass(frozen=True, kw_only=True)
-class DataSettings:
-    """How positions are drawn: ``per_game`` positions at most, none in the first ``skip_moves`` moves; the
-    shares of games for validation and test; the seed of every draw."""
-
-    per_game: int = 10
-    skip_moves: int = 5
-    validation: float = 0.1
-    test: float = 0.1
-    seed: int = 0
-
-
-@dataclass
-class FileDraw:
-    """What one PGN file gave: bits (N, 773) uint8, results (N,) int8, parts (N,) uint8, game numbers in the
-    file (N,) int32, and counts of games."""
-
-    bits: np.ndarray
-    result: np.ndarray
-    part: np.ndarray
-    game: np.ndarray
-    games: int = 0
-    decisive: int = 0
-    errors: list[str] = field(default_factory=list)
-
-
-def game_positions(game: chess.pgn.Game, rng: np.random.Generator, per_game: int = 10,
-                   skip_moves: int = 5) -> list[chess.Board]:
-    """Up to ``per_game`` positions of ``game``'s main line, drawn at random without replacement among those
-    at ply ``2 * skip_moves`` or later whose next move is not a capture (copies, in game order)."""
-    board = game.board()
-    eligible: list[chess.Board] = []
-    for ply, move in enumerate(game.mainline_moves()):
-        if ply >= 2 * skip_moves and not board.is_capture(move):
-            eligible.append(board.copy(stack=False))
-        board.push(move)
-    if len(eligible) <= per_game:
-        return eligible
-    pick = np.sort(rng.choice(len(eligible), size=per_game, replace=False))
-    return [eligible[i] for i in pick]
-
-
-def _part(rng: np.random.Generator, s: DataSettings) -> int:
-    u = rng.random()
-    return 1 if u < s.validation else (2 if u < s.validation + s.test else 0)
-
-
-def draw_file(path: str, file_index: int, settings: DataSettings) -> FileDraw:
-    """The positions of one PGN file (module docstring); each game's draws are seeded by ``(seed, file_index,
-    game number)``, so the result does not depend on how files are shared among workers."""
-    rows: list[np.ndarray] = []
-    results: list[int] = []
-    parts: list[int] = []
-    games_of: list[int] = []
-    errors: list[str] = []
-    games = decisive = 0
-    for number, (_, game) in enumerate(read_games(path, errors.append)):
-        games += 1
-        outcome = game.headers.get("Result", "*")
-        if outcome not in ("1-0", "0-1"):
-            continue
-        decisive += 1
-        rng = np.random.default_rng([settings.seed, file_index, number])
-        part = _part(rng, settings)
-        for board in game_positions(game, rng, settings.per_game, settings.skip_moves):
-            rows.append(board_bits(board))
-            results.append(1 if outcome == "1-0" else -1)
-            parts.append(part)
-            games_of.append(number)
-    bits = np.array(rows, dtype=np.uint8).reshape(-1, N_BITS)
-    return FileDraw(bits, np.array(results, dtype=np.int8), np.array(parts, dtype=np.uint8),
-                    np.array(games_of, dtype=np.int32), games, decisive, errors)
-
-
-def balance(result: np.ndarray, part: np.ndarray, seed: int) -> np.ndarray:
-    """Row indices (sorted) that keep, in every part, as many White-win as Black-win rows: the larger class of
-    each part loses random rows (seeded)."""
-    rng = np.random.default_rng([seed, 0xBA1])
-    keep: list[np.ndarray] = []
-    for p in range(len(PARTS)):
-        w = np.flatnonzero((part == p) & (result > 0))
-        b = np.flatnonzero((part == p) & (result < 0))
-        n = min(len(w), len(b))
-        keep += [np.sort(rng.choice(w, n, replace=False)), np.sort(rng.choice(b, n, replace=False))]
-    return np.sort(np.concatenate(keep)) if keep else np.zeros(0, dtype=np.int64)
-
-
-@dataclass
-class DataSummary:
-    positions: int
-    per_part: dict[str, int]
-    games: int
-    decisive: int
-    seconds: float
-    errors: list[str]
-
-    @property
-    def rate(self) -> float:
-        """Stored positions per wall second."""
-        return self.positions / self.seconds if self.seconds > 0 else 0.0
-
-
-def extract_positions(paths: Sequence[str], out: str | Path, settings: DataSettings, *, jobs: int = 1,
-                      command: str = "") -> DataSummary:
-    """Draw, balance and write the positions of the PGN files ``paths`` into ``out`` (module docstring)."""
-    start = time.perf_counter()
-    if jobs == 1 or len(paths) == 1:
-        draws = [draw_file(p, i, settings) for i, p in enumerate(paths)]
-    else:
-        from joblib import delayed
-
-        from search.runtime.workers import parallel
-
-        draws = list(parallel(jobs)(delayed(draw_file)(p, i, settings) for i, p in enumerate(paths)))
-    bits = np.concatenate([d.bits for d in draws]) if draws else np.zeros((0, N_BITS), np.uint8)
-    result = np.concatenate([d.result for d in draws]) if draws else np.zeros(0, np.int8)
-    part = np.concatenate([d.part for d in draws]) if draws else np.zeros(0, np.uint8)
-    file_of = np.concatenate([np.full(len(d.result), i, np.int32) for i, d in enumerate(draws)]) if draws \
-        else np.zeros(0, np.int32)
-    game_in_file = np.concatenate([d.game for d in draws]) if draws else np.zeros(0, np.int32)
-    keep = balance(result, part, settings.seed)
-    if not len(keep):
-        raise ValueError(f"no White-win and Black-win positions to pair in {', '.join(paths)}")
-    # One game number over all files: files are numbered apart by 2^20 games.
-    game = (file_of[keep].astype(np.int64) << 20 | game_in_file[keep]).astype(np.int64)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out / "positions.npz", bits=np.packbits(bits[keep], axis=1), result=result[keep],
-                        part=part[keep], game=game)
-    seconds = time.perf_counter() - start
-    errors = [e for d in draws for e in d.errors]
-    per_part = {name: int((part[keep] == i).sum()) for i, name in enumerate(PARTS)}
-    summary = DataSummary(len(keep), per_part, sum(d.games for d in draws), sum(d.decisive for d in draws),
-                          seconds, errors)
-    sidecar = {"sources": [{"path": p, "games": d.games, "decisive": d.decisive, "positions_drawn": len(d.result)}
-                           for p, d in zip(paths, draws, strict=True)],
-               "settings": asdict(settings), "positions": len(keep), "per_part": per_part,
-               "white_wins": int((result[keep] > 0).sum()), "black_wins": int((result[keep] < 0).sum()),
-               "bits": "organisms.comparator (773 bits, np.packbits along each row)", "seconds": round(seconds, 2),
-               "positions_per_second": round(summary.rate, 1), "errors": errors[:100], "error_count": len(errors),
-               "command": command, "provenance": provenance()}
-    (out / "positions.json").write_text(json.dumps(sidecar, indent=1) + "\n")
-    return summary
-
-
-@dataclass
-class CmpData:
-    """Positions read back: bits (N, 773) uint8, results (N,) int8, parts (N,) uint8, games (N,) int64."""
-
-    bits: np.ndarray
-    result: np.ndarray
-    part: np.ndarray
-    game: np.ndarray
-    source: str
-
-    def rows(self, part: int, sign: int) -> np.ndarray:
-        """Row indices of one part (0, 1, 2) and one class (+1 White won, -1 Black won)."""
-        return np.flatnonzero((self.part == part) & (self.result == sign))
-
-
-def load_positions(folder: str | Path) -> CmpData:
-    """Read ``folder/positions.npz`` (or the file itself); :class:`ValueError` naming the file if unusable."""
-    path = Path(folder)
-    if path.is_dir():
-        path = path / "positions.npz"
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            packed, result, part, game = data["bits"], data["result"], data["part"], data["game"]
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read the positions: {exc.strerror or exc}") from exc
-    except (KeyError, ValueError, EOFError) as exc:
-        raise ValueError(f"{path}: not a positions file of mimic deepchess-data: {exc}") from exc
-    if packed.ndim != 2 or packed.shape[1] != (N_BITS + 7) // 8 or not (len(result) == len(part) == len(packed)):
-        raise ValueError(f"{path}: arrays of the wrong shapes (bits {packed.shape}, result {result.shape})")
-    bits = np.unpackbits(packed, axis=1, count=N_BITS)
-    return CmpData(bits, result, part, game, str(path))
-
-
-# ---------------------------------------------------------------------------------------------------
-# Networks.
+from organisms.comparator import N_BITS, ComparatorNet, make_header, mirror_bits
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -542,6 +342,5 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
-__all__ = ["CmpData", "CmpShape", "Curves", "DataSettings", "TrainSettings", "build_model", "comparator",
-           "expected_shapes", "extract_positions", "game_positions", "load_positions", "pair_accuracy",
-           "validation_pairs"]
+__all__ = ["CmpShape", "Curves", "PhaseState", "TrainSettings", "build_model", "comparator", "distill", "load_arrays",
+           "model_arrays", "pair_accuracy", "pretrain", "train_pairs", "validation_pairs"]

@@ -26,8 +26,6 @@ import chess
 import numpy as np
 
 from evolve.nets.deepchess import (
-    PARTS,
-    CmpData,
     Curves,
     PhaseState,
     TrainSettings,
@@ -35,18 +33,19 @@ from evolve.nets.deepchess import (
     comparator,
     distill,
     load_arrays,
-    load_positions,
     model_arrays,
     pair_accuracy,
     pretrain,
     train_pairs,
     validation_pairs,
 )
+from evolve.nets.deepchess_data import PARTS, CmpData, load_positions
 from evolve.nets.giraffe import require_torch
 from organisms.comparator import ComparatorNet, make_header, save_comparator
 from organisms.net import read_net_file
 from search.base import Limit
 from search.compare import CompareEngine
+from search.runtime.atomic import atomic_path, write_atomic
 from search.runtime.provenance import describe, provenance
 
 SPEED_FENS = ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
@@ -130,12 +129,10 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
     def save() -> None:
         arrays: dict[str, Any] = {**model_arrays(big, "big_"), **model_arrays(small, "small_"),
                                   **{f"phase_{k}": v for k, v in state.arrays.items()}}
-        tmp = ck.with_name("checkpoint.tmp.npz")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, header=np.array(json.dumps({"curves": asdict(curves), "settings": _settings_dict(settings),
-                                                  "seconds": seconds(), "phase": state.tag})),
+        with atomic_path(ck) as tmp:
+            np.savez(tmp, header=np.array(json.dumps({"curves": asdict(curves), "settings": _settings_dict(settings),
+                                                   "seconds": seconds(), "phase": state.tag})),
                      **arrays)
-        tmp.replace(ck)
 
     train_x = data.bits[data.part == 0]
     if not len(train_x):
@@ -171,7 +168,7 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
                                     **common))
     outcome = CmpOutcome(curves, accuracy, speed, path, small_path, took)
     plot_curves(out / "curve.png", curves)
-    (out / "summary.md").write_text("\n".join(summary_lines(data, settings, outcome, command)) + "\n")
+    write_atomic(out / "summary.md", "\n".join(summary_lines(data, settings, outcome, command)) + "\n")
     return outcome
 
 
@@ -221,36 +218,25 @@ def summary_lines(data: CmpData, s: TrainSettings, o: CmpOutcome, command: str) 
 
 
 def plot_curves(path: Path, curves: Curves) -> None:
-    import matplotlib
+    """``curve.png``: the reconstruction loss per pretraining epoch (one line a layer), then the pair accuracy per
+    epoch of the comparator (training and validation) and of the distilled comparator (validation)."""
+    from evolve.plots import Curve, Level, figure, save
+    from evolve.plots import curves as draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4), dpi=120)
-    ax = axes[0]
+    fig, axes = figure(1, 2, size=(12, 4), dpi=120)
+    layers = []
     for layer in sorted({int(r[0]) for r in curves.pretrain}):
         rows = [r for r in curves.pretrain if int(r[0]) == layer]
-        ax.plot([r[1] for r in rows], [r[2] for r in rows], marker="o", label=f"layer {layer + 1}")
-    ax.set_xlabel("pretraining epoch")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("reconstruction loss")
-    ax.set_title("Pos2Vec layer-wise pretraining")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    ax = axes[1]
+        layers.append(Curve([r[1] for r in rows], [r[2] for r in rows], f"layer {layer + 1}", {"marker": "o"}))
+    draw(axes[0], layers, xlabel="pretraining epoch", integer_x=True, ylabel="reconstruction loss",
+         title="Pos2Vec layer-wise pretraining")
+    lines = []
     if curves.compare:
-        ax.plot([r[0] for r in curves.compare], [r[2] for r in curves.compare], label="comparator, training")
-        ax.plot([r[0] for r in curves.compare], [r[3] for r in curves.compare], label="comparator, validation")
+        x = [r[0] for r in curves.compare]
+        lines += [Curve(x, [r[2] for r in curves.compare], "comparator, training"),
+                  Curve(x, [r[3] for r in curves.compare], "comparator, validation")]
     if curves.distill:
-        ax.plot([r[0] for r in curves.distill], [r[2] for r in curves.distill], label="distilled, validation")
-    ax.axhline(0.5, color="black", linestyle="--", linewidth=1, label="chance")
-    ax.set_xlabel("epoch")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("pair accuracy")
-    ax.set_title("siamese comparator")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+        lines.append(Curve([r[0] for r in curves.distill], [r[2] for r in curves.distill], "distilled, validation"))
+    draw(axes[1], lines, levels=[Level(0.5, "chance")], xlabel="epoch", integer_x=True, ylabel="pair accuracy",
+         title="siamese comparator")
+    save(fig, path)

@@ -38,6 +38,7 @@ from evolve.nets.tdleaf import TDRow, TDSettings, td_leaf
 from mentor.labels import DEFAULT_CAP
 from organisms.net import make_header, read_net_file, save_net
 from search.games.openings import Opening, default_openings_path, load_openings
+from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe, provenance
 
 
@@ -122,7 +123,7 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     save_net(net_path, model_arrays(model), header)
     outcome = NetOutcome(data, epochs, td_rows, base, held_mae, train_mae, net_path)
     plot_net_curve(out / "curve.png", epochs, td_rows, base)
-    (out / "summary.md").write_text("\n".join(summary_lines(settings, outcome, command)) + "\n")
+    write_atomic(out / "summary.md", "\n".join(summary_lines(settings, outcome, command)) + "\n")
     return outcome
 
 
@@ -163,36 +164,20 @@ def summary_lines(s: NetRunSettings, o: NetOutcome, command: str) -> list[str]:
 
 
 def plot_net_curve(path: Path, epochs: list[EpochRow], td: list[TDRow], base: dict[str, float]) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
+    """``curve.png``: the bootstrap's training and held-out error per epoch beside the training median's, then
+    (with TD-Leaf) the held-out and TD errors per iteration; centipawns."""
+    from evolve.plots import Curve, Level, curves, figure, save
 
     panels = 2 if td else 1
-    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4), dpi=120, squeeze=False)
-    ax = axes[0][0]
-    ax.plot([r.epoch for r in epochs], [r.train_mae for r in epochs], label="training", color="#1f77b4")
-    ax.plot([r.epoch for r in epochs], [r.held_mae for r in epochs], label="held out", color="#d62728")
-    ax.axhline(base["median"], color="black", linestyle="--", linewidth=1, label="training median (held out)")
-    ax.set_xlabel("epoch")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("mean |net - mentor| (cp)")
-    ax.set_title("supervised bootstrap")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
+    fig, axes = figure(1, panels, size=(6 * panels, 4), dpi=120, squeeze=False)
+    x = [r.epoch for r in epochs]
+    curves(axes[0][0], [Curve(x, [r.train_mae for r in epochs], "training", {"color": "#1f77b4"}),
+                        Curve(x, [r.held_mae for r in epochs], "held out", {"color": "#d62728"})],
+           levels=[Level(base["median"], "training median (held out)")], xlabel="epoch", integer_x=True,
+           ylabel="mean |net - mentor| (cp)", title="supervised bootstrap")
     if td:
-        ax = axes[0][1]
-        ax.plot([r.iteration for r in td], [r.held_mae for r in td], label="held out (validation)",
-                color="#d62728")
-        ax.plot([r.iteration for r in td], [r.td_error for r in td], label="TD error (before the step)",
-                color="#2ca02c")
-        ax.set_xlabel("TD-Leaf iteration")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylabel("cp")
-        ax.set_title("TD-Leaf self-play")
-        ax.grid(True, alpha=0.3)
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+        x = [r.iteration for r in td]
+        curves(axes[0][1], [Curve(x, [r.held_mae for r in td], "held out (validation)", {"color": "#d62728"}),
+                            Curve(x, [r.td_error for r in td], "TD error (before the step)", {"color": "#2ca02c"})],
+               xlabel="TD-Leaf iteration", integer_x=True, ylabel="cp", title="TD-Leaf self-play")
+    save(fig, path)

@@ -34,6 +34,7 @@ from evolve.nets.giraffe import require_torch
 from mentor.labels import parse_labels
 from organisms.movenet import N_ACTIVE, N_MOVE_FEATURES, MoveNet, make_header, move_indices, save_move_net
 from search.prob import move_weights
+from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe, provenance
 
 CHUNK = 2000
@@ -266,7 +267,7 @@ def train_move_net(labels: str, out_dir: str, settings: MoveTrainSettings, comma
                                                 seconds=round(seconds, 1), provenance=provenance()))
     outcome = MoveOutcome(path, curve, metrics, seconds)
     _plot(out / "curve.png", curve)
-    (out / "summary.md").write_text("\n".join(summary_lines(data, settings, outcome, command, labels)) + "\n")
+    write_atomic(out / "summary.md", "\n".join(summary_lines(data, settings, outcome, command, labels)) + "\n")
     return outcome
 
 
@@ -297,18 +298,13 @@ def summary_lines(data: MoveNetData, s: MoveTrainSettings, o: MoveOutcome, comma
 
 
 def _plot(path: Path, curve: Sequence[Sequence[float]]) -> None:
-    import matplotlib
+    """``curve.png``: the training loss and the held-out top-1 per epoch."""
+    from evolve.plots import Curve, curves, figure, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.5))
+    fig, (a, b) = figure(1, 2, size=(9, 3.5))
     epochs = [r[0] for r in curve]
-    a.plot(epochs, [r[1] for r in curve], marker="o")
-    a.set(xlabel="epoch", ylabel="training loss (nats)", title="cross-entropy of the mentor's move")
-    b.plot(epochs, [r[2] for r in curve], marker="o")
-    b.set(xlabel="epoch", ylabel="held-out top-1", title="mentor's move ranked first")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
+    curves(a, [Curve(epochs, [r[1] for r in curve], style={"marker": "o"})], xlabel="epoch",
+           ylabel="training loss (nats)", title="cross-entropy of the mentor's move", grid=False, legend=False)
+    curves(b, [Curve(epochs, [r[2] for r in curve], style={"marker": "o"})], xlabel="epoch", ylabel="held-out top-1",
+           title="mentor's move ranked first", grid=False, legend=False)
+    save(fig, path, dpi=100)

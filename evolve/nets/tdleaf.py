@@ -24,7 +24,6 @@ curve in one ``.npz`` with a JSON header, no pickle), so a run killed between it
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ from organisms.giraffe import giraffe_features
 from organisms.net import ARRAY_NAMES, NetFileError, read_net_file
 from search import Engine, Limit
 from search.games.openings import Opening
+from search.runtime.atomic import atomic_path
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,11 +135,10 @@ def start_position(opening: Opening, rng: np.random.Generator) -> chess.Board | 
 
 
 def save_checkpoint(path: Path, arrays: dict[str, Any], header: dict[str, Any]) -> None:
-    """Weights and a JSON header in one ``.npz``, written beside ``path`` and moved into place."""
-    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-    with open(tmp, "wb") as fh:
-        np.savez(fh, header=np.array(json.dumps(header, sort_keys=True)), **arrays)
-    os.replace(tmp, path)
+    """Weights and a JSON header in one ``.npz``, written whole or not at all
+    (:func:`search.runtime.atomic.atomic_path`)."""
+    with atomic_path(path) as tmp:
+        np.savez(tmp, header=np.array(json.dumps(header, sort_keys=True)), **arrays)
 
 
 def load_checkpoint(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

@@ -13,7 +13,7 @@
 #
 # Split by opening. Engines at fixed nodes replay the same game from the same opening, so a test game from a
 # training opening would be recognised by memory, not by style. `mimic recognize experiment` splits by game
-# (evolve/recognition/recognize.py: split_games), not by opening, so the split by opening is made here instead: games.pgn
+# (evolve/recognition/training.py: split_games), not by opening, so the split by opening is made here instead: games.pgn
 # (shipped openings 1-8) trains the clones (experiment's own held-out figures, in summary.md, are by game within
 # those openings: 75 % train, 15 % validation, 10 % test), and test.pgn (openings 26-33, which no clone saw) is
 # classified at k = 1, 4, 16 and all into heldout-openings-kK.csv, which the figures by opening are recounted from

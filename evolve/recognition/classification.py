@@ -1,0 +1,181 @@
+"""Classification (``mimic recognize classify``): score game sides, or groups of ``k`` sides, by every clone.
+
+A query's score by a clone is its measure minus the clone's normalisation (:mod:`evolve.recognition.measures`);
+the clones are ranked by it, best first (:class:`Query`). One row a query goes to a CSV (:func:`write_csv`) that
+keeps the columns ``player``, ``predicted``, ``rank`` and one ``score:NAME`` column per clone, and the accuracy
+is recounted from that CSV (:func:`read_csv_accuracy`).
+
+May import numpy, :mod:`organisms`, :mod:`search.runtime` and the recognition modules below it (gameset,
+positions, measures, training's file names).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evolve.data.moves import normal_name
+from evolve.recognition.gameset import Progress, parse_aliases, read_game_set
+from evolve.recognition.measures import position_measures, score_groups, side_counts, side_means
+from evolve.recognition.positions import extract_positions
+from evolve.recognition.training import MANIFEST, SPLIT
+from organisms import Organism
+from search.runtime.atomic import atomic_open
+
+NORMS = ("validation", "query")
+"""What ``classify`` subtracts from a clone's measure: its average on the validation sides or on the query file's."""
+
+
+@dataclass
+class Query:
+    """One query: game sides (their sources), the true player when known, each clone's score."""
+
+    sides: list[str]  # FILE:LINE colour
+    player: str  # the trained player the sides' header names, "" when none
+    header: str
+    positions: int
+    scores: dict[str, float]
+
+    @property
+    def ranking(self) -> list[str]:
+        """Players by score, best first (ties: the order of the players)."""
+        names = list(self.scores)
+        return sorted(names, key=lambda n: (-self.scores[n] if np.isfinite(self.scores[n]) else np.inf,
+                                            names.index(n)))
+
+    @property
+    def predicted(self) -> str:
+        return self.ranking[0] if self.positions else ""
+
+    def rank_of(self, player: str) -> int | None:
+        """1-based rank of ``player`` (``None`` when no positions)."""
+        return self.ranking.index(player) + 1 if self.positions and player in self.scores else None
+
+
+def group_sides(labels: Sequence[str], k: int | None) -> list[list[int]]:
+    """Groups of ``k`` indices with the same label, in order; an incomplete last group of a label is
+    dropped unless ``k`` is 1; ``None``: one group per label.
+
+    >>> group_sides(["a", "b", "a", "a", "b"], 2)
+    [[0, 2], [1, 4]]
+    >>> group_sides(["a", "b", "a"], None)
+    [[0, 2], [1]]
+    """
+    by: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        by.setdefault(label, []).append(i)
+    out: list[list[int]] = []
+    for members in by.values():
+        if k is None:
+            out.append(members)
+        else:
+            out += [members[i:i + k] for i in range(0, len(members) - k + 1, k)]
+    return out
+
+
+def load_clones(folder: str | Path) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    """The manifest of a trained DIR, the clones' weights (players, genes) and their β."""
+    folder = Path(folder)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    if manifest.get("format") != "mimic-recognize":
+        raise ValueError(f"{folder / MANIFEST}: not a mimic recognize manifest")
+    players = manifest["players"]
+    organisms = [Organism.load(folder / manifest["clones"][p]["organism"]) for p in players]
+    return (manifest, np.array([o.weights for o in organisms]),
+            np.array([manifest["clones"][p]["beta"] for p in players], dtype=np.float64))
+
+
+def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int = 1,
+             on_error: Callable[[str], None] | None = None, cache_dir: str | Path | None = None,
+             held_out: bool = False, norm: str = "validation", on_progress: Progress | None = None) -> list[Query]:
+    """Score every game side of ``query`` (or every group of ``k`` sides with the same header player; see
+    :func:`group_sides`) by every clone of ``folder``; with ``held_out``, only the sides of games that the
+    split of ``folder`` did not use for training or validation (its test games, and games it never saw).
+
+    ``norm``: what each clone's measure is measured against (see the module docstring). ``validation``: its
+    average over all trained players' validation game sides (``recognize.json``). ``query``: its average over
+    the query file's own players (the sides grouped by header, each header weighing the same), for a query
+    file from another population than the training games (other openings, another era), where the
+    validation averages do not carry over; it needs a query file with several players' games in it.
+
+    ``on_progress`` (stage, done, total) is called as work completes, stage by stage: ``games`` (one unit: the
+    query file read), ``positions`` (chunks of game sides resolved), ``features`` (one unit)."""
+    if norm not in NORMS:
+        raise ValueError(f"unknown normalisation {norm!r} (one of {', '.join(NORMS)})")
+    manifest, weights, betas = load_clones(folder)
+    players = manifest["players"]
+    st = manifest["settings"]
+    aliases = parse_aliases(st.get("aliases", []))
+    gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, exclude=st.get("exclude", []),
+                       on_error=on_error, on_progress=on_progress)
+    used = used_games(folder)
+    if held_out:
+        gs.sides = [sd for sd in gs.sides if gs.keys[sd.game] not in used]
+    seen = len({sd.game for sd in gs.sides if gs.keys[sd.game] in used})  # queried games the clones trained on
+    if seen and on_error is not None:
+        on_error(f"{query}: {seen} of its {len(gs.games)} games were training or validation games of these clones "
+                 f"({Path(folder) / SPLIT}): their scores are not held-out figures")
+    order = list(range(len(gs.sides)))
+    pos = extract_positions(gs, order, st["skip_plies"], st["genome"], jobs, cache_dir, on_progress=on_progress)
+    vals, rows = position_measures(weights, betas, pos, st["score"])
+    labels = [s.player or f"?{normal_name(s.header)}" for s in gs.sides]
+    if norm == "query":
+        normal = np.nanmean(side_means(vals, pos.side[rows], group_sides(labels, None)), axis=1)
+    else:
+        normal = np.array([manifest["clones"][p]["normalisation"] for p in players])
+    groups = group_sides(labels, k)
+    scores = score_groups(vals, pos.side[rows], groups, normal)
+    counts = side_counts(pos.side[rows], groups)
+    out = []
+    for j, group in enumerate(groups):
+        first = gs.sides[group[0]]
+        out.append(Query([f"{gs.sources[gs.sides[i].game]} {'white' if gs.sides[i].color else 'black'}"
+                          for i in group], first.player or "", first.header, int(counts[j]),
+                         {p: float(scores[j, c]) for c, p in enumerate(players)}))
+    return out
+
+
+def used_games(folder: str | Path) -> set[str]:
+    """The keys of the games that the split of ``folder`` put in training or validation (none when the
+    folder has no readable ``split.json``)."""
+    try:
+        split = json.loads((Path(folder) / SPLIT).read_text())
+        return {g["key"] for g in split["games"] if g["part"] != "test"}
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def write_csv(path: str | Path, queries: Sequence[Query], players: Sequence[str], k: int | None = 1) -> None:
+    """One row per query: ``query``, ``k``, ``player`` (the trained player the header names, empty when
+    none), ``header``, ``predicted``, ``rank`` (the true player's), ``positions``, ``sides``, then one
+    ``score:NAME`` column per player."""
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["query", "k", "player", "header", "predicted", "rank", "positions", "sides",
+                    *(f"score:{p}" for p in players)])
+        for i, q in enumerate(queries):
+            rank = q.rank_of(q.player) if q.player else None
+            w.writerow([i + 1, "all" if k is None else k, q.player, q.header, q.predicted,
+                        "" if rank is None else rank, q.positions, "; ".join(q.sides),
+                        *(f"{q.scores[p]:.6f}" if np.isfinite(q.scores[p]) else "" for p in players)])
+
+
+def read_csv_accuracy(path: str | Path) -> tuple[float, float, int]:
+    """Top-1 and top-3 accuracy recounted from a query CSV (rows with a known player and positions), and
+    the number of such rows. The top-3 is recounted from the score columns."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["player"] and int(r["positions"]) > 0]
+    top1 = top3 = 0
+    for r in rows:
+        scores = {k[6:]: float(v) for k, v in r.items() if k.startswith("score:") and v}
+        ranked = sorted(scores, key=lambda n: -scores[n])
+        top1 += r["predicted"] == r["player"]
+        top3 += r["player"] in ranked[:3]
+    n = len(rows)
+    return (top1 / n if n else float("nan"), top3 / n if n else float("nan"), n)

@@ -1,0 +1,144 @@
+"""The experiment (``mimic recognize experiment``): train, classify the held-out test game sides at each k of
+:data:`KS`, and run the baselines on the same split.
+
+**Baselines**: chance (1 / players); the *shared organism*: its measure of a query beside each player's mean
+measure on their validation sides, the nearest wins (one number per query: strength, not style); the
+*centipawn-loss profile* (:mod:`evolve.recognition.baselines`), classified by the nearest centroid (Euclidean) of
+the players' training histograms. The results go to ``summary.md``, ``confusion.png``, ``accuracy.png``
+(:mod:`evolve.recognition.summary`) and ``queries-kK.csv`` in the run's folder.
+
+May import numpy, :mod:`search.runtime` and the other recognition modules.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evolve.recognition.baselines import CHUNK_SIDES, CP_BINS, CP_LOSS, cp_histogram, cp_losses
+from evolve.recognition.classification import Query, group_sides, write_csv
+from evolve.recognition.gameset import Progress
+from evolve.recognition.measures import position_measures, score_groups, side_counts, side_means
+from evolve.recognition.summary import plot_accuracy, plot_confusion, write_summary
+from evolve.recognition.training import TrainSettings, train
+from search.runtime.workers import parallel_map
+
+KS: tuple[int | None, ...] = (1, 4, 16, None)
+"""The group sizes of an experiment; ``None`` is all of a player's test game sides in one group."""
+
+QUERIES = "queries"
+"""The stage of classifying the test queries; its units are the group sizes of :data:`KS`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExperimentSettings:
+    """``mimic recognize experiment``: the training settings, the centipawn-loss mentor and how many
+    positions a side it looks at (``None``: all)."""
+
+    train: TrainSettings
+    mentor: str = "expert@depth=1"
+    cp_positions: int | None = None
+
+
+def _k_name(k: int | None) -> str:
+    return "all" if k is None else str(k)
+
+
+def _accuracy(scores: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
+    """Top-1 and top-3 of (queries, players) scores (higher is better; ties: the first player)."""
+    if not len(truth):
+        return float("nan"), float("nan")
+    order = np.argsort(-np.nan_to_num(scores, nan=-np.inf), axis=1, kind="stable")
+    return float(np.mean(order[:, 0] == truth)), float(np.mean((order[:, :3] == truth[:, None]).any(axis=1)))
+
+
+def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[str], None] | None = None,
+               cache_dir: str | Path | None = None, on_progress: Progress | None = None) -> dict[str, Any]:
+    """Train, classify the held-out test game sides at each k of :data:`KS`, run the baselines on the same
+    split, and write summary.md, confusion.png, accuracy.png and queries-kK.csv into the folder.
+    ``on_progress`` (stage, done, total) is called as work completes, stage by stage: the stages of
+    :func:`evolve.recognition.training.train`, then ``cp_loss`` (chunks of game sides measured), then ``queries``
+    (the group sizes classified)."""
+    st = settings.train
+    tr = train(st, command, on_error=on_error, cache_dir=cache_dir, on_progress=on_progress)
+    out = Path(st.out)
+    players = list(st.players)
+    P = len(players)
+    t0 = time.perf_counter()
+    where = {side: j for j, side in enumerate(tr.order)}
+    vals, rows = position_measures(tr.weights, tr.betas, tr.positions, st.score)
+    side_of = tr.positions.side[rows]
+    normal = np.array([tr.manifest["clones"][p]["normalisation"] for p in players])
+    shared_vals = None
+    if tr.shared_weights is not None:
+        shared_vals = position_measures(tr.shared_weights, np.array([tr.shared_beta]), tr.positions, st.score)[0]
+        shared_centroid = side_means(shared_vals, side_of, [[where[i] for i in tr.sides[p]["validation"]
+                                                             or tr.sides[p]["train"]] for p in players])[0]
+    # The centipawn-loss profile: training histograms (centroids) and every test side's losses.
+    cp_sides = sorted({i for p in players for k in ("train", "test") for i in tr.sides[p][k]})
+    entries = [(i, tr.games.games[tr.games.sides[i].game][0], tr.games.games[tr.games.sides[i].game][1],
+                tr.games.sides[i].color) for i in cp_sides]
+    chunks = [entries[i:i + CHUNK_SIDES] for i in range(0, len(entries), CHUNK_SIDES)]
+    if on_progress is not None:
+        on_progress(CP_LOSS, 0, len(chunks))
+    parts = []
+    for part in parallel_map(cp_losses, chunks, st.jobs, args=(st.skip_plies, settings.mentor, settings.cp_positions)):
+        parts.append(part)
+        if on_progress is not None:
+            on_progress(CP_LOSS, len(parts), len(chunks))
+    losses = {side: ls for part in parts for side, ls in part}
+    centroids = np.array([cp_histogram([x for i in tr.sides[p]["train"] for x in losses[i]]) for p in players])
+    seconds_cp = time.perf_counter() - t0
+
+    results: dict[str, Any] = {"k": {}, "players": players}
+    test_sides = [(i, p) for p in players for i in tr.sides[p]["test"]]
+    if on_progress is not None:
+        on_progress(QUERIES, 0, len(KS))
+    for done, k in enumerate(KS, 1):
+        groups = group_sides([p for _, p in test_sides], k)
+        side_groups = [[test_sides[j][0] for j in g] for g in groups]
+        truth = np.array([players.index(test_sides[g[0]][1]) for g in groups], dtype=np.int64)
+        pos_groups = [[where[i] for i in g] for g in side_groups]
+        scores = score_groups(vals, side_of, pos_groups, normal) if groups else np.zeros((0, P))
+        npos = side_counts(side_of, pos_groups)
+        queries = [Query([f"{tr.games.sources[tr.games.sides[i].game]} "
+                          f"{'white' if tr.games.sides[i].color else 'black'}" for i in g],
+                         players[truth[j]], tr.games.sides[g[0]].header, int(npos[j]),
+                         {p: float(scores[j, c]) for c, p in enumerate(players)})
+                    for j, g in enumerate(side_groups)]
+        write_csv(out / f"queries-k{_k_name(k)}.csv", queries, players, k)
+        keep = npos > 0
+        row: dict[str, Any] = {"queries": int(keep.sum())}
+        row["clones"] = _accuracy(scores[keep], truth[keep])
+        row["chance"] = (1 / P, min(3, P) / P)
+        if shared_vals is not None:
+            q = side_means(shared_vals, side_of, pos_groups)[0] if groups else np.zeros(0)
+            row["shared"] = _accuracy(-np.abs(q[:, None] - shared_centroid[None, :])[keep], truth[keep])
+        hists = np.array([cp_histogram([x for i in g for x in losses[i]])
+                          for g in side_groups]).reshape(-1, len(CP_BINS))
+        has = np.array([sum(len(losses[i]) for i in g) > 0 for g in side_groups], dtype=bool)
+        d = -np.linalg.norm(hists[:, None, :] - centroids[None, :, :], axis=2) if len(side_groups) else np.zeros((0, P))
+        row["cp_loss"] = _accuracy(d[has], truth[has])
+        per_player = {}
+        for c, p in enumerate(players):
+            mine = keep & (truth == c)
+            per_player[p] = (*_accuracy(scores[mine], truth[mine]), int(mine.sum()))
+        row["per_player"] = per_player
+        confusion = np.zeros((P, P), dtype=np.int64)
+        if keep.any():
+            pred = np.argsort(-np.nan_to_num(scores[keep], nan=-np.inf), axis=1, kind="stable")[:, 0]
+            np.add.at(confusion, (truth[keep], pred), 1)
+        row["confusion"] = confusion.tolist()
+        results["k"][_k_name(k)] = row
+        if on_progress is not None:
+            on_progress(QUERIES, done, len(KS))
+    results["seconds_cp_loss"] = seconds_cp
+    plot_confusion(out / "confusion.png", results, players)
+    plot_accuracy(out / "accuracy.png", results)
+    write_summary(out / "summary.md", results, tr, settings, command)
+    return results

@@ -1,0 +1,290 @@
+"""Training (``mimic recognize train``): one clone per player, evolved from the player's games, and a shared organism.
+
+The games (:mod:`evolve.recognition.gameset`), deduplicated, are split, seeded, into training / validation / test
+*by game* (both sides of a game are in the same part, so no game's positions are in two parts), and the split is
+written to ``DIR/split.json``. With ``max_games`` each player keeps at most that many training game sides (a
+seeded choice), by default as many as the player with the fewest has: equal training data per player; with
+``max_held`` at most that many validation and test sides each (a seeded choice, for large game sets).
+
+One organism per player is evolved by the move-agreement objective of :class:`evolve.ga.objectives.MoveAgreement`
+on the player's training sides (the validation sides are its held-out positions), the players in parallel
+(:func:`search.runtime.workers.parallel_map`). A *shared* organism is evolved the same way on all players'
+training sides together: a baseline that knows every player's strength and nobody's style. Each clone's
+normalisation (:mod:`evolve.recognition.measures`) is measured on the validation sides and written with the
+clones to ``DIR/recognize.json``.
+
+May import numpy, :mod:`organisms`, :mod:`search.runtime`, :mod:`evolve.ga` and the recognition modules below it
+(gameset, positions, measures).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evolve.data.moves import normal_name
+from evolve.ga.evolution import Evolution, GASettings
+from evolve.ga.objectives import MoveAgreement
+from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
+from evolve.recognition.measures import SCORES, position_measures, side_means
+from evolve.recognition.positions import Positions, extract_positions, subset
+from organisms import Organism
+from organisms.genome import DEFAULT_ENCODING, layout_genome
+from search.runtime.atomic import write_json_atomic
+from search.runtime.provenance import provenance
+from search.runtime.workers import parallel_map
+
+MANIFEST = "recognize.json"
+SPLIT = "split.json"
+SHARED = "shared"
+"""The shared organism's name in the manifest and its file ``DIR/shared.json``."""
+
+CLONES = "clones"
+"""The stage of evolving the organisms; its units are the organisms (one a player, and the shared one)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainSettings:
+    """One ``mimic recognize train`` (built by keyword). ``max_games``: training game sides kept per player
+    (``None``: as many as the player with the fewest has; 0: all). ``max_held``: validation and test game
+    sides kept per player, each (``None``: all): a seeded choice that bounds the work of a large game set
+    while the split stays by game. ``validation`` and ``test``: shares of the games. ``score``:
+    ``likelihood`` or ``agreement`` (what classification compares)."""
+
+    games: tuple[str, ...]
+    players: tuple[str, ...]
+    out: str
+    ga: GASettings
+    aliases: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    max_games: int | None = None
+    max_held: int | None = None
+    validation: float = 0.2
+    test: float = 0.2
+    skip_plies: int = 10
+    genome: str = "paper"
+    encoding: str = DEFAULT_ENCODING
+    moves_loss: str = "agreement"
+    score: str = "likelihood"
+    shared: bool = True
+    jobs: int = 1
+
+    def __post_init__(self) -> None:
+        if not self.players:
+            raise ValueError("--players names no player")
+        if len({normal_name(p) for p in self.players}) != len(self.players):
+            raise ValueError("--players names a player twice")
+        if not (0 <= self.validation < 1 and 0 <= self.test < 1 and self.validation + self.test < 1):
+            raise ValueError("--validation and --test are shares of the games, together below 1")
+        if self.score not in SCORES:
+            raise ValueError(f"unknown score {self.score!r} (one of {', '.join(SCORES)})")
+        if self.max_games is not None and self.max_games < 0:
+            raise ValueError("--max-games is a number of game sides (0: all)")
+        if self.max_held is not None and self.max_held < 1:
+            raise ValueError("--max-held is a number of game sides, at least 1")
+        parse_aliases(self.aliases)
+
+
+PARTS = ("train", "validation", "test")
+
+
+
+def split_games(n: int, validation: float, test: float, seed: int) -> np.ndarray:
+    """Each game's part (0 train, 1 validation, 2 test), seeded: a random permutation, the first
+    ``round(n · test)`` games to test, the next ``round(n · validation)`` to validation."""
+    perm = np.random.default_rng([seed, 0x5EC09]).permutation(n)
+    k_test, k_val = round(n * test), round(n * validation)
+    part = np.zeros(n, dtype=np.int64)
+    part[perm[:k_test]] = 2
+    part[perm[k_test:k_test + k_val]] = 1
+    return part
+
+
+@dataclass
+class Trained:
+    """What :func:`train` made: the manifest (also in ``DIR/recognize.json``), the game set, the split and
+    the positions of every kept side (training sides beyond ``max_games`` are not kept)."""
+
+    manifest: dict[str, Any]
+    games: GameSet
+    part: np.ndarray  # per game
+    sides: dict[str, dict[str, list[int]]]  # player -> part -> indices into games.sides
+    positions: Positions  # of the sides in `order`
+    order: list[int]  # the sides extracted, indices into games.sides; positions.side indexes this list
+    weights: np.ndarray  # (players, genes) the clones'
+    betas: np.ndarray
+    shared_weights: np.ndarray | None
+    shared_beta: float
+
+
+def _train_one(pos: Positions, train_rows: np.ndarray, held_rows: np.ndarray, layout: str, encoding: str,
+               ga: GASettings, loss: str) -> tuple[np.ndarray, float, float, float, float, float]:
+    """One clone (runs in a worker): (bits, training loss, held-out loss, β fitted on the training
+    positions, training agreement, held-out agreement)."""
+    genome = layout_genome(layout, encoding)
+    objective = MoveAgreement(pos.features, pos.sign, pos.fixed, pos.offsets, pos.played, loss=loss)
+    ev = Evolution(genome, objective, train_rows, held_rows, ga)
+    ev.run()
+    bits, train_loss, held_loss = ev.winner()
+    w = genome.decode(bits[None, :])
+    rows = np.intersect1d(train_rows, objective.rows)
+    beta = float(objective.log_likelihood(w, rows)[1][0])
+    held = np.intersect1d(held_rows, objective.rows)
+    agree_held = float(objective.agreement(w, held)[0]) if len(held) else float("nan")
+    return bits, train_loss, held_loss, beta, float(objective.agreement(w, rows)[0]), agree_held
+
+
+def _train_job(job: tuple[Positions, np.ndarray, np.ndarray, str, str, GASettings, str]
+               ) -> tuple[np.ndarray, float, float, float, float, float]:
+    """:func:`_train_one` of one job's arguments (the work of one task)."""
+    return _train_one(*job)
+
+
+def train(settings: TrainSettings, command: str, on_error: Callable[[str], None] | None = None,
+          cache_dir: str | Path | None = None, on_progress: Progress | None = None) -> Trained:
+    """Read, split, extract and evolve one clone per player (and the shared organism); write DIR (see the
+    module docstring). Raises ``ValueError`` naming a player without games. ``on_progress`` (stage, done, total)
+    is called as work completes, stage by stage: ``games`` (files read), ``positions`` (chunks of game sides
+    resolved), ``features`` (one unit), ``clones`` (organisms evolved)."""
+    t0 = time.perf_counter()
+    seconds: dict[str, float] = {}
+    out = Path(settings.out)
+    aliases = parse_aliases(settings.aliases)
+    players = list(settings.players)
+    gs = read_game_set(settings.games, players, aliases, exclude=settings.exclude, on_error=on_error,
+                       on_progress=on_progress)
+    missing = [p for p in players if not any(s.player == p for s in gs.sides)]
+    if missing:
+        raise ValueError(f"no games of player{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
+                         f"in {', '.join(settings.games)}")
+    part = split_games(len(gs.games), settings.validation, settings.test, settings.ga.seed)
+    sides: dict[str, dict[str, list[int]]] = {p: {k: [] for k in PARTS} for p in players}
+    for i, s in enumerate(gs.sides):
+        assert s.player is not None
+        sides[s.player][PARTS[part[s.game]]].append(i)
+    for p in players:
+        if not sides[p]["train"]:
+            raise ValueError(f"player {p!r} has no training games (of {sum(len(v) for v in sides[p].values())} "
+                             "game sides; more games or a smaller --test/--validation)")
+    counts = [len(sides[p]["train"]) for p in players]
+    cap = min(counts) if settings.max_games is None else (settings.max_games or max(counts))
+    rng = np.random.default_rng([settings.ga.seed, 0xCA9])
+    for p in players:
+        kept = sides[p]["train"]
+        if len(kept) > cap:
+            sides[p]["train"] = sorted(rng.choice(kept, size=cap, replace=False).tolist())
+    if settings.max_held is not None:
+        held_rng = np.random.default_rng([settings.ga.seed, 0x4E1D])
+        for p in players:
+            for k in ("validation", "test"):
+                if len(sides[p][k]) > settings.max_held:
+                    sides[p][k] = sorted(held_rng.choice(sides[p][k], size=settings.max_held, replace=False).tolist())
+    order = sorted({i for p in players for k in PARTS for i in sides[p][k]})
+    where = {side: j for j, side in enumerate(order)}
+    pos = extract_positions(gs, order, settings.skip_plies, settings.genome, settings.jobs, cache_dir,
+                            on_progress=on_progress)
+    seconds["games, resolved children and features"] = time.perf_counter() - t0
+
+    def rows_of(side_ids: Sequence[int]) -> np.ndarray:
+        return np.flatnonzero(np.isin(pos.side, [where[i] for i in side_ids]))
+
+    t0 = time.perf_counter()
+    jobs_in: list[tuple[str, Positions, np.ndarray, np.ndarray]] = []
+    for p in players:
+        rows = rows_of(sides[p]["train"] + sides[p]["validation"])
+        sub = subset(pos, rows)
+        train_rows = np.flatnonzero(np.isin(rows, rows_of(sides[p]["train"])))
+        held_rows = np.flatnonzero(np.isin(rows, rows_of(sides[p]["validation"])))
+        if not len(train_rows):
+            raise ValueError(f"player {p!r}: no training positions (games shorter than --skip-plies?)")
+        jobs_in.append((p, sub, train_rows, held_rows))
+    if settings.shared:
+        all_train = [i for p in players for i in sides[p]["train"]]
+        all_val = [i for p in players for i in sides[p]["validation"]]
+        rows = rows_of(all_train + all_val)
+        sub = subset(pos, rows)
+        jobs_in.append((SHARED, sub, np.flatnonzero(np.isin(rows, rows_of(all_train))),
+                        np.flatnonzero(np.isin(rows, rows_of(all_val)))))
+    args = [(sub, tr, he, settings.genome, settings.encoding, settings.ga, settings.moves_loss)
+            for _, sub, tr, he in jobs_in]
+    if on_progress is not None:
+        on_progress(CLONES, 0, len(args))
+    results = []
+    for result in parallel_map(_train_job, args, settings.jobs):
+        results.append(result)
+        if on_progress is not None:
+            on_progress(CLONES, len(results), len(args))
+    seconds["evolution (all organisms)"] = time.perf_counter() - t0
+
+    genome = layout_genome(settings.genome, settings.encoding)
+    out.mkdir(parents=True, exist_ok=True)
+    entries: dict[str, dict[str, Any]] = {}
+    weights = np.zeros((len(players), len(genome.names)))
+    betas = np.zeros(len(players))
+    shared_w: np.ndarray | None = None
+    shared_beta = float("nan")
+    for (name, _, tr, he), (bits, train_loss, held_loss, beta, a_train, a_held) in zip(jobs_in, results,
+                                                                                          strict=True):
+        file = f"{SHARED}.json" if name == SHARED else f"clone-{_file_name(name)}.json"
+        organism = Organism(genome, bits, meta={"player": name, "objective": "moves", "moves_loss": settings.moves_loss,
+                                                "train_error": train_loss, "held_out_error": held_loss,
+                                                "seed": settings.ga.seed, "command": command})
+        organism.save(out / file)
+        entry = {"organism": file, "train_loss": train_loss, "held_out_loss": held_loss, "beta": beta,
+                 "train_agreement": a_train, "validation_agreement": a_held,
+                 "train_positions": len(tr), "validation_positions": len(he)}
+        if name == SHARED:
+            shared_w, shared_beta = organism.weights, beta
+            entries[name] = entry
+        else:
+            i = players.index(name)
+            weights[i], betas[i] = organism.weights, beta
+            entries[name] = {**entry, "aliases": aliases.get(name, []),
+                             **{f"{k}_sides": len(sides[name][k]) for k in PARTS},
+                             "train_sides_before_cap": counts[i]}
+
+    # The normalisation: each clone's mean measure on each player's validation sides, averaged over players.
+    vals, rows = position_measures(weights, betas, pos, settings.score)
+    side_of = pos.side[rows]
+    val_groups = [[where[i] for i in sides[p]["validation"]] or [where[i] for i in sides[p]["train"]]
+                  for p in players]
+    cross = side_means(vals, side_of, val_groups)  # (clones, players)
+    normal = np.nanmean(cross, axis=1)
+    for i, p in enumerate(players):
+        entries[p]["normalisation"] = float(normal[i])
+        entries[p]["validation_measure_by_player"] = {q: float(cross[i, j]) for j, q in enumerate(players)}
+    no_validation = [p for p in players if not sides[p]["validation"]]
+
+    manifest = {"format": "mimic-recognize", "version": 1, "command": command, "provenance": provenance(),
+                "settings": {**{k: v for k, v in asdict(settings).items() if k != "ga"}, "ga": asdict(settings.ga),
+                             "max_games_applied": cap},
+                "players": players, "clones": entries, "split": SPLIT,
+                "games": {"files": list(settings.games), "read": gs.read, "unique": len(gs.games),
+                          "duplicates": gs.duplicates, "ambiguous_sides": gs.ambiguous, "malformed": gs.malformed,
+                          "parts": {k: int((part == j).sum()) for j, k in enumerate(PARTS)}},
+                "positions": int(pos.n), "seconds": seconds,
+                "notes": ([f"no validation game sides for {', '.join(no_validation)}: their training sides stand in "
+                           "for them in the normalisation"] if no_validation else [])}
+    write_json_atomic(out / MANIFEST, manifest)
+    split = {"seed": settings.ga.seed, "validation": settings.validation, "test": settings.test,
+             "games": [{"key": gs.keys[g], "source": gs.sources[g], "part": PARTS[part[g]]}
+                       for g in range(len(gs.games))],
+             "sides": {p: {k: [{"game": gs.keys[gs.sides[i].game], "color": "white" if gs.sides[i].color else "black",
+                                "header": gs.sides[i].header, "source": gs.sources[gs.sides[i].game]}
+                               for i in sides[p][k]] for k in PARTS} for p in players}}
+    write_json_atomic(out / SPLIT, split)
+    return Trained(manifest, gs, part, sides, pos, order, weights, betas, shared_w, shared_beta)
+
+
+def _file_name(name: str) -> str:
+    """A player's name as a file name: letters, digits, ``-`` and ``_`` kept, the rest ``_``.
+
+    >>> _file_name("Anand, V")
+    'Anand__V'
+    """
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)

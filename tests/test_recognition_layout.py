@@ -1,0 +1,232 @@
+"""The rooms of evolve/recognition and evolve/nets (issue 22): the progress callback of ``train``, ``classify`` and
+``experiment``, the one plotting module (:mod:`evolve.plots`), the nets' atomic checkpoints, and the layout rules
+(module sizes, torch only in evolve/nets)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from pathlib import Path
+
+import chess
+import chess.pgn
+import numpy as np
+import pytest
+
+import evolve.recognition.positions
+from evolve.ga.evolution import GASettings
+from evolve.recognition import ExperimentSettings, TrainSettings, classify, experiment, train
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAYERS = ("White, Will", "Black, Bea")
+GAMES = 12
+CHUNK = 5
+"""Game sides per chunk of resolved positions in these tests (the library's is 50): several chunks of few sides."""
+
+
+def random_games(n: int, plies: int = 24, seed: int = 7) -> list[chess.pgn.Game]:
+    """``n`` games of seeded random legal moves, White's seat always ``PLAYERS[0]``'s."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for g in range(n):
+        board, game = chess.Board(), chess.pgn.Game()
+        game.headers.update(Event="layout", Date=f"2026.02.{g + 1:02d}", Round=str(g + 1), White=PLAYERS[0],
+                            Black=PLAYERS[1], Result="*")
+        node: chess.pgn.GameNode = game
+        for _ in range(plies):
+            legal = list(board.legal_moves)
+            if not legal:
+                break
+            move = legal[int(rng.integers(len(legal)))]
+            node = node.add_variation(move)
+            board.push(move)
+        games.append(game)
+    return games
+
+
+@pytest.fixture(scope="module")
+def pgns(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """The 12 games in two files of 6."""
+    folder = tmp_path_factory.mktemp("layout")
+    games = random_games(GAMES)
+    paths = [folder / "a.pgn", folder / "b.pgn"]
+    for path, part in zip(paths, (games[:6], games[6:]), strict=True):
+        path.write_text("".join(f"{g}\n\n" for g in part))
+    return paths
+
+
+def settings(pgns: list[Path], out: Path, jobs: int = 1) -> TrainSettings:
+    return TrainSettings(games=tuple(map(str, pgns)), players=("White", "Black"), out=str(out),
+                         ga=GASettings(population=8, generations=2, sample=60, seed=1), skip_plies=4,
+                         validation=0.25, test=0.25, jobs=jobs)
+
+
+class Calls:
+    """Every call of an ``on_progress`` callback, in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, int]] = []
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        self.calls.append((stage, done, total))
+
+    def stages(self) -> list[str]:
+        return list(dict.fromkeys(s for s, _, _ in self.calls))
+
+    def of(self, stage: str) -> list[tuple[int, int]]:
+        return [(d, t) for s, d, t in self.calls if s == stage]
+
+
+def check_stage(calls: Calls, stage: str, total: int) -> None:
+    """A stage starts at 0, counts up by whole units (or in one step, from a cache), never changes its total and
+    ends at done == total."""
+    seen = calls.of(stage)
+    assert seen[0] == (0, total) and seen[-1] == (total, total), seen
+    assert all(t == total for _, t in seen)
+    assert all(b[0] > a[0] for a, b in itertools.pairwise(seen)), seen
+
+
+def test_train_reports_every_stage_with_totals_that_match_the_work(pgns: list[Path], tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evolve.recognition.positions, "CHUNK_GAMES", CHUNK)
+    calls = Calls()
+    tr = train(settings(pgns, tmp_path / "clones"), "test", cache_dir=tmp_path / "cache" / "features",
+               on_progress=calls)
+    assert calls.stages() == ["games", "positions", "features", "clones"]
+    # By hand: 2 files; 12 games of 2 named sides = 24 sides; split by game 6 / 3 / 3, so both players have
+    # 6 training sides (equal already: no cap drops one) and every side is kept: 24 sides in chunks of 5 = 5
+    # chunks; one organism a player and the shared one = 3.
+    assert len(tr.order) == 2 * GAMES
+    check_stage(calls, "games", 2)
+    assert calls.of("games") == [(0, 2), (1, 2), (2, 2)]
+    check_stage(calls, "positions", math.ceil(2 * GAMES / CHUNK))
+    assert len(calls.of("positions")) == 1 + 5  # one call a chunk
+    assert calls.of("features") == [(0, 1), (1, 1)]
+    assert calls.of("clones") == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    # Again: the resolved children come from the cache, all 5 chunks at once.
+    again = Calls()
+    train(settings(pgns, tmp_path / "again"), "test", cache_dir=tmp_path / "cache" / "features", on_progress=again)
+    assert again.of("positions") == [(0, 5), (5, 5)]
+
+
+def test_parallel_training_trains_the_same_clones_and_reports_the_same(pgns: list[Path], tmp_path: Path) -> None:
+    # --jobs 2 goes through joblib workers (search.runtime.workers.parallel_map): the clones, the manifest's
+    # figures and the progress calls are those of the serial run.
+    serial, parallel = Calls(), Calls()
+    one = train(settings(pgns, tmp_path / "one"), "test", cache_dir=tmp_path / "cache" / "features",
+                on_progress=serial)
+    two = train(settings(pgns, tmp_path / "two", jobs=2), "test", cache_dir=tmp_path / "cache2" / "features",
+                on_progress=parallel)
+    np.testing.assert_array_equal(one.weights, two.weights)
+    assert one.shared_weights is not None and two.shared_weights is not None
+    np.testing.assert_array_equal(one.shared_weights, two.shared_weights)
+    assert serial.calls == parallel.calls
+    for p in ("White", "Black"):
+        for key in ("train_loss", "held_out_loss", "beta", "normalisation"):
+            assert one.manifest["clones"][p][key] == two.manifest["clones"][p][key]
+    split_one = json.loads((tmp_path / "one" / "split.json").read_text())
+    assert split_one == json.loads((tmp_path / "two" / "split.json").read_text())
+
+
+def test_classify_reports_its_stages(pgns: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evolve.recognition.positions, "CHUNK_GAMES", CHUNK)
+    cache = tmp_path / "cache" / "features"
+    train(settings(pgns, tmp_path / "clones"), "test", cache_dir=cache)
+    calls = Calls()
+    queries = classify(tmp_path / "clones", pgns[1], k=1, cache_dir=cache, on_progress=calls)
+    # By hand: one query file of 6 games, every side a query (12), resolved in chunks of 5 = 3 chunks.
+    assert len(queries) == 12
+    assert calls.stages() == ["games", "positions", "features"]
+    assert calls.of("games") == [(0, 1), (1, 1)]
+    check_stage(calls, "positions", 3)
+    assert calls.of("features") == [(0, 1), (1, 1)]
+
+
+def test_experiment_reports_training_then_the_baseline_then_the_queries(pgns: list[Path], tmp_path: Path) -> None:
+    calls = Calls()
+    results = experiment(ExperimentSettings(train=settings(pgns, tmp_path / "exp"), cp_positions=2), "test",
+                         cache_dir=tmp_path / "cache" / "features", on_progress=calls)
+    assert calls.stages() == ["games", "positions", "features", "clones", "cp_loss", "queries"]
+    # By hand: the centipawn losses are measured on the training and test sides, 6 + 3 a player = 18 sides, in
+    # tasks of 10 sides = 2; the queries are classified for k = 1, 4, 16 and all = 4 group sizes.
+    check_stage(calls, "cp_loss", 2)
+    assert calls.of("queries") == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    assert list(results["k"]) == ["1", "4", "16", "all"]
+    assert calls.calls[-1] == ("queries", 4, 4)
+    for name in ("summary.md", "confusion.png", "accuracy.png", "queries-k1.csv", "recognize.json", "split.json"):
+        assert (tmp_path / "exp" / name).stat().st_size > 0
+    assert not [p.name for p in (tmp_path / "exp").iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+# ---------------------------------------------------------------------------------------------- plots
+def test_curves_draws_the_lines_then_the_levels_with_labelled_axes(tmp_path: Path) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    from evolve.plots import Curve, Level, curves, figure, save
+
+    fig, ax = figure(size=(4, 3), dpi=50)
+    curves(ax, [Curve([1, 2, 3], [3.0, 2.0, 1.0], "training", {"color": "#1f77b4"}),
+                Curve([1, 2, 3], [4.0, 3.0, 2.5], "held out", {"marker": "o"})],
+           levels=[Level(2.2, "baseline")], xlabel="epoch", ylabel="cp", title="t", integer_x=True, log_y=True)
+    assert [line.get_label() for line in ax.get_lines()] == ["training", "held out", "baseline"]
+    assert ax.get_lines()[2].get_ydata()[0] == 2.2 and ax.get_lines()[2].get_linestyle() == "--"
+    assert (ax.get_xlabel(), ax.get_ylabel(), ax.get_title(), ax.get_yscale()) == ("epoch", "cp", "t", "log")
+    assert isinstance(ax.xaxis.get_major_locator(), MaxNLocator)
+    legend = ax.get_legend()
+    assert legend is not None and [t.get_text() for t in legend.get_texts()] == ["training", "held out", "baseline"]
+    path = tmp_path / "sub" / "c.png"
+    save(fig, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in path.parent.iterdir()] == ["c.png"]  # no temporary file left
+
+
+def test_save_closes_the_figure_and_keeps_the_old_file_when_drawing_fails(tmp_path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    from evolve.plots import figure, save
+
+    path = tmp_path / "chart.xyz"
+    path.write_bytes(b"the previous chart")
+    fig, ax = figure(size=(2, 2))
+    ax.plot([0, 1], [1, 0])
+    with pytest.raises(ValueError, match="xyz"):  # no such image format: savefig fails on the temporary file
+        save(fig, path)
+    assert path.read_bytes() == b"the previous chart"
+    assert [p.name for p in tmp_path.iterdir()] == ["chart.xyz"]  # the temporary file is gone
+    assert fig.number not in plt.get_fignums()
+
+
+def test_every_chart_of_mimic_goes_through_the_plotting_module() -> None:
+    # matplotlib is imported in evolve/plots.py only (evolve, tools, search, mentor, organisms).
+    found = [str(p.relative_to(ROOT)) for folder in ("evolve", "tools", "search", "mentor", "organisms")
+             for p in (ROOT / folder).rglob("*.py") if re.search(r"^\s*(import|from) matplotlib", p.read_text(), re.M)]
+    assert found == ["evolve/plots.py"]
+
+
+# ---------------------------------------------------------------------------------------------- nets and layout
+def test_td_checkpoint_is_written_whole(tmp_path: Path) -> None:
+    from evolve.nets.tdleaf import save_checkpoint
+    from organisms.net import read_net_file
+
+    path = tmp_path / "td-checkpoint.npz"
+    arrays = {"w": np.arange(6, dtype=np.float32).reshape(2, 3)}
+    save_checkpoint(path, arrays, {"td_iteration": 3, "td_curve": []})
+    save_checkpoint(path, {"w": arrays["w"] + 1}, {"td_iteration": 4, "td_curve": []})  # replaces the first
+    got, header = read_net_file(path)
+    np.testing.assert_array_equal(got["w"], arrays["w"] + 1)
+    assert header["td_iteration"] == 4
+    assert [p.name for p in tmp_path.iterdir()] == ["td-checkpoint.npz"]
+
+
+def test_torch_is_imported_only_in_evolve_nets() -> None:
+    hits = [str(p.relative_to(ROOT)) for folder in ("evolve", "search", "mentor", "organisms")
+            for p in (ROOT / folder).rglob("*.py") if re.search(r"^\s*(import|from) torch\b", p.read_text(), re.M)]
+    assert hits and all(h.startswith("evolve/nets/") for h in hits), hits
+
+
+@pytest.mark.parametrize("room", ["evolve/recognition", "evolve/nets"])
+def test_no_module_of_the_room_is_above_400_lines(room: str) -> None:
+    sizes = {p.name: len(p.read_text().splitlines()) for p in (ROOT / room).glob("*.py")}
+    assert len(sizes) >= 6 and max(sizes.values()) <= 400, sizes
