@@ -1,4 +1,5 @@
-"""Player specs (DESIGN.md): one string names a player; a :class:`PlayerRegistry` of kinds parses and builds them.
+"""Player specs (ARCHITECTURE.md, Contracts): one string names a player; a :class:`PlayerRegistry` of kinds
+parses and builds them.
 
 A spec is ``KIND[:ARG]`` followed by zero or more limits ``@depth=N``, ``@nodes=N``, ``@movetime=S`` (seconds)
 and at most one search option ``@search=NAME`` (one of :data:`SEARCHES`; ``depth`` when absent;
