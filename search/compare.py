@@ -31,7 +31,9 @@ from __future__ import annotations
 import chess
 
 from search.base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator
-from search.engine import _BB_SQUARES, _LAST_RANK, _PAWN, _QUEEN, _RANK_7, MAX_PLY, QS_EVASION_PLIES, Engine, _first
+from search.engine import QS_EVASION_PLIES, Engine
+from search.ordering import CAPTURE, capture_order, evasion_order, order_moves, reward
+from search.root import MAX_PLY
 from search.tt import EXACT, LOWER, UPPER, position_key
 
 __all__ = ["CompareEngine", "EvalComparator", "Leaf"]
@@ -239,36 +241,13 @@ class CompareEngine(Engine):
                 if flag == UPPER and alpha is not None and not gt(leaf, alpha):
                     return leaf
 
-        ep = board.ep_square
-        turn = board.turn
-        history = self._history[turn]
+        history = self._history[board.turn]
         killers = self._killers[ply]
-        occ_them = board.occupied_co[not turn]
-        piece_type_at = board.piece_type_at
-        k1, k2 = killers
-        scored = []
-        for m in board.generate_legal_moves():
-            to = m.to_square
-            if m == tt_move:
-                s = 1 << 30
-            elif _BB_SQUARES[to] & occ_them:
-                s = 50_000_000 + (piece_type_at(to) or 0) * 16 - (piece_type_at(m.from_square) or 0)
-            elif m.promotion:
-                s = 49_000_000 + m.promotion if m.promotion == _QUEEN else -1
-            elif to == ep and piece_type_at(m.from_square) == _PAWN:
-                s = 50_000_000 + 15
-            elif m == k1:
-                s = 40_000_002
-            elif m == k2:
-                s = 40_000_001
-            else:
-                s = history[(m.from_square << 6) | to]
-            scored.append((s, m))
+        scored = order_moves(board, board.generate_legal_moves(), tt_move, killers, history)
         if not scored:
             if in_check:
                 return Leaf(mate=-(MATE - ply) if white else MATE - ply)
             return DRAW
-        scored.sort(key=_first, reverse=True)
 
         best: Leaf | None = None
         best_move = None
@@ -293,8 +272,8 @@ class CompareEngine(Engine):
                         if alpha is not None and not gt(v, alpha):
                             cut = True
                 if cut:
-                    if s < 50_000_000:
-                        self._reward(history, killers, move, depth)
+                    if s < CAPTURE:  # a quiet move (the table's move, scored above the captures, never is)
+                        reward(history, killers, move, depth)
                     break
         keys.pop()
         assert best is not None
@@ -318,26 +297,15 @@ class CompareEngine(Engine):
             self._seldepth = ply
         self._pv[ply] = []
         board = self._board
-        turn = board.turn
-        white = turn == chess.WHITE
-        piece_type_at = board.piece_type_at
+        white = board.turn == chess.WHITE
         gt = self.gt
         if ply >= MAX_PLY:
             return self._position(position_key(board))
         best: Leaf | None
         if qply < QS_EVASION_PLIES and board.is_check():
-            scored = []
-            occ_them = board.occupied_co[not turn]
-            for m in board.generate_legal_moves():
-                to = m.to_square
-                if _BB_SQUARES[to] & occ_them:
-                    s = 1000 + (piece_type_at(to) or 0) * 16 - (piece_type_at(m.from_square) or 0)
-                else:
-                    s = 0
-                scored.append((s, m))
+            scored = evasion_order(board)
             if not scored:
                 return Leaf(mate=-(MATE - ply) if white else MATE - ply)
-            scored.sort(key=_first, reverse=True)
             best = None
         else:
             stand = self._position(position_key(board))
@@ -352,18 +320,9 @@ class CompareEngine(Engine):
                 if beta is None or gt(beta, stand):
                     beta = stand
             best = stand
-            scored = []
-            for m in board.generate_legal_captures():
-                victim = piece_type_at(m.to_square) or _PAWN
-                scored.append((victim * 16 - (piece_type_at(m.from_square) or 0), m))
-            promoting = board.pawns & board.occupied_co[turn] & _RANK_7[turn]
-            if promoting:
-                for m in board.generate_legal_moves(promoting, _LAST_RANK[turn] & ~board.occupied):
-                    if m.promotion == _QUEEN:
-                        scored.append((90, m))
+            scored = capture_order(board, -INFINITE)  # no delta pruning: there is no score to prune by
             if not scored:
                 return best
-            scored.sort(key=_first, reverse=True)
 
         for _, move in scored:
             board.push(move)
