@@ -15,10 +15,12 @@ Black minimises the order :meth:`CompareEngine.gt` defines on leaves:
 The tree is the ordinary engine's with its pruning switched off (:class:`~search.engine.Engine` with
 ``null_move``, ``lmr``, ``aspiration``, ``delta_pruning`` off): check extensions, repetition and 50-move draws,
 a quiescence search of captures and queen promotions from the standing position (every evasion when in check,
-for :data:`~search.engine.QS_EVASION_PLIES` plies). Moves are ordered by the table's move, MVV-LVA captures, queen
-promotions, killers and history. The transposition table stores, per position key, the leaf (a position, not a
-score), its bound flag, the depth and the best move; the leaves' boards live beside the table's slots, so the
-table takes a few times the memory ``hash_mb`` names (a board copy is some hundreds of bytes).
+for :data:`~search.engine.QS_EVASION_PLIES` plies). Moves are ordered as in the ordinary search
+(:mod:`search.ordering`: the table's move, MVV-LVA captures, queen promotions, killers and history). The
+transposition table stores, per position key, the leaf (a position, not a score), its bound flag, the depth and
+the best move; a mate leaf counted from the node, as the ordinary engine stores mate scores
+(:func:`search.tt.score_to_tt`). The leaves' boards live beside the table's slots, so the table takes a few times
+the memory ``hash_mb`` names (a board copy is some hundreds of bytes).
 
 The score a :class:`~search.base.SearchResult` reports (UCI needs one) is derived from the principal
 variation's leaf: for a mate, the usual ``±(MATE - plies)``; for a draw, 0; for a position, the comparator's
@@ -34,7 +36,7 @@ from search.base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator
 from search.engine import QS_EVASION_PLIES, Engine
 from search.ordering import CAPTURE, capture_order, evasion_order, order_moves, reward
 from search.root import MAX_PLY
-from search.tt import EXACT, LOWER, UPPER, position_key
+from search.tt import EXACT, LOWER, UPPER, position_key, score_from_tt, score_to_tt
 
 __all__ = ["CompareEngine", "EvalComparator", "Leaf"]
 
@@ -134,11 +136,14 @@ class CompareEngine(Engine):
 
     # ------------------------------------------------------------------ the driver's hooks
     def _aspirate(self, root: list[chess.Move], depth: int, prev: int, on_iteration: object) -> int:
+        """One iteration at ``depth`` with open bounds (leaves have no window to aspirate to): the best root
+        move's exact score, :meth:`score_of` its leaf, from the root side to move's view."""
         return self._search_root(root, depth, -INFINITE, INFINITE)
 
     def _search_root(self, root: list[chess.Move], depth: int, alpha: int, beta: int) -> int:
-        """Search every root move with open bounds; the best is moved to the front of ``root``. Returns the
-        score of the best move's leaf (:meth:`score_of`), from the root side to move's view."""
+        """Search every root move with open bounds (``alpha`` and ``beta`` are not used); the best is moved to the
+        front of ``root`` and stored in the table as an exact leaf. Returns the score of the best move's leaf
+        (:meth:`score_of`; exact, as nothing was cut at the root), from the root side to move's view."""
         board = self._board
         white = board.turn == chess.WHITE
         keys = self._keys
@@ -172,7 +177,7 @@ class CompareEngine(Engine):
     # ------------------------------------------------------------------ the recursive search
     def _store(self, key: int, depth: int, flag: int, leaf: Leaf, move: chess.Move | None, ply: int) -> None:
         if leaf.mate:  # mates are stored relative to the node, as the ordinary engine stores mate scores
-            leaf = Leaf(mate=leaf.mate + ply if leaf.mate > 0 else leaf.mate - ply)
+            leaf = Leaf(mate=score_to_tt(leaf.mate, ply))
         tt = self.tt
         slots = tt.slots
         i = key & tt.mask
@@ -195,7 +200,7 @@ class CompareEngine(Engine):
             return None
         leaf = self._leaves[e[3]]
         if leaf.mate:
-            leaf = Leaf(mate=leaf.mate - ply if leaf.mate > 0 else leaf.mate + ply)
+            leaf = Leaf(mate=score_from_tt(leaf.mate, ply))
         return e[1], e[2], leaf, e[4]
 
     def _position(self, key: int) -> Leaf:
@@ -208,11 +213,8 @@ class CompareEngine(Engine):
         Fail-soft: a result not better than ``alpha`` is only an upper bound on the true value, one not worse
         than ``beta`` only a lower bound; between them it is exact. Mates are ``±(MATE - ply)`` from the root,
         stored in the table relative to the node (as the ordinary engine stores mate scores)."""
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._checkpoint()
+        self._visit(ply)
         pvt = self._pv
-        pvt[ply] = []
         board = self._board
         key = position_key(board)
         if self._drawn(board, key):
@@ -290,12 +292,9 @@ class CompareEngine(Engine):
     def _quiesce_cmp(self, alpha: Leaf | None, beta: Leaf | None, ply: int, qply: int) -> Leaf:
         """Captures and queen promotions from the standing position; every evasion when in check (for
         ``QS_EVASION_PLIES`` plies). Same bounds and fail-soft contract as :meth:`_cmp`."""
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._checkpoint()
+        self._visit(ply)
         if ply > self._seldepth:
             self._seldepth = ply
-        self._pv[ply] = []
         board = self._board
         white = board.turn == chess.WHITE
         gt = self.gt

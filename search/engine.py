@@ -20,7 +20,7 @@ import chess
 from search.base import INFINITE, MATE, MATE_BOUND, Evaluator
 from search.ordering import CAPTURE, KILLER_2, TT_MOVE, capture_order, evasion_order, order_moves, reward
 from search.root import ASPIRATION, CHECK_EVERY, EVAL_CACHE_SLOTS, MAX_PLY, InfoCallback, RootSearch
-from search.tt import EXACT, LOWER, UPPER
+from search.tt import LOWER, score_to_tt
 
 __all__ = ["ASPIRATION", "CHECK_EVERY", "DELTA_MARGIN", "EVAL_CACHE_SLOTS", "MAX_PLY", "QS_EVASION_PLIES", "Engine",
            "InfoCallback"]
@@ -93,11 +93,8 @@ class Engine(RootSearch):
         a null move here (not right after one). At ``depth <= 0`` (after the check extension) this is
         :meth:`_quiesce`.
         """
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._checkpoint()
+        self._visit(ply)
         pvt = self._pv
-        pvt[ply] = []
         board = self._board
         ep = board.ep_square
         key = hash((
@@ -112,11 +109,7 @@ class Engine(RootSearch):
         if ply >= MAX_PLY:
             return self._eval(board, key)
 
-        # Mate-distance pruning.
-        if alpha < -MATE + ply:
-            alpha = -MATE + ply
-        if beta > MATE - ply - 1:
-            beta = MATE - ply - 1
+        alpha, beta = max(alpha, ply - MATE), min(beta, MATE - ply - 1)  # mate-distance pruning
         if alpha >= beta:
             return alpha
 
@@ -127,20 +120,9 @@ class Engine(RootSearch):
             return self._quiesce(alpha, beta, ply, 0)
 
         pv_node = beta - alpha > 1
-        tt = self.tt
-        entry = tt.slots[key & tt.mask]
-        tt_move = None
-        if entry is not None and entry[0] == key:
-            tt_move = entry[4]
-            if not pv_node and entry[1] >= depth and self.tt_cutoffs:
-                s = entry[3]
-                if s >= MATE_BOUND:
-                    s -= ply
-                elif s <= -MATE_BOUND:
-                    s += ply
-                flag = entry[2]
-                if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
-                    return s
+        tt_move, hit = self._probe_score(key, depth, alpha, beta, ply)
+        if hit is not None:
+            return hit
 
         turn = board.turn
         # Null move: give the opponent a free move; if we still beat beta, cut.
@@ -182,8 +164,7 @@ class Engine(RootSearch):
                     keys.pop()
                     if not board.is_capture(tt_move):
                         reward(history, killers, tt_move, depth)
-                    tt.store(key, depth, LOWER, score + ply if score >= MATE_BOUND else
-                             (score - ply if score <= -MATE_BOUND else score), tt_move)
+                    self.tt.store(key, depth, LOWER, score_to_tt(score, ply), tt_move)
                     return score
                 alpha = score
 
@@ -230,9 +211,7 @@ class Engine(RootSearch):
                     alpha = score
         keys.pop()
 
-        flag = LOWER if best >= beta else (EXACT if best > alpha0 else UPPER)
-        stored = best + ply if best >= MATE_BOUND else (best - ply if best <= -MATE_BOUND else best)
-        tt.store(key, depth, flag, stored, best_move if best > alpha0 else tt_move)
+        self._store_score(key, depth, best, alpha0, beta, ply, best_move, tt_move)
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qply: int) -> int:
@@ -245,13 +224,9 @@ class Engine(RootSearch):
         exact when ``alpha < s < beta``, an upper bound when ``s <= alpha``, a lower bound when ``s >= beta``
         (returned at the first move, or stand-pat score, that reaches beta). Nothing goes through the table.
         """
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._checkpoint()
+        self._visit(ply)
         if ply > self._seldepth:
             self._seldepth = ply
-        pvt = self._pv
-        pvt[ply] = []
         board = self._board
         turn = board.turn
         if ply >= MAX_PLY:

@@ -26,7 +26,8 @@ Move probabilities (:func:`move_weights`, normalised to sum to 1 over the legal 
 
 As in the depth-limited search: fail-soft alpha-beta, principal-variation search (the first move with the full
 window, the rest with a null window and a re-search when one lands inside it), aspiration windows from
-iteration 4, a transposition table, killers and history for the order, mate-distance pruning, draws by
+iteration 4, a transposition table, the move order of :mod:`search.ordering`
+(the hash move, captures, queen promotion, killers, history, under-promotions), mate-distance pruning, draws by
 repetition, the 50-move rule and insufficient material. Like Giraffe, a side in check is always expanded (its
 ``p`` is raised to the threshold: the check extension of this search). Not here: null-move pruning and late-move
 reductions (a late move already gets a small share of the budget).
@@ -46,13 +47,13 @@ from math import log2
 
 import chess
 
-from search.base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator, Limit, MovePolicy
+from search.base import INFINITE, MATE, Comparator, Evaluator, Limit, MovePolicy
 from search.engine import Engine
 from search.ordering import order_moves, reward
 from search.players.spec import DEFAULT_SEARCH, SEARCHES, search_parts
 from search.root import MAX_PLY
 from search.see import see
-from search.tt import EXACT, LOWER, UPPER, position_key
+from search.tt import position_key
 
 ITERATION_FACTOR = 4.0
 """Each iteration divides the threshold by this (Giraffe multiplies its node budget by 4 each iteration): with
@@ -234,11 +235,8 @@ class ProbEngine(Engine):
         this tree. Mates are ``±(MATE - plies from the root)``; draws (repetition, 50 moves, insufficient
         material) are 0. The table stores mate scores relative to this node and the node's budget level.
         """
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._checkpoint()
+        self._visit(ply)
         pvt = self._pv
-        pvt[ply] = []
         board = self._board
         key = position_key(board)
 
@@ -248,10 +246,7 @@ class ProbEngine(Engine):
         if ply >= MAX_PLY:
             return self._eval(board, key)
 
-        if alpha < -MATE + ply:
-            alpha = -MATE + ply
-        if beta > MATE - ply - 1:
-            beta = MATE - ply - 1
+        alpha, beta = max(alpha, ply - MATE), min(beta, MATE - ply - 1)  # mate-distance pruning
         if alpha >= beta:
             return alpha
 
@@ -263,20 +258,9 @@ class ProbEngine(Engine):
 
         level = self._level(p)
         pv_node = beta - alpha > 1
-        tt = self.tt
-        entry = tt.slots[key & tt.mask]
-        tt_move = None
-        if entry is not None and entry[0] == key:
-            tt_move = entry[4]
-            if not pv_node and entry[1] >= level and self.tt_cutoffs:
-                s = entry[3]
-                if s >= MATE_BOUND:
-                    s -= ply
-                elif s <= -MATE_BOUND:
-                    s += ply
-                flag = entry[2]
-                if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
-                    return s
+        tt_move, hit = self._probe_score(key, level, alpha, beta, ply)
+        if hit is not None:
+            return hit
 
         moves = list(board.generate_legal_moves())
         if not moves:
@@ -319,9 +303,7 @@ class ProbEngine(Engine):
                     alpha = score
         keys.pop()
 
-        flag = LOWER if best >= beta else (EXACT if best > alpha0 else UPPER)
-        stored = best + ply if best >= MATE_BOUND else (best - ply if best <= -MATE_BOUND else best)
-        tt.store(key, level, flag, stored, best_move if best > alpha0 else tt_move)
+        self._store_score(key, level, best, alpha0, beta, ply, best_move, tt_move)
         return best
 
 

@@ -21,7 +21,7 @@ import chess
 from search.base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult
 from search.ordering import order_moves
 from search.timeman import Budget, budget
-from search.tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, position_key
+from search.tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, position_key, score_from_tt, score_to_tt
 
 MAX_PLY = 100
 """Deepest ply the search reaches, extensions and quiescence included."""
@@ -209,6 +209,14 @@ class RootSearch:
     def _result(self, move: chess.Move, score: int, depth: int, pv: list[chess.Move]) -> SearchResult:
         return SearchResult(move, score, depth, self._seldepth, self.nodes, self._elapsed(), pv)
 
+    def _visit(self, ply: int) -> None:
+        """Count a node ``ply`` plies from the root (checking the limits every :data:`CHECK_EVERY` nodes) and empty
+        its principal variation."""
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._checkpoint()
+        self._pv[ply] = []
+
     def _checkpoint(self) -> None:
         """Called every CHECK_EVERY nodes (and exactly at a node limit): raise _Abort when done."""
         if self._stop:
@@ -315,6 +323,34 @@ class RootSearch:
         flag = LOWER if best >= beta else (EXACT if self._root_best is not None else UPPER)
         self.tt.store(key, self._root_tt_depth(depth), flag, best, root[0])
         return best
+
+    # ------------------------------------------------------------------ the table, for the score searches
+    def _probe_score(self, key: int, depth: int, alpha: int, beta: int,
+                     ply: int) -> tuple[chess.Move | None, int | None]:
+        """The table's move for the node ``key`` (``ply`` plies from the root) and the stored score that settles
+        the window, or ``None``: only a null-window visit (``beta - alpha == 1``) takes a stored score, only one
+        searched with at least ``depth`` (the search's own measure of budget) and only with ``tt_cutoffs`` on. The
+        score is made relative to the root again (:func:`search.tt.score_from_tt`); an exact score always settles,
+        a lower bound when it is ``>= beta``, an upper bound when it is ``<= alpha``."""
+        tt = self.tt
+        entry = tt.slots[key & tt.mask]
+        if entry is None or entry[0] != key:
+            return None, None
+        if beta - alpha > 1 or entry[1] < depth or not self.tt_cutoffs:
+            return entry[4], None
+        s = score_from_tt(entry[3], ply)
+        flag = entry[2]
+        if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
+            return entry[4], s
+        return entry[4], None
+
+    def _store_score(self, key: int, depth: int, best: int, alpha: int, beta: int, ply: int,
+               best_move: chess.Move | None, tt_move: chess.Move | None) -> None:
+        """Store a node's fail-soft result ``best`` of the window ``(alpha, beta)`` (``alpha`` as the node's moves
+        found it): a lower bound when ``>= beta``, exact when above ``alpha`` (with ``best_move``), else an upper
+        bound (keeping ``tt_move``); a mate counted from the node (:func:`search.tt.score_to_tt`)."""
+        flag = LOWER if best >= beta else (EXACT if best > alpha else UPPER)
+        self.tt.store(key, depth, flag, score_to_tt(best, ply), best_move if best > alpha else tt_move)
 
     # ------------------------------------------------------------------ draws
     def _drawn(self, board: chess.Board, key: int) -> bool:
