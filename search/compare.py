@@ -15,10 +15,12 @@ Black minimises the order :meth:`CompareEngine.gt` defines on leaves:
 The tree is the ordinary engine's with its pruning switched off (:class:`~search.engine.Engine` with
 ``null_move``, ``lmr``, ``aspiration``, ``delta_pruning`` off): check extensions, repetition and 50-move draws,
 a quiescence search of captures and queen promotions from the standing position (every evasion when in check,
-for :data:`~search.engine.QS_EVASION_PLIES` plies). Moves are ordered by the table's move, MVV-LVA captures, queen
-promotions, killers and history. The transposition table stores, per position key, the leaf (a position, not a
-score), its bound flag, the depth and the best move; the leaves' boards live beside the table's slots, so the
-table takes a few times the memory ``hash_mb`` names (a board copy is some hundreds of bytes).
+for :data:`~search.engine.QS_EVASION_PLIES` plies). Moves are ordered as in the ordinary search
+(:mod:`search.ordering`: the table's move, MVV-LVA captures, queen promotions, killers and history). The
+transposition table stores, per position key, the leaf (a position, not a score), its bound flag, the depth and
+the best move; a mate leaf counted from the node, as the ordinary engine stores mate scores
+(:func:`search.tt.score_to_tt`). The leaves' boards live beside the table's slots, so the table takes a few times
+the memory ``hash_mb`` names (a board copy is some hundreds of bytes).
 
 The score a :class:`~search.base.SearchResult` reports (UCI needs one) is derived from the principal
 variation's leaf: for a mate, the usual ``±(MATE - plies)``; for a draw, 0; for a position, the comparator's
@@ -31,8 +33,10 @@ from __future__ import annotations
 import chess
 
 from search.base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator
-from search.engine import _BB_SQUARES, _LAST_RANK, _PAWN, _QUEEN, _RANK_7, MAX_PLY, QS_EVASION_PLIES, Engine, _first
-from search.tt import EXACT, LOWER, UPPER, position_key
+from search.engine import QS_EVASION_PLIES, Engine
+from search.ordering import CAPTURE, capture_order, evasion_order, order_moves, reward
+from search.root import MAX_PLY
+from search.tt import EXACT, LOWER, UPPER, position_key, score_from_tt, score_to_tt
 
 __all__ = ["CompareEngine", "EvalComparator", "Leaf"]
 
@@ -132,11 +136,14 @@ class CompareEngine(Engine):
 
     # ------------------------------------------------------------------ the driver's hooks
     def _aspirate(self, root: list[chess.Move], depth: int, prev: int, on_iteration: object) -> int:
+        """One iteration at ``depth`` with open bounds (leaves have no window to aspirate to): the best root
+        move's exact score, :meth:`score_of` its leaf, from the root side to move's view."""
         return self._search_root(root, depth, -INFINITE, INFINITE)
 
     def _search_root(self, root: list[chess.Move], depth: int, alpha: int, beta: int) -> int:
-        """Search every root move with open bounds; the best is moved to the front of ``root``. Returns the
-        score of the best move's leaf (:meth:`score_of`), from the root side to move's view."""
+        """Search every root move with open bounds (``alpha`` and ``beta`` are not used); the best is moved to the
+        front of ``root`` and stored in the table as an exact leaf. Returns the score of the best move's leaf
+        (:meth:`score_of`; exact, as nothing was cut at the root), from the root side to move's view."""
         board = self._board
         white = board.turn == chess.WHITE
         keys = self._keys
@@ -170,7 +177,7 @@ class CompareEngine(Engine):
     # ------------------------------------------------------------------ the recursive search
     def _store(self, key: int, depth: int, flag: int, leaf: Leaf, move: chess.Move | None, ply: int) -> None:
         if leaf.mate:  # mates are stored relative to the node, as the ordinary engine stores mate scores
-            leaf = Leaf(mate=leaf.mate + ply if leaf.mate > 0 else leaf.mate - ply)
+            leaf = Leaf(mate=score_to_tt(leaf.mate, ply))
         tt = self.tt
         slots = tt.slots
         i = key & tt.mask
@@ -193,7 +200,7 @@ class CompareEngine(Engine):
             return None
         leaf = self._leaves[e[3]]
         if leaf.mate:
-            leaf = Leaf(mate=leaf.mate - ply if leaf.mate > 0 else leaf.mate + ply)
+            leaf = Leaf(mate=score_from_tt(leaf.mate, ply))
         return e[1], e[2], leaf, e[4]
 
     def _position(self, key: int) -> Leaf:
@@ -206,11 +213,8 @@ class CompareEngine(Engine):
         Fail-soft: a result not better than ``alpha`` is only an upper bound on the true value, one not worse
         than ``beta`` only a lower bound; between them it is exact. Mates are ``±(MATE - ply)`` from the root,
         stored in the table relative to the node (as the ordinary engine stores mate scores)."""
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._checkpoint()
+        self._visit(ply)
         pvt = self._pv
-        pvt[ply] = []
         board = self._board
         key = position_key(board)
         if self._drawn(board, key):
@@ -239,36 +243,13 @@ class CompareEngine(Engine):
                 if flag == UPPER and alpha is not None and not gt(leaf, alpha):
                     return leaf
 
-        ep = board.ep_square
-        turn = board.turn
-        history = self._history[turn]
+        history = self._history[board.turn]
         killers = self._killers[ply]
-        occ_them = board.occupied_co[not turn]
-        piece_type_at = board.piece_type_at
-        k1, k2 = killers
-        scored = []
-        for m in board.generate_legal_moves():
-            to = m.to_square
-            if m == tt_move:
-                s = 1 << 30
-            elif _BB_SQUARES[to] & occ_them:
-                s = 50_000_000 + (piece_type_at(to) or 0) * 16 - (piece_type_at(m.from_square) or 0)
-            elif m.promotion:
-                s = 49_000_000 + m.promotion if m.promotion == _QUEEN else -1
-            elif to == ep and piece_type_at(m.from_square) == _PAWN:
-                s = 50_000_000 + 15
-            elif m == k1:
-                s = 40_000_002
-            elif m == k2:
-                s = 40_000_001
-            else:
-                s = history[(m.from_square << 6) | to]
-            scored.append((s, m))
+        scored = order_moves(board, board.generate_legal_moves(), tt_move, killers, history)
         if not scored:
             if in_check:
                 return Leaf(mate=-(MATE - ply) if white else MATE - ply)
             return DRAW
-        scored.sort(key=_first, reverse=True)
 
         best: Leaf | None = None
         best_move = None
@@ -293,8 +274,8 @@ class CompareEngine(Engine):
                         if alpha is not None and not gt(v, alpha):
                             cut = True
                 if cut:
-                    if s < 50_000_000:
-                        self._reward(history, killers, move, depth)
+                    if s < CAPTURE:  # a quiet move (the table's move, scored above the captures, never is)
+                        reward(history, killers, move, depth)
                     break
         keys.pop()
         assert best is not None
@@ -311,33 +292,19 @@ class CompareEngine(Engine):
     def _quiesce_cmp(self, alpha: Leaf | None, beta: Leaf | None, ply: int, qply: int) -> Leaf:
         """Captures and queen promotions from the standing position; every evasion when in check (for
         ``QS_EVASION_PLIES`` plies). Same bounds and fail-soft contract as :meth:`_cmp`."""
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._checkpoint()
+        self._visit(ply)
         if ply > self._seldepth:
             self._seldepth = ply
-        self._pv[ply] = []
         board = self._board
-        turn = board.turn
-        white = turn == chess.WHITE
-        piece_type_at = board.piece_type_at
+        white = board.turn == chess.WHITE
         gt = self.gt
         if ply >= MAX_PLY:
             return self._position(position_key(board))
         best: Leaf | None
         if qply < QS_EVASION_PLIES and board.is_check():
-            scored = []
-            occ_them = board.occupied_co[not turn]
-            for m in board.generate_legal_moves():
-                to = m.to_square
-                if _BB_SQUARES[to] & occ_them:
-                    s = 1000 + (piece_type_at(to) or 0) * 16 - (piece_type_at(m.from_square) or 0)
-                else:
-                    s = 0
-                scored.append((s, m))
+            scored = evasion_order(board)
             if not scored:
                 return Leaf(mate=-(MATE - ply) if white else MATE - ply)
-            scored.sort(key=_first, reverse=True)
             best = None
         else:
             stand = self._position(position_key(board))
@@ -352,18 +319,9 @@ class CompareEngine(Engine):
                 if beta is None or gt(beta, stand):
                     beta = stand
             best = stand
-            scored = []
-            for m in board.generate_legal_captures():
-                victim = piece_type_at(m.to_square) or _PAWN
-                scored.append((victim * 16 - (piece_type_at(m.from_square) or 0), m))
-            promoting = board.pawns & board.occupied_co[turn] & _RANK_7[turn]
-            if promoting:
-                for m in board.generate_legal_moves(promoting, _LAST_RANK[turn] & ~board.occupied):
-                    if m.promotion == _QUEEN:
-                        scored.append((90, m))
+            scored = capture_order(board, -INFINITE)  # no delta pruning: there is no score to prune by
             if not scored:
                 return best
-            scored.sort(key=_first, reverse=True)
 
         for _, move in scored:
             board.push(move)

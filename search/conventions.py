@@ -16,13 +16,9 @@ Files and protocols have their own scales, converted here and nowhere else:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeAlias
 
 import chess
 import chess.engine
-
-PieceType: TypeAlias = int
-"""A python-chess piece type: ``chess.PAWN`` (1) ... ``chess.KING`` (6)."""
 
 # ---------------------------------------------------------------------- piece values
 PIECE_VALUES: tuple[int, ...] = (0, 100, 320, 330, 500, 900, 0)

@@ -26,7 +26,8 @@ Move probabilities (:func:`move_weights`, normalised to sum to 1 over the legal 
 
 As in the depth-limited search: fail-soft alpha-beta, principal-variation search (the first move with the full
 window, the rest with a null window and a re-search when one lands inside it), aspiration windows from
-iteration 4, a transposition table, killers and history for the order, mate-distance pruning, draws by
+iteration 4, a transposition table, the move order of :mod:`search.ordering`
+(the hash move, captures, queen promotion, killers, history, under-promotions), mate-distance pruning, draws by
 repetition, the 50-move rule and insufficient material. Like Giraffe, a side in check is always expanded (its
 ``p`` is raised to the threshold: the check extension of this search). Not here: null-move pruning and late-move
 reductions (a late move already gets a small share of the budget).
@@ -46,11 +47,13 @@ from math import log2
 
 import chess
 
-from search.base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator, Limit, MovePolicy
-from search.engine import MAX_PLY, Engine
+from search.base import INFINITE, MATE, Comparator, Evaluator, Limit, MovePolicy
+from search.engine import Engine
+from search.ordering import order_moves, reward
 from search.players.spec import DEFAULT_SEARCH, SEARCHES, search_parts
+from search.root import MAX_PLY
 from search.see import see
-from search.tt import EXACT, LOWER, UPPER, position_key
+from search.tt import position_key
 
 ITERATION_FACTOR = 4.0
 """Each iteration divides the threshold by this (Giraffe multiplies its node budget by 4 each iteration): with
@@ -141,6 +144,7 @@ class ProbEngine(Engine):
         self._floor = 1.0 - TIE  # p is expanded when p >= self._threshold * (1 - TIE)
         self.expanded: list[int] = [0] * (MAX_PLY + 2)
         """Nodes expanded in the last iteration, by ply (0: the root), for tests and measurements."""
+        self._root_probs: dict[chess.Move, float] = {}
 
     @staticmethod
     def threshold(iteration: int) -> float:
@@ -200,59 +204,25 @@ class ProbEngine(Engine):
         total = sum(w)
         return [x / total for x in w]
 
-    # ------------------------------------------------------------------ the root
-    def _search_root(self, root: list[chess.Move], depth: int, alpha: int, beta: int) -> int:
-        """Iteration ``depth`` (threshold :meth:`threshold`) over the root moves ``root``; fail-soft.
-
-        Returns the best score (centipawns or a mate score, the root side to move's view): exact when inside
-        ``(alpha, beta)``, else an upper bound (``<= alpha``) or a lower bound (``>= beta``, the search stopped at
-        the first such move). The best move is moved to the front of ``root`` and stored in the table with the
-        root's level.
-        """
-        board = self._board
-        keys = self._keys
-        key = position_key(board)
+    # ------------------------------------------------------------------ the root (the loop is RootSearch's)
+    def _begin_root(self, root: list[chess.Move], depth: int, key: int) -> None:
+        """Set iteration ``depth``'s threshold (:meth:`threshold`) and the probabilities of the root moves
+        ``root`` (the root's position key ``key``)."""
         self._threshold = self.threshold(depth)
         self._floor = self._threshold * (1.0 - TIE)
         self.expanded = [0] * (MAX_PLY + 2)
         self.expanded[0] = 1
-        self.nodes += 1
-        self._pv[0] = []
-        self._root_best = None
-        self._root_best_score = -INFINITE
-        self._root_best_pv = []
         e = self.tt.probe(key)
-        probs = self._probabilities(board, root, e[4] if e is not None else None, 0, key)
-        prob_of = dict(zip(root, probs, strict=True))
-        best = -INFINITE
-        best_i = 0
-        keys.append(key)
-        for i, move in enumerate(root):
-            p = prob_of[move]
-            board.push(move)
-            if i == 0:
-                score = -self._prob(p, -beta, -alpha, 1)
-            else:
-                score = -self._prob(p, -alpha - 1, -alpha, 1)
-                if alpha < score < beta:
-                    score = -self._prob(p, -beta, -alpha, 1)
-            board.pop()
-            if score > best:
-                best = score
-                best_i = i
-                if score > alpha:
-                    self._pv[0] = [move, *self._pv[1]]
-                    self._root_best, self._root_best_score = move, score
-                    self._root_best_pv = self._pv[0]
-                    if score >= beta:
-                        break
-                    alpha = score
-        keys.pop()
-        if best_i:
-            root.insert(0, root.pop(best_i))
-        flag = LOWER if best >= beta else (EXACT if self._root_best is not None else UPPER)
-        self.tt.store(key, self._level(1.0), flag, best, root[0])
-        return best
+        probs = self._probabilities(self._board, root, e[4] if e is not None else None, 0, key)
+        self._root_probs = dict(zip(root, probs, strict=True))
+
+    def _root_child(self, move: chess.Move, depth: int, alpha: int, beta: int) -> int:
+        """The root move ``move`` (made) searched with its probability: :meth:`_prob` at ply 1."""
+        return self._prob(self._root_probs[move], alpha, beta, 1)
+
+    def _root_tt_depth(self, depth: int) -> int:
+        """The root's budget level (:meth:`_level` of probability 1), what the table's ``depth`` field holds."""
+        return self._level(1.0)
 
     # ------------------------------------------------------------------ the recursive search
     def _prob(self, p: float, alpha: int, beta: int, ply: int) -> int:
@@ -265,11 +235,8 @@ class ProbEngine(Engine):
         this tree. Mates are ``±(MATE - plies from the root)``; draws (repetition, 50 moves, insufficient
         material) are 0. The table stores mate scores relative to this node and the node's budget level.
         """
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._checkpoint()
+        self._visit(ply)
         pvt = self._pv
-        pvt[ply] = []
         board = self._board
         key = position_key(board)
 
@@ -279,10 +246,7 @@ class ProbEngine(Engine):
         if ply >= MAX_PLY:
             return self._eval(board, key)
 
-        if alpha < -MATE + ply:
-            alpha = -MATE + ply
-        if beta > MATE - ply - 1:
-            beta = MATE - ply - 1
+        alpha, beta = max(alpha, ply - MATE), min(beta, MATE - ply - 1)  # mate-distance pruning
         if alpha >= beta:
             return alpha
 
@@ -294,20 +258,9 @@ class ProbEngine(Engine):
 
         level = self._level(p)
         pv_node = beta - alpha > 1
-        tt = self.tt
-        entry = tt.slots[key & tt.mask]
-        tt_move = None
-        if entry is not None and entry[0] == key:
-            tt_move = entry[4]
-            if not pv_node and entry[1] >= level and self.tt_cutoffs:
-                s = entry[3]
-                if s >= MATE_BOUND:
-                    s -= ply
-                elif s <= -MATE_BOUND:
-                    s += ply
-                flag = entry[2]
-                if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
-                    return s
+        tt_move, hit = self._probe_score(key, level, alpha, beta, ply)
+        if hit is not None:
+            return hit
 
         moves = list(board.generate_legal_moves())
         if not moves:
@@ -315,39 +268,20 @@ class ProbEngine(Engine):
         self.expanded[ply] += 1
         probs = self._probabilities(board, moves, tt_move, ply, key)
 
-        # The search order: hash move, captures by MVV-LVA, killers, then history; probability breaks no ties
-        # here (the order only changes how soon alpha-beta cuts, not the tree's value).
-        turn = board.turn
-        history = self._history[turn]
+        # The search order is the engine's (search.ordering); probability breaks no ties here (the order only
+        # changes how soon alpha-beta cuts, not the tree's value).
+        history = self._history[board.turn]
         killers = self._killers[ply]
-        k1, k2 = killers
-        occ_them = board.occupied_co[not turn]
-        piece_type_at = board.piece_type_at
-        scored = []
-        for m, q in zip(moves, probs, strict=True):
-            to = m.to_square
-            if m == tt_move:
-                s = 60_000_000
-            elif _BB_SQUARES[to] & occ_them:
-                s = 50_000_000 + (piece_type_at(to) or 0) * 16 - (piece_type_at(m.from_square) or 0)
-            elif m.promotion:
-                s = 49_000_000 + m.promotion
-            elif m == k1:
-                s = 40_000_002
-            elif m == k2:
-                s = 40_000_001
-            else:
-                s = history[(m.from_square << 6) | to]
-            scored.append((s, q, m))
-        scored.sort(key=_first, reverse=True)
+        prob_of = dict(zip(moves, probs, strict=True))
+        scored = order_moves(board, moves, tt_move, killers, history)
 
         alpha0 = alpha
         best = -INFINITE
         best_move = None
         keys.append(key)
         search = self._prob
-        for n, (_, q, move) in enumerate(scored):
-            child = p * q
+        for n, (_, move) in enumerate(scored):
+            child = p * prob_of[move]
             board.push(move)
             if n == 0:
                 score = -search(child, -beta, -alpha, ply + 1)
@@ -364,19 +298,13 @@ class ProbEngine(Engine):
                         pvt[ply] = [move, *pvt[ply + 1]]
                     if score >= beta:
                         if not move.promotion and not board.is_capture(move):
-                            self._reward(history, killers, move, 1 + level // LEVELS_PER_OCTAVE)
+                            reward(history, killers, move, 1 + level // LEVELS_PER_OCTAVE)
                         break
                     alpha = score
         keys.pop()
 
-        flag = LOWER if best >= beta else (EXACT if best > alpha0 else UPPER)
-        stored = best + ply if best >= MATE_BOUND else (best - ply if best <= -MATE_BOUND else best)
-        tt.store(key, level, flag, stored, best_move if best > alpha0 else tt_move)
+        self._store_score(key, level, best, alpha0, beta, ply, best_move, tt_move)
         return best
-
-
-def _first(t: tuple[int, float, chess.Move]) -> int:
-    return t[0]
 
 
 def engine_class(evaluator: Evaluator, search: str = DEFAULT_SEARCH) -> type[Engine]:

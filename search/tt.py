@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import chess
 
+from search.conventions import MATE_BOUND
+
 EXACT, LOWER, UPPER = 0, 1, 2
 """Bound flags of a stored score: exact, a lower bound (fail high), an upper bound (fail low)."""
 
@@ -26,6 +28,27 @@ def position_key(board: chess.Board) -> int:
         board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.turn,
         board.castling_rights, -1 if ep is None or not board.has_legal_en_passant() else ep,
     ))
+
+
+def score_to_tt(score: int, ply: int) -> int:
+    """``score`` of a node ``ply`` plies from the root as the table stores it: a mate counted from the node
+    (``score + ply`` for a mate given, ``score - ply`` for one suffered), anything else unchanged.
+
+    >>> from search.conventions import MATE
+    >>> score_to_tt(MATE - 7, 3) == MATE - 4, score_to_tt(-(MATE - 7), 3) == -(MATE - 4), score_to_tt(-35, 3)
+    (True, True, -35)
+    """
+    return score + ply if score >= MATE_BOUND else (score - ply if score <= -MATE_BOUND else score)
+
+
+def score_from_tt(stored: int, ply: int) -> int:
+    """A stored score (:func:`score_to_tt`) read back at a node ``ply`` plies from the root.
+
+    >>> from search.conventions import MATE
+    >>> score_from_tt(score_to_tt(MATE - 7, 3), 5) == MATE - 9, score_from_tt(12, 5)
+    (True, 12)
+    """
+    return stored - ply if stored >= MATE_BOUND else (stored + ply if stored <= -MATE_BOUND else stored)
 
 
 class TranspositionTable:
