@@ -70,7 +70,7 @@ def load_openings(path: str | Path, on_error: Callable[[str], None] | None = Non
 
 
 def default_openings_path() -> Path:
-    return Path(__file__).parent / "data" / "openings.epd"
+    return Path(__file__).parent.parent / "data" / "openings.epd"
 
 
 # ---------------------------------------------------------------------- settings
