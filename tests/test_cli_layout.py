@@ -88,7 +88,7 @@ def test_every_default_is_shown_in_help() -> None:
         for action in parser._actions:
             if not action.option_strings or action.nargs == 0:
                 continue  # positionals are required; a flag is off unless given
-            if action.default is None or action.default is argparse.SUPPRESS:
+            if action.default in (None, []) or action.default is argparse.SUPPRESS:
                 assert action.help, (path, action.option_strings)  # says what happens when not given
                 continue
             shown = f"(default: {action.default})"
@@ -133,3 +133,15 @@ def test_only_the_chosen_command_is_imported() -> None:
     suite = _modules_after("suite", "--help")
     assert "evolve.cli.suite" in suite
     assert not suite & ((command_modules - {"evolve.cli.suite"}) | heavy)
+
+
+def test_suite_shows_a_progress_bar_unless_told_not_to(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    epd = tmp_path / "s.epd"
+    epd.write_text('r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - bm Bb5; id "t1";\n'
+                   '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; id "t2";\n')
+    argv = ["suite", str(epd), "--engine", "material@depth=1", "--movetime", "0.05"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "solving" in err and "2/2" in err  # two positions in the file: the bar on stderr ends at 2/2
+    assert main([*argv, "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""

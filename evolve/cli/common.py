@@ -51,14 +51,20 @@ def default(cls: type, name: str) -> Any:
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Descriptions and epilogs kept as written, every option's default appended to its help as
-    ``(default: VALUE)``; not for an option whose default is ``None`` (its help says what happens) nor for a
-    flag (an option taking no value is off unless given)."""
+    """Every option's default appended to its help as ``(default: VALUE)``; not for an option whose default is
+    ``None`` or an empty list (its help says what happens) nor for a flag (an option taking no value is off
+    unless given). A description or epilog of several lines (the player specs' table) is kept as written; one
+    paragraph is wrapped to the terminal."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.nargs == 0:
+        if action.default is None or action.default == [] or action.nargs == 0:
             return action.help
         return super()._get_help_string(action)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return super()._fill_text(text, width, indent)
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
 
 
 def _integer(text: str) -> int:
