@@ -6,7 +6,6 @@ finished (or resumed) run into its files. Imports chess, numpy, :mod:`search` an
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +16,7 @@ import chess
 from search.conventions import result_points
 from search.games.ratings import GameRecord, Ratings, rate
 from search.games.roundrobin import RoundRobinSummary
+from search.runtime.atomic import write_atomic, write_json_atomic
 from search.runtime.provenance import provenance
 
 
@@ -176,10 +176,11 @@ def write_outputs(pgn: Path, ratings: Ratings, summary: RoundRobinSummary, *, co
     folder = pgn.parent
     record = provenance()
     paths = [folder / "summary.md", folder / "ratings.json", folder / "ratings.png"]
-    paths[0].write_text(summary_markdown(ratings, summary, command=command, pgn=pgn, record=record, nominal=nominal))
+    write_atomic(paths[0], summary_markdown(ratings, summary, command=command, pgn=pgn, record=record,
+                                            nominal=nominal))
     data = {**ratings.to_json(), "nominal": nominal_checks(ratings, nominal), "pgn": pgn.name, "command": command,
             "provenance": record}
-    paths[1].write_text(json.dumps(data, indent=2) + "\n")
+    write_json_atomic(paths[1], data, indent=2)
     title = f"{len(ratings.names)} players, {ratings.n_games} games"
     plot_ratings(paths[2], ratings, title)
     return paths

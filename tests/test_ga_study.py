@@ -11,7 +11,8 @@ import chess
 import numpy as np
 import pytest
 
-from evolve.cli import _ga_settings, build_parser
+from evolve.cli import build_parser
+from evolve.cli.options import ga_settings as _ga_settings
 from evolve.data.dataset import load_dataset
 from evolve.ga.evolution import RICH_DEFAULTS, Evolution, GASettings, integers_to_bits, mutate_genes
 from evolve.ga.objectives import MentorError

@@ -309,7 +309,8 @@ def test_unwritable_outputs_give_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "folder"
     folder.mkdir()
     match = ("match", "material@depth=1", "random:1@depth=1", "--depth", "1", "--games", "2")
-    suite = ("suite", BENCH / "wac.epd", "--engine", "material", "--movetime", "0.02", "--limit", "8")
+    suite = ("suite", BENCH / "wac.epd", "--engine", "material", "--movetime", "0.02", "--limit", "8",
+             "--no-progress")
     # Output is a directory.
     _one_line_error(_mimic(*match, "--pgn", folder), folder)
     _one_line_error(_mimic(*suite, "--csv", folder), folder)

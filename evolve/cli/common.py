@@ -1,0 +1,106 @@
+"""What every ``mimic`` command shares: its one-line messages, argument types, the help formatter and the
+defaults read from the settings dataclasses that own them.
+
+May import the standard library and :mod:`search.runtime`; nothing here imports a command's library, so the
+command table stays cheap to load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import Any
+
+
+def fail(prog: str, message: str) -> None:
+    """One error line on stderr: ``PROG: message`` (``PROG`` is e.g. ``mimic match``)."""
+    print(f"{prog}: {message}", file=sys.stderr)
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr: ``warning: message``."""
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def os_error(exc: OSError, path: object = None) -> str:
+    """One line for a failed file operation: the file, then the reason (``strerror``)."""
+    name = exc.filename if exc.filename is not None else path
+    reason = exc.strerror or str(exc)
+    return f"{name}: {reason}" if name is not None and str(name) not in reason else reason
+
+
+def command_line() -> str:
+    """The command as typed (``mimic`` and its quoted arguments), for provenance."""
+    import shlex
+
+    return "mimic " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def default(cls: type, name: str) -> Any:
+    """The default of field ``name`` of the dataclass ``cls`` (its factory's value for a factory field), so a
+    command-line default is read from the object that owns it, never retyped."""
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            if f.default is not dataclasses.MISSING:
+                return f.default
+            if f.default_factory is not dataclasses.MISSING:
+                return f.default_factory()
+            break
+    raise KeyError(f"{cls.__name__}.{name} has no default")
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's default appended to its help as ``(default: VALUE)``; not for an option whose default is
+    ``None`` or an empty list (its help says what happens) nor for a flag (an option taking no value is off
+    unless given). A description or epilog of several lines (the player specs' table) is kept as written; one
+    paragraph is wrapped to the terminal."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default == [] or action.nargs == 0:
+            return action.help
+        return super()._get_help_string(action)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return super()._fill_text(text, width, indent)
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from exc
+
+
+def positive_int(text: str) -> int:
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from exc
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number at least 0, got {text}")
+    return value
+
+
+def jobs(text: str) -> int:
+    """Worker processes: a positive count, or -1 for every core."""
+    value = _integer(text)
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (or -1 for every core), got {value}")
+    return value

@@ -1,0 +1,49 @@
+"""``mimic deepchess-data``: DeepChess training positions from the decisive games of PGN files. May import
+:mod:`evolve.nets.deepchess` (no torch)."""
+
+from __future__ import annotations
+
+import argparse
+
+from evolve.cli.common import command_line, default, non_negative_int, positive_int, warn
+from evolve.cli.options import Parents
+from evolve.cli.table import command_parser
+
+NAME = "deepchess-data"
+EXITS = ((ValueError, 2), (OSError, 1))
+"""Bad settings or games: 2; a file error: 1."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    from evolve.nets.deepchess_data import DataSettings
+
+    p = command_parser(subparsers, NAME, [parents.jobs(), parents.seed()],
+                       description="Draw DeepChess training positions from PGN games with a decisive result: up to "
+                                   "--per-game random positions a game, none from the first --skip-moves moves and "
+                                   "none whose next move is a capture, labelled with the result; draws unused; games "
+                                   "split into training/validation/test (seeded), each part balanced between "
+                                   "White and Black wins. Writes OUT/positions.npz (773 bits a position, packed) and "
+                                   "OUT/positions.json (provenance).")
+    p.add_argument("games", nargs="+", help="PGN files")
+    p.add_argument("--out", required=True, help="folder to write positions.npz and positions.json into")
+    p.add_argument("--per-game", type=positive_int, default=default(DataSettings, "per_game"),
+                   help="positions a game at most")
+    p.add_argument("--skip-moves", type=non_negative_int, default=default(DataSettings, "skip_moves"),
+                   help="moves at the start of a game never drawn")
+    p.add_argument("--validation", type=float, default=default(DataSettings, "validation"),
+                   help="share of games for validation")
+    p.add_argument("--test", type=float, default=default(DataSettings, "test"), help="share of games for test")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evolve.nets.deepchess_data import DataSettings, extract_positions
+
+    settings = DataSettings(per_game=args.per_game, skip_moves=args.skip_moves, validation=args.validation,
+                            test=args.test, seed=args.seed)
+    summary = extract_positions(args.games, args.out, settings, jobs=args.jobs, command=command_line())
+    for line in summary.errors[:5]:
+        warn(line)
+    print(f"{summary.positions} balanced positions ({', '.join(f'{v} {k}' for k, v in summary.per_part.items())}) "
+          f"from {summary.decisive} decisive of {summary.games} games in {summary.seconds:.1f} s "
+          f"({summary.rate:.0f} positions/s); written to {args.out}/positions.npz and positions.json")
+    return 0

@@ -1,0 +1,66 @@
+"""``mimic evolve``: evolve an organism against a label file, or a player's games (DEAP GA). May import
+:mod:`evolve.ga`."""
+
+from __future__ import annotations
+
+import argparse
+
+from evolve.cli.common import command_line, default, non_negative_int, positive_int, warn
+from evolve.cli.options import Parents, ga_settings
+from evolve.cli.table import command_parser
+
+NAME = "evolve"
+EXITS = ((ValueError, 2), (FileExistsError, 2), (OSError, 1))
+"""Bad settings or labels: 2; a checkpoint is there and --resume was not given: 2; another file error: 1."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    from evolve.ga.run import RunSettings
+
+    p = command_parser(subparsers, NAME, [parents.ga(), parents.progress()],
+                       description="Evolve an organism that reproduces the mentor's scores of a label file "
+                                   "(--objective mentor or result), or a player's moves in a PGN file (--objective "
+                                   "moves --player NAME), and write results (organism.json, logbook.csv, curve.png, "
+                                   "summary.md).")
+    p.add_argument("labels", help="EPD label file (from mimic label); for --objective moves, a PGN file of games")
+    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    p.add_argument("--objective", choices=("mentor", "result", "moves"), default=default(RunSettings, "objective"),
+                   help="mentor: mean |eval - mentor score|; result: sigma(eval/K) against game results; "
+                        "moves: agreement with a player's moves (a 1-ply choice over capture-resolved children)")
+    m = p.add_argument_group("moves objective", "The positions where --player moved in the PGN file's games.")
+    m.add_argument("--player", default=None, metavar="NAME",
+                   help="the player: a White/Black header equal to NAME, or whose surname (before the comma) is NAME "
+                        "(never a substring; consultation games, 'A/B', only when equal)")
+    m.add_argument("--skip-plies", type=non_negative_int, default=default(RunSettings, "skip_plies"), metavar="N",
+                   help="leave out each game's first N plies (book moves)")
+    m.add_argument("--moves-loss", choices=("agreement", "likelihood"), default=default(RunSettings, "moves_loss"),
+                   help="what the GA minimises: agreement (1 - the share of positions where the organism chooses the "
+                        "played move; the paper's) or likelihood (the mean negative log-likelihood of the "
+                        "played move under softmax(beta * score), beta fitted per organism); both are reported")
+    m.add_argument("--agreement", choices=("count", "squared"), default=default(RunSettings, "agreement"),
+                   help="agreement loss: 1 - rate (count) or 1 - rate^2 (the paper's squared count; it "
+                        "matters only with --selection roulette)")
+    p.add_argument("--init", default=None, metavar="ORGANISM.json",
+                   help="start from this organism file (its chromosome and population-1 mutated copies) instead of "
+                        "random chromosomes")
+    p.add_argument("--lambda", dest="lam", type=float, default=default(RunSettings, "lam"),
+                   help="result objective: weight exp(-n/lambda), n = plies to the game's end")
+    p.add_argument("--checkpoint-every", type=positive_int, default=default(RunSettings, "checkpoint_every"),
+                   metavar="N", help="generations between checkpoints")
+    p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evolve.ga.run import RunSettings, evolve, format_outcome
+
+    settings = RunSettings(labels=args.labels, out=args.out, ga=ga_settings(args), objective=args.objective,
+                           target=args.target, cap=args.cap, held_out=args.held_out, lam=args.lam,
+                           checkpoint_every=args.checkpoint_every, jobs=args.jobs, encoding=args.encoding,
+                           genome=args.genome, polish=args.polish, player=args.player,
+                           skip_plies=args.skip_plies, moves_loss=args.moves_loss, agreement=args.agreement,
+                           init=args.init)
+    outcome = evolve(settings, command_line(), resume=args.resume, progress=not args.no_progress, report=warn)
+    for line in format_outcome(outcome):
+        print(line)
+    print(f"results in {args.out}/ (summary.md, organism.json, logbook.csv, curve.png)")
+    return 0

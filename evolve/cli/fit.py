@@ -1,0 +1,69 @@
+"""``mimic fit``: the exact-fit ceiling, the organism's linear model solved by LP or least squares on a label
+file. May import :mod:`evolve.data`, :mod:`evolve.ga` and :mod:`organisms`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from evolve.cli.common import command_line, fail, os_error, warn
+from evolve.cli.options import Parents
+from evolve.cli.table import command_parser
+
+NAME = "fit"
+EXITS = ((ValueError, 2),)
+"""Labels that cannot be used: 2."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    p = command_parser(subparsers, NAME, [parents.data(), parents.seed()],
+                       description="Solve the organism's linear model exactly on a label file (bounded L1 by "
+                                   "linear programming, bounded L2 by least squares) and report its errors.")
+    p.add_argument("labels", help="EPD label file (from mimic label)")
+    p.add_argument("--loss", choices=("l1", "l2"), action="append", default=None,
+                   help="l1 or l2; repeatable; when not given, l1")
+    p.add_argument("--out", default=None, help="write the nearest organism to this JSON file")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evolve.data.dataset import load_dataset
+    from evolve.ga.fit import exact_fit
+    from organisms import Organism
+    from organisms.genome import layout_genome
+
+    prog = "mimic fit"
+    if args.loss is None:
+        args.loss = ["l1"]
+    try:
+        ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs,
+                          layout=args.genome)
+    except OSError as exc:
+        fail(prog, os_error(exc, args.labels))
+        return 2
+    genome = layout_genome(args.genome)
+    if args.out and Path(args.out).is_dir():
+        fail(prog, f"{args.out}: is a directory (--out names the organism file to write)")
+        return 2
+    print(ds.describe())
+    for line in ds.malformed_report():
+        warn(line)
+    for loss in args.loss:
+        fit = exact_fit(ds.features, ds.y, ds.train, ds.held, genome, loss)
+        nearest = Organism.from_weights(fit.weights, genome)
+        q_train = float(abs(ds.features[ds.train] @ nearest.weights - ds.y[ds.train]).mean())
+        q_held = float(abs(ds.features[ds.held] @ nearest.weights - ds.y[ds.held]).mean())
+        print(f"{loss.upper()} fit ({fit.method}, {fit.seconds:.2f} s): mean absolute error {fit.train_mae:.2f} cp "
+              f"training, "
+              f"{fit.held_mae:.2f} cp held out; nearest organism {q_train:.2f} / {q_held:.2f}")
+        if args.out:
+            path = args.out if len(args.loss) == 1 else args.out.replace(".json", f"-{loss}.json")
+            nearest.meta = {"fit": loss, "labels": args.labels, "train_error": fit.train_mae,
+                            "held_out_error": fit.held_mae, "command": command_line(),
+                            "exact_weights": dict(zip(genome.names, fit.weights.tolist(), strict=True))}
+            try:
+                nearest.save(path)
+            except OSError as exc:
+                fail(prog, f"cannot write the organism: {os_error(exc, path)}")
+                return 1
+            print(f"  nearest organism written to {path}")
+    return 0

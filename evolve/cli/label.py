@@ -1,0 +1,122 @@
+"""``mimic label``: sample positions and label them with a mentor at a fixed depth (an EPD label file).
+May import :mod:`mentor`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from evolve.cli.common import default, fail, os_error, warn
+from evolve.cli.options import Parents
+from evolve.cli.table import command_parser
+
+NAME = "label"
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    from mentor.labeller import DEFAULT_CAP, MentorConfig
+    from mentor.samplers import SamplerOptions
+
+    p = command_parser(subparsers, NAME, [parents.parallel(), parents.seed(), parents.progress()],
+                       description="Sample positions and label them with a mentor engine at a fixed depth, "
+                                   "writing an EPD label file as it goes (ce, acd, pv, c9).")
+    p.add_argument("--mentor", default="stockfish", metavar="stockfish|builtin|PATH",
+                   help="the mentor: Debian's Stockfish, our engine with the built-in expert, "
+                        "or any UCI engine executable")
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument("--depth", type=int, default=None,
+                       help="fixed search depth; when neither --depth nor --nodes is given, 10 for UCI engines, "
+                            "2 for builtin")
+    limit.add_argument("--nodes", type=int, default=None, help="fixed node count instead of a depth")
+    p.add_argument("--positions", type=int, default=1000, help="positions to sample")
+    p.add_argument("--source", action="append", default=None, metavar="random|FILE.pgn|FILE.epd",
+                   help="where positions come from; repeat to mix sources (split evenly); when not given, random")
+    p.add_argument("--out", required=True, help="label file to write (EPD)")
+    p.add_argument("--resume", action="store_true", help="continue an existing label file, skipping "
+                   "positions already labelled")
+    p.add_argument("--hash", type=int, default=default(MentorConfig, "hash_mb"), metavar="MB",
+                   help="mentor hash size")
+    p.add_argument("--timeout", type=float, default=default(MentorConfig, "timeout"), metavar="S",
+                   help="seconds per position before a mentor is restarted")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="UCI option for the mentor")
+    p.add_argument("--cap", type=int, default=DEFAULT_CAP, help="scores beyond this many cp are flagged")
+    g = p.add_argument_group("random playouts")
+    g.add_argument("--min-plies", type=int, default=default(SamplerOptions, "min_plies"),
+                   help="plies of a random playout at least")
+    g.add_argument("--max-plies", type=int, default=default(SamplerOptions, "max_plies"),
+                   help="plies of a random playout at most")
+    g.add_argument("--no-check", action="store_true", help="drop positions where the side to move is in check")
+    g = p.add_argument_group("PGN games")
+    g.add_argument("--skip-plies", type=int, default=default(SamplerOptions, "skip_plies"),
+                   help="skip the first N plies of each game")
+    g.add_argument("--per-game", type=int, default=default(SamplerOptions, "per_game"),
+                   help="positions taken per game")
+    g.add_argument("--random-move", action="store_true", help="play one random legal move from each position")
+    g.add_argument("--quiet", action="store_true", help="keep only quiet positions (no check, no winning capture)")
+    p.set_defaults(argv=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    import shlex
+
+    from mentor.labeller import LabelRun, MentorConfig, find_stockfish, label_samples
+    from mentor.samplers import SamplerOptions, SourceError, collect
+    from mentor.uci_client import EngineError
+
+    prog = "mimic label"
+    if args.source is None:
+        args.source = ["random"]
+    mentor = args.mentor
+    if mentor == "stockfish":
+        path = find_stockfish()
+        if path is None:
+            fail(prog, "Stockfish is not installed (apt-get install stockfish), or use --mentor builtin")
+            return 2
+        command: tuple[str, ...] = (path,)
+    elif mentor == "builtin":
+        command = ()
+    else:
+        command = (mentor,)
+    kind = "builtin" if mentor == "builtin" else "uci"
+    depth = args.depth
+    if depth is None and args.nodes is None:
+        depth = 2 if kind == "builtin" else 10
+    if any("=" not in o for o in args.option):
+        fail(prog, "--option takes NAME=VALUE")
+        return 2
+    options = tuple((name, value) for name, _, value in (o.partition("=") for o in args.option))
+    try:
+        config = MentorConfig(kind, command=command, depth=depth, nodes=args.nodes, hash_mb=args.hash,
+                              timeout=args.timeout, options=options)
+    except ValueError as exc:
+        fail(prog, str(exc))
+        return 2
+    sampler = SamplerOptions(min_plies=args.min_plies, max_plies=args.max_plies, skip_check=args.no_check,
+                             skip_plies=args.skip_plies, per_game=args.per_game, random_move=args.random_move,
+                             quiet=args.quiet)
+    try:
+        samples, stats = collect(args.source, args.positions, args.seed, sampler, warn)
+    except (SourceError, OSError) as exc:
+        fail(prog, os_error(exc) if isinstance(exc, OSError) else str(exc))
+        return 2
+    argv = " ".join(shlex.quote(a) for a in sys.argv[1:]) if args.argv is None else args.argv
+    run = LabelRun(f"mimic {argv}", tuple(args.source), args.positions, args.seed, args.jobs, args.resume,
+                   args.cap, sampler)
+    try:
+        summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
+                                cap=args.cap, progress=not args.no_progress, sampling=stats.as_dict())
+    except FileExistsError as exc:
+        fail(prog, os_error(exc))
+        return 2
+    except EngineError as exc:
+        who = " ".join(command)
+        fail(prog, str(exc) if who in str(exc) else f"mentor {who}: {exc}")
+        return 2
+    except OSError as exc:
+        fail(prog, f"{os_error(exc)} (labels written so far are kept; rerun with --resume)")
+        return 2
+    for line in summary.lines():
+        print(line)
+    for msg in summary.failures[:10]:
+        print(f"failed: {msg}", file=sys.stderr)
+    return 0 if summary.failed == 0 else 1

@@ -1,0 +1,104 @@
+"""``mimic match``: a match between two players, with Elo statistics. May import :mod:`search.games` and
+:mod:`evolve.players`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from evolve.cli.common import default, fail, os_error, positive_int, warn
+from evolve.cli.options import Parents, player_spec, spec_help
+from evolve.cli.playing import (
+    adjudication,
+    check_book,
+    game_options,
+    games_line,
+    learned,
+    open_learning,
+    openings,
+    time_control,
+)
+from evolve.cli.table import command_parser
+
+NAME = "match"
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    from search.games.match import MatchSettings
+
+    p = command_parser(subparsers, NAME, [game_options(default(MatchSettings, "event"))], epilog=spec_help(),
+                       description="Play a match between two player specs: paired openings (each played twice, "
+                                   "colours swapped), parallel games, adjudication, PGN, Elo with a 95% interval, "
+                                   "LOS, pentanomial pairs and an optional SPRT.")
+    p.add_argument("a", type=player_spec, metavar="A", help="player spec, e.g. organism:results/x/organism.json")
+    p.add_argument("b", type=player_spec, metavar="B",
+                   help="player spec, e.g. uci:/usr/games/stockfish?Skill%%20Level=0")
+    p.add_argument("--games", type=positive_int, default=default(MatchSettings, "games"), help="games in all")
+    p.add_argument("--pgn", default=None, help="write every game here (appended as games finish; its folder is "
+                                               "created when missing)")
+    p.add_argument("--resume", action="store_true", help="continue a match whose games are in --pgn")
+    p.add_argument("--sprt", default=None, metavar="ELO0,ELO1,ALPHA,BETA", help="stop early on a decision")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evolve.players import PLAYERS, make_evaluator
+    from search.games.game import GameResult
+    from search.games.match import MatchSettings, MatchSummary, run_match
+    from search.games.pgnlog import PgnWriteError
+    from search.runtime.provenance import describe
+
+    prog = "mimic match"
+    if not open_learning(args, prog):
+        return 2
+    for spec in (args.a, args.b):
+        s = PLAYERS.parse(spec)
+        if not s.is_external:
+            make_evaluator(s)  # fail now, not in a worker, on a bad organism file
+        check_book(s)
+    found = openings(args, prog)
+    if found is None:
+        return 2
+    tc = time_control(args, prog)
+    if tc is None:
+        return 2
+    sprt = None
+    if args.sprt:
+        try:
+            elo0, elo1, alpha, beta = (float(x) for x in args.sprt.split(","))
+        except ValueError:
+            fail(prog, "--sprt takes elo0,elo1,alpha,beta")
+            return 2
+        sprt = (elo0, elo1, alpha, beta)
+    settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=found, tc=tc,
+                             adjudication=adjudication(args), sprt=sprt, event=args.event, hash_mb=args.hash,
+                             learn=args.learn)
+
+    def show(g: object, summary: object) -> None:
+        assert isinstance(g, GameResult) and isinstance(summary, MatchSummary)
+        e = summary.elo
+        print(f"game {summary.n:4d}/{args.games} round {g.round:>6s}: {g.white} - {g.black} {g.result} "
+              f"({g.reason}, {g.plies} plies)   {summary.wins}-{summary.losses}-{summary.draws} "
+              f"[{e.score:.3f}]", flush=True)
+
+    print(f"{args.a} vs {args.b}: {args.games} games, time control {tc.pgn()}, {len(found)} openings, "
+          f"{args.jobs} workers; {describe()}")
+    try:
+        if args.pgn is not None:
+            Path(args.pgn).parent.mkdir(parents=True, exist_ok=True)
+        summary = run_match(settings, make_evaluator, args.pgn, args.resume, on_game=show, on_repair=warn)
+    except FileExistsError as exc:
+        fail(prog, str(exc))
+        return 2
+    except PgnWriteError as exc:
+        fail(prog, str(exc))
+        return 1
+    except OSError as exc:
+        fail(prog, f"cannot write the PGN: {os_error(exc, args.pgn)}")
+        return 2
+    for line in summary.lines():
+        print(line)
+    if summary.stopped_early:
+        print(f"stopped early by the SPRT after {summary.n} games")
+    print(games_line(summary))
+    learned(args)
+    return 0

@@ -1,0 +1,156 @@
+"""What the game-playing commands (``match``, ``games``, ``tournament``, ``uci``) share: the game options
+(declared once, as a parent parser), openings, time control, adjudication, player and book checks.
+
+Defaults come from :class:`~search.games.game.Adjudication` and :class:`~search.games.match.MatchSettings`.
+May import :mod:`evolve.cli.common`, :mod:`evolve.cli.options` and, inside functions, :mod:`search` and
+:mod:`evolve.players`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from evolve.cli.common import default, fail, os_error, warn
+from evolve.cli.options import Parents
+
+if TYPE_CHECKING:
+    from search.games.game import Adjudication, TimeControl
+    from search.games.match import MatchSummary
+    from search.games.openings import Opening
+    from search.games.roundrobin import RoundRobinSummary
+    from search.players.spec import PlayerSpec
+
+DEFAULT_MOVETIME = 0.1
+"""Seconds a move when no ``--tc``, ``--movetime``, ``--nodes`` or ``--depth`` is given."""
+
+
+def game_options(event: str) -> argparse.ArgumentParser:
+    """The options every game-playing command shares: workers, openings, limits, adjudication, hash, event."""
+    from search.games.game import Adjudication
+    from search.games.match import MatchSettings
+
+    p = argparse.ArgumentParser(add_help=False, parents=[Parents.parallel()])
+    p.add_argument("--openings", default=None,
+                   help="EPD or PGN file of openings; when not given, the shipped balanced set")
+    tc = p.add_mutually_exclusive_group()
+    tc.add_argument("--tc", default=None, help="clock: [moves/]seconds[+increment], e.g. 10+0.1")
+    tc.add_argument("--movetime", type=float, default=None,
+                    help=f"seconds per move; {DEFAULT_MOVETIME:g} when no --tc, --nodes or --depth is given")
+    tc.add_argument("--nodes", type=int, default=None, help="nodes per move")
+    tc.add_argument("--depth", type=int, default=None, help="plies per move")
+    g = p.add_argument_group("adjudication (cutechess-style; 0 disables)")
+    g.add_argument("--resign-moves", type=int, default=default(Adjudication, "resign_moves"),
+                   help="resign after this many moves in a row beyond --resign-score")
+    g.add_argument("--resign-score", type=int, default=default(Adjudication, "resign_score"),
+                   help="centipawns")
+    g.add_argument("--draw-movenumber", type=int, default=default(Adjudication, "draw_movenumber"),
+                   help="no draw adjudication before this move number")
+    g.add_argument("--draw-moves", type=int, default=default(Adjudication, "draw_moves"),
+                   help="draw after this many moves in a row within --draw-score")
+    g.add_argument("--draw-score", type=int, default=default(Adjudication, "draw_score"), help="centipawns")
+    g.add_argument("--max-plies", type=int, default=default(Adjudication, "max_plies"),
+                   help="a game this long is a draw")
+    p.add_argument("--hash", type=int, default=default(MatchSettings, "hash_mb"), help="our engines' hash, MiB")
+    p.add_argument("--event", default=event, help="the PGN Event tag")
+    p.add_argument("--learn", default=None, metavar="BOOK.sqlite",
+                   help="add every finished game to this experience book (created when missing), from the game's "
+                        "start position; a player with +book: or deepred: on the same file learns as it plays")
+    return p
+
+
+def check_book(spec: PlayerSpec) -> None:
+    """Raise :class:`SpecError` when the book of ``spec`` cannot be opened (nothing to check without one)."""
+    import sqlite3
+
+    from search.book.tree import Book
+    from search.players.spec import SpecError
+
+    if spec.book is None:
+        return
+    try:
+        Book(spec.book.path, readonly=True).close()
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise SpecError(f"{spec.text!r}: cannot open the book {spec.book.path}: {why}") from exc
+
+
+def open_learning(args: argparse.Namespace, prog: str) -> bool:
+    """Create the ``--learn`` book when it is missing (a player may read it from the first game); False
+    after an error line."""
+    import sqlite3
+
+    from search.book.tree import Book
+
+    if args.learn is None:
+        return True
+    try:
+        with Book(args.learn) as book:
+            print(f"learning into {args.learn}: {book.game_count()} games, {book.edge_count()} edges so far")
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        fail(prog, f"cannot open the book {args.learn}: {exc}")
+        return False
+    return True
+
+
+def learned(args: argparse.Namespace) -> None:
+    """The ``--learn`` book's totals after a run (nothing without ``--learn``)."""
+    from search.book.tree import Book
+
+    if args.learn is not None:
+        with Book(args.learn, readonly=True) as book:
+            print(f"book {args.learn}: {book.game_count()} games, {book.edge_count()} edges")
+
+
+def openings(args: argparse.Namespace, prog: str) -> list[Opening] | None:
+    """The openings of ``--openings`` (default: the shipped set), warnings printed; ``None`` after an error line."""
+    from search.games.openings import default_openings_path, load_openings
+
+    errors: list[str] = []
+    openings_path = args.openings or default_openings_path()
+    try:
+        found = load_openings(openings_path, errors.append)
+    except OSError as exc:
+        fail(prog, f"cannot read the openings: {os_error(exc, openings_path)}")
+        return None
+    except ValueError as exc:
+        fail(prog, str(exc))
+        return None
+    for msg in errors:
+        warn(msg)
+    if not found:
+        fail(prog, "no usable openings")
+        return None
+    return found
+
+
+def time_control(args: argparse.Namespace, prog: str) -> TimeControl | None:
+    """The ``TimeControl`` of ``--tc``/``--depth``/``--nodes``/``--movetime`` (:data:`DEFAULT_MOVETIME` a move
+    when none is given); ``None`` after an error line."""
+    from search.games.game import TimeControl
+
+    try:
+        if args.tc:
+            return TimeControl.parse(args.tc)
+        if args.depth or args.nodes or args.movetime:
+            return TimeControl(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
+        return TimeControl(movetime=DEFAULT_MOVETIME)
+    except ValueError as exc:
+        fail(prog, str(exc))
+        return None
+
+
+def adjudication(args: argparse.Namespace) -> Adjudication:
+    from search.games.game import Adjudication
+
+    return Adjudication(resign_moves=args.resign_moves, resign_score=args.resign_score,
+                        draw_movenumber=args.draw_movenumber, draw_moves=args.draw_moves,
+                        draw_score=args.draw_score, max_plies=args.max_plies)
+
+
+def games_line(summary: MatchSummary | RoundRobinSummary) -> str:
+    """The closing line of a match or round robin: the games this run played, its wall time and their rate (the
+    games resumed from the PGN said apart, so a resumed run's rate counts only what it played)."""
+    played = summary.n - summary.resumed
+    line = f"{played} games in {summary.seconds:.0f} s ({3600 * played / max(summary.seconds, 1e-9):.0f} games/hour)"
+    return line + (f", {summary.resumed} more resumed from the PGN: {summary.n} in all" if summary.resumed else "")

@@ -1,0 +1,126 @@
+"""``mimic suite``: solve the positions of an EPD test suite (bm/am successes, STS points, a per-position CSV),
+with a progress bar on stderr. May import :mod:`search.games.suite`, :mod:`search.formats` and
+:mod:`evolve.players`."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import Any
+
+from evolve.cli.common import fail, os_error, positive_int, warn
+from evolve.cli.options import Parents, player_spec, spec_help
+from evolve.cli.table import command_parser
+from search.runtime.errors import MimicError
+
+NAME = "suite"
+
+
+class SuiteWriteError(MimicError):
+    """A row could not be appended to the suite CSV (wraps the ``OSError``)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    p = command_parser(subparsers, NAME, [parents.parallel(), parents.progress()], epilog=spec_help(),
+                       description="Solve the positions of an EPD test suite: counts bm/am successes, scores STS "
+                                   "c0 points, and writes a per-position CSV.")
+    p.add_argument("epd", help="the test suite (EPD with bm or am, and c0 for STS points)")
+    p.add_argument("--engine", required=True, type=player_spec, metavar="SPEC", help="the player that solves it")
+    p.add_argument("--movetime", type=float, default=1.0, help="seconds per position")
+    p.add_argument("--limit", type=positive_int, default=None, help="only the first N positions")
+    p.add_argument("--csv", default=None, help="per-position results, written as each position is solved")
+    p.add_argument("--resume", action="store_true", help="skip the positions already in --csv and append")
+    p.add_argument("--verbose", action="store_true", help="print each position's row as it is solved")
+
+
+def progress_bar(args: argparse.Namespace, skip: set[str] | frozenset[str]) -> Any:
+    """The tqdm bar (stderr) over the positions this run will solve, or ``None`` with ``--no-progress``."""
+    if args.no_progress:
+        return None
+    from tqdm import tqdm
+
+    from search.formats.epd import read_epd
+    from search.games.suite import row_key
+
+    records = list(read_epd(args.epd, lambda e: None))[:args.limit]  # malformed lines: the run reports them
+    total = sum(row_key(r.id, r.board.fen()) not in skip for r in records)
+    return tqdm(total=total, unit="pos", desc="solving", file=sys.stderr, dynamic_ncols=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from evolve.players import PLAYERS, make_evaluator
+    from search.games.suite import SuiteCsv, SuiteRow, run_suite, summarize
+    from search.players.player import PlayerError, make_player
+    from search.runtime.provenance import describe
+
+    prog = "mimic suite"
+    spec = PLAYERS.parse(args.engine)
+    try:
+        make_player(spec, make_evaluator).close()  # fail now, not in a worker, on an engine that cannot start
+    except PlayerError as exc:
+        fail(prog, f"{args.engine}: {exc}")
+        return 2
+    if args.resume and not args.csv:
+        fail(prog, "--resume needs --csv (the rows already solved are read from it)")
+        return 2
+    try:  # before any output or CSV: a suite that cannot be read is one line and nothing else
+        with open(args.epd, "rb"):
+            pass
+    except OSError as exc:
+        fail(prog, f"cannot read the suite: {os_error(exc, args.epd)}")
+        return 2
+    errors: list[str] = []
+    try:
+        out = SuiteCsv(args.csv, resume=args.resume) if args.csv else None
+    except (FileExistsError, ValueError) as exc:
+        fail(prog, str(exc))
+        return 2
+    except OSError as exc:
+        fail(prog, f"cannot write the CSV: {os_error(exc, args.csv)}")
+        return 2
+    print(f"{args.epd}: {args.engine} at {args.movetime:g} s/position; {describe()}", flush=True)
+    if out is not None and out.done:
+        print(f"resuming: {len(out.done)} positions already in {args.csv}", flush=True)
+    skip = out.keys() if out is not None else frozenset()
+    bar = progress_bar(args, set(skip))
+
+    def row(r: SuiteRow) -> None:
+        if out is not None:
+            try:
+                out.append(r)
+            except OSError as exc:
+                raise SuiteWriteError(exc) from exc
+        if bar is not None:
+            bar.update(1)
+        if args.verbose:
+            print(r, flush=True)
+
+    try:
+        rows = run_suite(args.epd, args.engine, args.movetime, make_evaluator, jobs=args.jobs, limit=args.limit,
+                         on_error=errors.append, on_row=row, skip=skip)
+    except SuiteWriteError as exc:
+        fail(prog, f"cannot write the CSV: {os_error(exc.error, args.csv)}; --resume continues")
+        return 1
+    except OSError as exc:
+        fail(prog, f"cannot read the suite: {os_error(exc, args.epd)}")
+        return 2
+    except PlayerError as exc:
+        fail(prog, f"{args.engine}: {exc}")
+        return 1
+    finally:
+        if bar is not None:
+            bar.close()
+        if out is not None:
+            with contextlib.suppress(OSError):
+                out.close()
+    for msg in errors:
+        warn(msg)
+    s = summarize((out.done if out is not None else []) + rows)
+    print(f"{args.epd}: {args.engine} at {args.movetime:g} s/position: {s.line()}"
+          + (f" ({len(errors)} malformed lines skipped)" if errors else ""))
+    return 0

@@ -1,0 +1,70 @@
+"""``mimic train-net``: a Giraffe-style evaluation net trained on mentor labels, then by TD-Leaf self-play.
+May import :mod:`evolve.nets` (torch is imported there, only when training starts)."""
+
+from __future__ import annotations
+
+import argparse
+
+from evolve.cli.common import command_line, default, non_negative_int, positive_int
+from evolve.cli.options import Parents
+from evolve.cli.table import command_parser
+
+NAME = "train-net"
+EXITS = ((ValueError, 2), (RuntimeError, 2), (FileExistsError, 2), (OSError, 1))
+"""Bad settings or no torch: 2; a run is already in --out: 2; another file error: 1."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    from evolve.nets.giraffe import NetShape, SupervisedSettings
+    from evolve.nets.tdleaf import TDSettings
+
+    p = command_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.progress()],
+                       description="Train a Giraffe-style evaluation net (363 Giraffe features, a per-group first "
+                                   "layer, a hidden layer, one output in centipawns) on a label file's mentor "
+                                   "scores, then optionally by TD-Leaf(lambda) self-play with our engine; writes "
+                                   "net.npz (play it as net:OUT/net.npz), summary.md and curve.png. Needs torch: "
+                                   "pip install torch==2.13.0.")
+    p.add_argument("labels", help="EPD label file (from mimic label)")
+    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    p.add_argument("--limit", type=positive_int, default=None, help="only the first N label lines")
+    g = p.add_argument_group("net")
+    g.add_argument("--units", type=positive_int, nargs=3, default=list(default(NetShape, "units")),
+                   metavar=("GLOBAL", "PIECE", "SQUARE"),
+                   help="first-layer units per feature group (Giraffe's 1.0x, 0.2x, 0.2x)")
+    g.add_argument("--hidden", type=positive_int, default=default(NetShape, "hidden"), help="hidden units (Giraffe's)")
+    g = p.add_argument_group("supervised bootstrap")
+    g.add_argument("--epochs", type=non_negative_int, default=default(SupervisedSettings, "epochs"), help="epochs")
+    g.add_argument("--batch", type=positive_int, default=default(SupervisedSettings, "batch"), help="minibatch")
+    g.add_argument("--lr", type=float, default=default(SupervisedSettings, "lr"), help="Adam learning rate")
+    g = p.add_argument_group("TD-Leaf self-play (off unless --td-iterations)")
+    g.add_argument("--td-iterations", type=non_negative_int, default=0, help="iterations (0: none)")
+    g.add_argument("--td-games", type=positive_int, default=default(TDSettings, "games"), help="games per iteration")
+    g.add_argument("--td-plies", type=positive_int, default=default(TDSettings, "plies"),
+                   help="half-moves per game (Giraffe's)")
+    g.add_argument("--td-nodes", type=positive_int, default=default(TDSettings, "nodes"), help="nodes per search")
+    g.add_argument("--td-lambda", type=float, default=default(TDSettings, "lam"), help="lambda (Giraffe's)")
+    g.add_argument("--td-lr", type=float, default=default(TDSettings, "lr"), help="SGD learning rate")
+    g.add_argument("--openings", default=None,
+                   help="start positions: an EPD file, or a PGN game set (a random point of a random game); "
+                        "when not given, the shipped balanced openings")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoints")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evolve.nets.giraffe import NetShape, SupervisedSettings
+    from evolve.nets.giraffe_run import NetRunSettings, train_net
+    from evolve.nets.tdleaf import TDSettings
+
+    settings = NetRunSettings(
+        labels=args.labels, out=args.out,
+        shape=NetShape(units=tuple(args.units), hidden=args.hidden),
+        supervised=SupervisedSettings(epochs=args.epochs, batch=args.batch, lr=args.lr, seed=args.seed),
+        td=TDSettings(iterations=args.td_iterations, games=args.td_games, plies=args.td_plies,
+                      nodes=args.td_nodes, lam=args.td_lambda, lr=args.td_lr, cap=args.cap, seed=args.seed),
+        target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, jobs=args.jobs,
+        openings=args.openings, limit=args.limit)
+    outcome = train_net(settings, command_line(), resume=args.resume, progress=not args.no_progress, report=print)
+    print(f"held-out error {outcome.held_mae:.1f} cp (predicting the training median: "
+          f"{outcome.baselines['median']:.1f} cp); training {outcome.train_mae:.1f} cp")
+    print(f"results in {args.out}/ (net.npz, summary.md, curve.png); play it as net:{outcome.path}")
+    return 0
