@@ -18,7 +18,7 @@ from evolve.data.moves import MoveData, load_moves, split_by_game
 from evolve.ga.coordinate import DescentResult, coordinate_descent
 from evolve.ga.evolution import Evolution, GASettings, checkpoint_exists
 from evolve.ga.fit import Fit, exact_fit
-from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES, MentorError, MoveAgreement, Objective, ResultError
+from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES, MentorLoss, MoveAgreement, Objective, ResultLoss
 from evolve.ga.report import plot_curve, plot_pst, values_table, write_logbook
 from mentor.labels import comment_lines, provenance_lines
 from organisms import Organism
@@ -138,9 +138,9 @@ def build_objective(ds: Dataset, kind: str, lam: float) -> Objective:
     """The mentor or result objective of a label file's dataset (the moves objective is built from a
     :class:`MoveData` by :func:`evolve`)."""
     if kind == "mentor":
-        return MentorError(ds.features, ds.y)
+        return MentorLoss(ds.features, ds.y)
     if kind == "result":
-        return ResultError(ds.features, ds.y, ds.result, ds.plies_to_end, ds.train, lam=lam)
+        return ResultLoss(ds.features, ds.y, ds.result, ds.plies_to_end, ds.train, lam=lam)
     raise ValueError(f"unknown objective {kind!r} (mentor or result)")
 
 
@@ -281,7 +281,7 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
     for k in keys:
         lines.append(f"| {k} | {getattr(settings, k)} |")
     if settings.objective == "result":
-        assert isinstance(o.objective, ResultError)
+        assert isinstance(o.objective, ResultLoss)
         lines.append(f"| lambda (plies) | {settings.lam:g} |")
         lines.append(f"| K (fitted, cp) | {o.objective.k:.1f} |")
     lines += ["", "## Move agreement" if settings.objective == "moves" else "## Errors", ""]
