@@ -17,7 +17,8 @@ from evolve.data.dataset import Dataset, load_dataset
 from evolve.data.moves import MoveData, load_moves, split_by_game
 from evolve.ga.coordinate import DescentResult, coordinate_descent
 from evolve.ga.evolution import Evolution, GASettings, checkpoint_exists
-from evolve.ga.fit import Fit, exact_fit
+from evolve.ga.fit import Fit
+from evolve.ga.fit_cache import cached_exact_fit
 from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES, MentorLoss, MoveAgreement, Objective, ResultLoss
 from evolve.ga.report import plot_curve, plot_pst, values_table, write_logbook
 from mentor.labels import comment_lines, provenance_lines
@@ -187,8 +188,8 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
     fit_l1 = fit_l2 = None
     if settings.objective == "mentor":
         assert isinstance(ds, Dataset)
-        fit_l1 = exact_fit(ds.features, ds.y, train, held, genome, "l1")
-        fit_l2 = exact_fit(ds.features, ds.y, train, held, genome, "l2")
+        fit_l1 = cached_exact_fit(ds.features, ds.y, train, held, genome, "l1")
+        fit_l2 = cached_exact_fit(ds.features, ds.y, train, held, genome, "l2")
     if settings.objective != "moves":
         seconds["exact fits"] = time.perf_counter() - t0
     descent = None
