@@ -33,8 +33,8 @@ def write_checkpoint(path: Path, meta: Mapping[str, Any], *, population: np.ndar
                      hof_bits: np.ndarray, hof_losses: np.ndarray) -> None:
     """Write the checkpoint ``path.npz`` as one unit: the arrays and ``meta`` (after ``format``) as one JSON
     string. The file is written beside, fsynced and moved into place (:func:`search.runtime.atomic.atomic_path`),
-    so a kill at any moment leaves either the previous checkpoint or this one, never a mix. A checkpoint of the first format (npz + JSON pair)
-    left beside by an older version is then removed: it is stale."""
+    so a kill at any moment leaves either the previous checkpoint or this one, never a mix. A checkpoint of
+    the first format (npz + JSON pair) left beside by an older version is then removed: it is stale."""
     path = Path(path)
     text = json.dumps({"format": CHECKPOINT_FORMAT, **meta})
     with atomic_path(path.with_suffix(".npz"), suffix=".npz") as tmp, open(tmp, "wb") as fh:
