@@ -13,7 +13,7 @@ import sys
 from evolve.data.dataset import load_dataset
 from evolve.ga.evolution import Evolution, GASettings
 from evolve.ga.fit import exact_fit
-from evolve.ga.objectives import MentorError
+from evolve.ga.objectives import MentorLoss
 from organisms.genome import default_genome
 
 
@@ -24,7 +24,7 @@ def main() -> int:
     ap.add_argument("--split-seed", type=int, default=1, help="seed of the held-out split (as mimic evolve --seed)")
     args = ap.parse_args()
     ds = load_dataset(args.labels, seed=args.split_seed)
-    objective = MentorError(ds.features, ds.y)
+    objective = MentorLoss(ds.features, ds.y)
     fit = exact_fit(ds.features, ds.y, ds.train, ds.held, default_genome(), "l1")
     print(f"# {args.labels}: {ds.n} labels; exact L1 fit held-out error {fit.held_mae:.2f} cp")
     print("| encoding | " + " | ".join(f"seed {s}" for s in range(args.seeds)) + " | median |")

@@ -18,7 +18,7 @@ import numpy as np
 
 from evolve.data.dataset import load_dataset, split
 from evolve.ga.evolution import Evolution, GASettings
-from evolve.ga.objectives import MentorError
+from evolve.ga.objectives import MentorLoss
 from mentor.samplers import random_playouts
 from organisms import Organism, feature_matrix
 from organisms.genome import DEFAULT_ENCODING, default_genome
@@ -47,7 +47,7 @@ def main() -> int:
         train, held = split(len(y), 0.2, 0)
         what = f"{len(y)} synthetic labels"
     genome = default_genome(args.encoding)
-    objective = MentorError(features, y)
+    objective = MentorLoss(features, y)
     times = []
     for seed in range(args.repeat):
         ev = Evolution(genome, objective, train, held, GASettings(seed=seed))

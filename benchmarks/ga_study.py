@@ -27,7 +27,7 @@ from evolve.data.dataset import load_dataset
 from evolve.ga.coordinate import coordinate_descent
 from evolve.ga.evolution import Evolution, GASettings, rich_defaults
 from evolve.ga.fit import exact_fit
-from evolve.ga.objectives import MentorError
+from evolve.ga.objectives import MentorLoss
 from organisms.genome import layout_genome
 
 BASE = GASettings()
@@ -70,7 +70,7 @@ def main() -> int:
     t0 = time.perf_counter()
     ds = load_dataset(args.labels, layout=args.genome)
     load_s = time.perf_counter() - t0
-    objective = MentorError(ds.features, ds.y)
+    objective = MentorLoss(ds.features, ds.y)
     rows = GRID if args.only is None else [GRID[int(i)] for i in args.only.split(",")]
     lines = [f"# GA study: {args.genome} genome on {args.labels}", "",
              f"Labels: {ds.describe()} (features in {load_s:.1f} s). Held-out rows never sampled; "

@@ -24,7 +24,7 @@ from evolve.ga.evolution import (
     select_tournament,
 )
 from evolve.ga.fit import exact_fit
-from evolve.ga.objectives import MentorError, ResultError, fit_k, sigmoid
+from evolve.ga.objectives import MentorLoss, ResultLoss, fit_k, sigmoid
 from mentor.labels import Label, LabelWriter
 from mentor.samplers import random_playouts
 from organisms import Organism, feature_matrix
@@ -81,7 +81,7 @@ def test_tournament_prefers_low_loss() -> None:
 def test_matrix_fitness_equals_per_position_evaluate(synthetic: tuple) -> None:
     boards, features, y, _ = synthetic
     genome = default_genome()
-    objective = MentorError(features, y)
+    objective = MentorLoss(features, y)
     rows = np.arange(0, 3000, 7)
     for seed in (1, 2, 3):
         organism = Organism.random(seed)
@@ -96,7 +96,7 @@ def test_ga_recovers_a_known_organism(synthetic: tuple, encoding: str) -> None:
     _, features, y, truth = synthetic
     genome = default_genome(encoding)
     train, held = split(len(y), 0.2, 0)
-    objective = MentorError(features, y)
+    objective = MentorLoss(features, y)
     start = np.median(objective.losses(genome.decode(genome.random_bits(np.random.default_rng(9), 100)), held))
     ev = Evolution(genome, objective, train, held, GASettings(seed=2))
     ev.run()
@@ -113,7 +113,7 @@ def test_resume_is_bit_identical(synthetic: tuple, tmp_path: Path, stop_at: int)
     _, features, y, _ = synthetic
     genome = default_genome()
     train, held = split(len(y), 0.2, 0)
-    objective = MentorError(features, y)
+    objective = MentorLoss(features, y)
     settings = GASettings(generations=60, seed=4)
     full = Evolution(genome, objective, train, held, settings)
     full.run()
@@ -147,7 +147,7 @@ def test_exact_fit_is_never_beaten(synthetic: tuple) -> None:
     genome = default_genome()
     train, held = split(len(y), 0.2, 0)
     fit = exact_fit(features, noisy, train, held, genome, "l1")
-    objective = MentorError(features, noisy)
+    objective = MentorLoss(features, noisy)
     for seed in range(3):
         ev = Evolution(genome, objective, train, held, GASettings(generations=150, seed=seed))
         ev.run()
@@ -205,7 +205,7 @@ def test_result_objective_with_greko_baseline(synthetic: tuple, tmp_path: Path) 
     labels = tmp_path / "games.epd"
     _write_labels(labels, boards[:1500], y[:1500], with_results=True)
     ds = load_dataset(labels, target="root", cache_dir=tmp_path / "cache")
-    objective = ResultError(ds.features, ds.y, ds.result, ds.plies_to_end, ds.train)
+    objective = ResultLoss(ds.features, ds.y, ds.result, ds.plies_to_end, ds.train)
     assert 120 < objective.k < 300  # the results were drawn with K = 200 cp
     run = subprocess.run([sys.executable, "-m", "evolve.cli", "evolve", str(labels), "--target", "root",
                           "--objective", "result", "--generations", "30", "--no-progress", "--out",

@@ -15,7 +15,7 @@ from evolve.cli import build_parser
 from evolve.cli.options import ga_settings as _ga_settings
 from evolve.data.dataset import load_dataset
 from evolve.ga.evolution import RICH_DEFAULTS, Evolution, GASettings, integers_to_bits, mutate_genes
-from evolve.ga.objectives import MentorError
+from evolve.ga.objectives import MentorLoss
 from evolve.ga.run import RunSettings, evolve
 from mentor.labels import Label, LabelWriter
 from mentor.samplers import random_playouts
@@ -71,7 +71,7 @@ def test_ga_with_gene_mutation_runs_and_checkpoints_without_new_keys_still_load(
     rng = np.random.default_rng(5)
     features = rng.integers(-3, 4, size=(400, 5)).astype(np.float64)
     truth = np.array([10.0, 20.0, 30.0, 40.0, 50.0])
-    objective = MentorError(features, features @ truth)
+    objective = MentorLoss(features, features @ truth)
     rows = np.arange(400)
     settings = GASettings(generations=60, mutation_kind="gaussian", mutation=0.1, sample=200)
     ev = Evolution(genome, objective, rows[:300], rows[300:], settings)

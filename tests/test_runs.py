@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from evolve.ga.evolution import Evolution, GASettings
-from evolve.ga.objectives import MentorError
+from evolve.ga.objectives import MentorLoss
 from mentor.samplers import random_playouts
 from organisms.genome import default_genome
 
@@ -35,7 +35,7 @@ import sys
 from pathlib import Path
 import numpy as np
 from evolve.ga.evolution import Evolution, GASettings, checkpoint_exists
-from evolve.ga.objectives import MentorError
+from evolve.ga.objectives import MentorLoss
 from organisms.genome import default_genome
 
 checkpoint, generations, out = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
@@ -44,7 +44,7 @@ genome = default_genome()
 features = rng.normal(size=(400, len(genome)))
 y = features @ genome.decode(genome.random_bits(rng))[0]
 settings = GASettings(population=40, generations=generations, sample=100, seed=3)
-ev = Evolution(genome, MentorError(features, y), np.arange(300), np.arange(300, 400), settings)
+ev = Evolution(genome, MentorLoss(features, y), np.arange(300), np.arange(300, 400), settings)
 if checkpoint_exists(checkpoint):
     ev.load(checkpoint)
 ev.run(checkpoint=checkpoint, every=1)
@@ -103,7 +103,7 @@ def _small_evolution(generations: int = 6) -> Evolution:
     features = rng.normal(size=(120, len(genome)))
     y = features @ genome.decode(genome.random_bits(rng))[0]
     settings = GASettings(population=10, generations=generations, sample=50, seed=3, hall_of_fame=4)
-    return Evolution(genome, MentorError(features, y), np.arange(100), np.arange(100, 120), settings)
+    return Evolution(genome, MentorLoss(features, y), np.arange(100), np.arange(100, 120), settings)
 
 
 def _saved_checkpoint(tmp_path: Path) -> tuple[dict[str, np.ndarray], dict]:

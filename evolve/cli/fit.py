@@ -27,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
 
 def run(args: argparse.Namespace) -> int:
     from evolve.data.dataset import load_dataset
-    from evolve.ga.fit import exact_fit
+    from evolve.ga.fit_cache import cached_exact_fit
     from organisms import Organism
     from organisms.genome import layout_genome
 
@@ -48,13 +48,14 @@ def run(args: argparse.Namespace) -> int:
     for line in ds.malformed_report():
         warn(line)
     for loss in args.loss:
-        fit = exact_fit(ds.features, ds.y, ds.train, ds.held, genome, loss)
+        fit = cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, loss)
         nearest = Organism.from_weights(fit.weights, genome)
         q_train = float(abs(ds.features[ds.train] @ nearest.weights - ds.y[ds.train]).mean())
         q_held = float(abs(ds.features[ds.held] @ nearest.weights - ds.y[ds.held]).mean())
-        print(f"{loss.upper()} fit ({fit.method}, {fit.seconds:.2f} s): mean absolute error {fit.train_mae:.2f} cp "
-              f"training, "
-              f"{fit.held_mae:.2f} cp held out; nearest organism {q_train:.2f} / {q_held:.2f}")
+        cached = ", from the cache" if fit.cached else ""
+        print(f"{loss.upper()} fit ({fit.method}, {fit.seconds:.2f} s{cached}): mean absolute error "
+              f"{fit.train_mae:.2f} cp training, {fit.held_mae:.2f} cp held out; nearest organism "
+              f"{q_train:.2f} / {q_held:.2f}")
         if args.out:
             path = args.out if len(args.loss) == 1 else args.out.replace(".json", f"-{loss}.json")
             nearest.meta = {"fit": loss, "labels": args.labels, "train_error": fit.train_mae,

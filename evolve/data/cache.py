@@ -7,7 +7,7 @@ target's side to move), the game result and the plies to the end from that side'
 unknown), the counts (labels, over the cap, mates among them, malformed lines) and the malformed lines'
 messages. Parsing (python-chess ``set_epd``) and target resolution (:mod:`mentor.target`: PV walk and
 capture quiescence, in Python) are the slow part of a large file: lines are parsed in chunks of
-:data:`CHUNK` by ``search.runtime.workers.parallel`` workers.
+:data:`CHUNK` by worker processes (:func:`evolve.data.chunks.map_label_chunks`).
 
 The result is stored as one ``.npz`` (no pickle) under ``$MIMIC_CACHE/labels/``, named by its key: a
 BLAKE2 hash of the label file's bytes, the target mode, the cap and :data:`FORMAT_VERSION`. The file
@@ -28,10 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mentor.labels import DEFAULT_CAP, label_lines, parse_labels
+from evolve.data.chunks import ChunkTally, map_label_chunks, read_chunk
+from mentor.labels import DEFAULT_CAP
 from mentor.target import target_with_plies
 from organisms.features import bitboard_row, default_cache_dir, save_npz_atomic
-from search.conventions import ce_is_mate, result_points
+from search.conventions import result_points
 
 FORMAT_VERSION = 2
 """Bumped whenever what :func:`resolve_labels` computes changes (target rules, stored arrays)."""
@@ -83,21 +84,15 @@ def cache_key(path: str | Path, target: str, cap: int) -> str:
     return digest.hexdigest()
 
 
-def _resolve_chunk(path: str, lines: list[tuple[int, str]], target: str, cap: int
+def _resolve_chunk(lines: list[tuple[int, str]], path: str, target: str, cap: int
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int], list[str]]:
     """Parse and resolve one chunk of label lines (runs in a worker)."""
     rows: list[tuple[int, ...]] = []
     ys: list[float] = []
     results: list[float] = []
     plies: list[float] = []
-    total = over = mates = 0
-    errors: list[str] = []
-    for label in parse_labels(lines, path, lambda err: errors.append(f"{err.line_no}:{err.reason}")):
-        total += 1
-        if abs(label.ce) > cap:
-            over += 1
-            mates += ce_is_mate(label.ce)
-            continue
+    tally = ChunkTally()
+    for label in read_chunk(lines, path, tally, cap):
         board, score, k = target_with_plies(label, target)
         rows.append(bitboard_row(board))
         ys.append(score)
@@ -105,8 +100,8 @@ def _resolve_chunk(path: str, lines: list[tuple[int, str]], target: str, cap: in
         results.append(float("nan") if points is None else points)
         plies.append(float("nan") if label.plies_to_end is None else max(label.plies_to_end - k, 0))
     return (np.array(rows, dtype=np.uint64).reshape(-1, 9), np.array(ys, dtype=np.float64),
-            np.array(results, dtype=np.float64), np.array(plies, dtype=np.float64), [total, over, mates],
-            errors)
+            np.array(results, dtype=np.float64), np.array(plies, dtype=np.float64),
+            [tally.total, tally.over, tally.mates], [f"{line}:{reason}" for line, reason in tally.errors])
 
 
 def resolve_labels(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP, n_jobs: int = 1,
@@ -128,25 +123,8 @@ def resolve_labels(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CA
             cached.errors = _with_path(path, cached.errors)
             return cached
     errors: list[str] = []  # "LINE:reason"; the path is added when read (the cache is keyed by content)
-    lines = list(label_lines(path, on_error=lambda e: errors.append(f"{e.line_no}:{e.reason}")))
-    chunks = [lines[i:i + CHUNK] for i in range(0, len(lines), CHUNK)]
-    if n_jobs == 1 or len(chunks) <= 1:
-        parts = []
-        for c in chunks:
-            parts.append(_resolve_chunk(str(path), c, target, cap))
-            if on_chunk is not None:
-                on_chunk(len(c))
-    else:
-        from joblib import delayed
-
-        from search.runtime.workers import parallel
-
-        parts = []
-        for part, c in zip(parallel(n_jobs, return_as="generator")(
-                delayed(_resolve_chunk)(str(path), c, target, cap) for c in chunks), chunks, strict=True):
-            parts.append(part)
-            if on_chunk is not None:
-                on_chunk(len(c))
+    parts, _ = map_label_chunks(path, _resolve_chunk, target, cap, chunk=CHUNK, n_jobs=n_jobs,
+                                on_error=lambda e: errors.append(f"{e.line_no}:{e.reason}"), on_chunk=on_chunk)
     total = over = mates = 0
     for part in parts:
         total, over, mates = total + part[4][0], over + part[4][1], mates + part[4][2]

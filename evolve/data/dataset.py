@@ -11,18 +11,14 @@ sampled for fitness, and its error is reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
 
 import numpy as np
 
 from evolve.data.cache import resolve_labels
-from mentor.labels import DEFAULT_CAP, label_lines
+from mentor.labels import DEFAULT_CAP
 from organisms.features import feature_matrix
-
-T = TypeVar("T")
 
 
 @dataclass
@@ -61,25 +57,6 @@ class Dataset:
         more = f" (first {limit} shown)" if self.malformed > limit else ""
         return [f"{self.source}: {self.malformed} malformed label lines skipped{more}:",
                 *(f"  {e}" for e in self.errors[:limit])]
-
-
-def map_label_chunks(path: str | Path, work: Callable[..., T], *args: Any, chunk: int, n_jobs: int = 1,
-                     limit: int | None = None, errors: list[str] | None = None) -> tuple[list[T], int]:
-    """``work(str(path), lines, *args)`` on every ``chunk`` label lines of ``path`` (the first ``limit``), in
-    ``n_jobs`` worker processes (``-1``: every core), in file order; the results and the number of lines read.
-    Lines that are not labels are appended to ``errors`` as ``FILE:LINE: reason``."""
-    sink = errors if errors is not None else []
-    lines = list(label_lines(path, on_error=lambda e: sink.append(f"{path}:{e.line_no}: {e.reason}")))
-    if limit is not None:
-        lines = lines[:limit]
-    chunks = [lines[i:i + chunk] for i in range(0, len(lines), chunk)]
-    if n_jobs == 1 or len(chunks) <= 1:
-        return [work(str(path), c, *args) for c in chunks], len(lines)
-    from joblib import delayed
-
-    from search.runtime.workers import parallel
-
-    return list(parallel(n_jobs)(delayed(work)(str(path), c, *args) for c in chunks)), len(lines)
 
 
 def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

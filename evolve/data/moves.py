@@ -13,7 +13,7 @@ stalemates 0, whatever the organism (their children are game over: no evaluation
 Children are stored move by move in ``board.legal_moves`` order, position after position, in one
 (children, 9) array of :func:`organisms.features.bitboard_row` rows with ``offsets`` marking each
 position's segment; ``played`` is the index (into the children) of the move the player made. Replaying
-and resolving the games runs in :func:`search.runtime.workers.parallel` workers; the result is cached as one
+and resolving the games runs in :func:`search.runtime.workers.parallel_map` workers; the result is cached as one
 ``.npz`` (no pickle) under ``$MIMIC_CACHE/moves/``, keyed by a BLAKE2 hash of the PGN file's bytes, the
 player's name, ``skip_plies`` and :data:`FORMAT_VERSION` (the features of the resolved children are
 cached by :func:`organisms.features.feature_matrix`, keyed by the rows and the feature set's version).
@@ -38,6 +38,7 @@ from evolve.data.cache import file_digest, load_keyed_npz, save_keyed_npz
 from mentor.target import quiet_leaf
 from organisms.features import bitboard_row, default_cache_dir, feature_matrix
 from search.formats.pgn import read_games
+from search.runtime.workers import parallel_map
 
 FORMAT_VERSION = 1
 """Bumped whenever what :func:`extract_moves` computes changes (resolution rules, stored arrays)."""
@@ -234,14 +235,7 @@ def extract_moves(path: str | Path, player: str, skip_plies: int = 10, n_jobs: i
         if colors:
             games.append((len(games), game.board().fen(), [m.uci() for m in game.mainline_moves()], colors))
     chunks = [games[i:i + CHUNK_GAMES] for i in range(0, len(games), CHUNK_GAMES)]
-    if n_jobs == 1 or len(chunks) <= 1:
-        parts = [extract_games(c, skip_plies) for c in chunks]
-    else:
-        from joblib import delayed
-
-        from search.runtime.workers import parallel
-
-        parts = list(parallel(n_jobs)(delayed(extract_games)(c, skip_plies) for c in chunks))
+    parts = list(parallel_map(extract_games, chunks, n_jobs, args=(skip_plies,)))
     lengths = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     played = (np.concatenate([p[4] for p in parts]) if parts else np.zeros(0, dtype=np.int64)) + offsets[:-1]

@@ -39,6 +39,7 @@ class Fit:
     held_mae: float
     seconds: float
     method: str = ""  # "lp", "irls" or "lsq"
+    cached: bool = False  # read from the fit cache (evolve.ga.fit_cache), not solved now
 
 
 LP_MAX_ROWS = 2_000
@@ -49,7 +50,8 @@ IRLS_MAX_ROWS = 100_000
 still measured on every training and held-out row)."""
 
 
-def _mae(features: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+def mean_abs_error(features: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """Mean ``|F·w − y|`` over the rows (centipawns); NaN when there are none."""
     return float(np.abs(features @ w - y).mean()) if len(y) else float("nan")
 
 
@@ -156,6 +158,6 @@ def exact_fit(features: np.ndarray, y: np.ndarray, train: np.ndarray, held: np.n
         rows = np.sort(np.random.default_rng([len(train), 0x1A5]).choice(train, irls_max_rows, replace=False))
         method = f"irls on {irls_max_rows} of {len(train)} rows"
     w = solver(features[rows], y[rows], genome.low, genome.high)
-    return Fit(loss, w, _mae(features[train], y[train], w), _mae(features[held], y[held], w),
+    return Fit(loss, w, mean_abs_error(features[train], y[train], w), mean_abs_error(features[held], y[held], w),
                time.perf_counter() - t0, method)
 

@@ -3,9 +3,9 @@
 ``losses(W, rows)`` takes a (population, genes) weight matrix and the row indices of a sample and
 returns one loss per organism, computed with one matrix product ``F[rows] · Wᵀ``.
 
-* :class:`MentorError` (``--objective mentor``, the paper's): the mean absolute difference, in
+* :class:`MentorLoss` (``--objective mentor``, the paper's): the mean absolute difference, in
   centipawns, between the organism's evaluation of each target position and the mentor's score.
-* :class:`ResultError` (``--objective result``, the Texel/GreKo seed): the squared error between the
+* :class:`ResultLoss` (``--objective result``, the Texel/GreKo seed): the squared error between the
   game result (1, ½, 0 for the side to move) and the prediction σ(eval / K), weighted by
   exp(−n/λ) where n is the number of plies to the game's end (GreKo's λ-forgetting). K is fitted first,
   on the mentor's scores of the training rows.
@@ -31,7 +31,7 @@ class Objective(Protocol):
     def losses(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray: ...
 
 
-class MentorError:
+class MentorLoss:
     """Mean |evaluation − mentor score| in centipawns, per organism."""
 
     name = "mentor"
@@ -77,7 +77,7 @@ def fit_k(scores: np.ndarray, results: np.ndarray, weights: np.ndarray) -> float
     return float(np.exp(best.x))
 
 
-class ResultError:
+class ResultLoss:
     """Weighted squared error of σ(eval / K) against the game result, per organism (dimensionless)."""
 
     name = "result"

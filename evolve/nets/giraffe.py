@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from evolve.data.dataset import map_label_chunks, split
-from mentor.labels import DEFAULT_CAP, parse_labels
+from evolve.data.chunks import ChunkTally, map_label_chunks, read_chunk
+from evolve.data.dataset import split
+from mentor.labels import DEFAULT_CAP
 from mentor.target import target
 from organisms.giraffe import giraffe_matrix, giraffe_row
 from organisms.net import (
@@ -40,7 +41,6 @@ from organisms.net import (
     NetEvaluator,
     make_header,
 )
-from search.conventions import ce_is_mate
 
 TORCH_VERSION = "2.13.0"
 INSTALL_HINT = f"pip install torch=={TORCH_VERSION}"
@@ -149,22 +149,17 @@ CHUNK = 5000
 """Label lines per worker task when the targets are resolved in parallel."""
 
 
-def _resolve_chunk(path: str, lines: list[tuple[int, str]], target_mode: str, cap: int
+def _resolve_chunk(lines: list[tuple[int, str]], path: str, target_mode: str, cap: int
                    ) -> tuple[np.ndarray, np.ndarray, list[int], list[str]]:
     """Parse one chunk of label lines and resolve their targets: (giraffe rows, scores, counts, errors)."""
-    rows, ys, errors = [], [], []
-    total = over = mates = 0
-    for label in parse_labels(lines, path, lambda err: errors.append(f"{path}:{err.line_no}: {err.reason}")):
-        total += 1
-        if abs(label.ce) > cap:
-            over += 1
-            mates += ce_is_mate(label.ce)
-            continue
+    rows, ys = [], []
+    tally = ChunkTally()
+    for label in read_chunk(lines, path, tally, cap):
         board, score = target(label, target_mode)
         rows.append(giraffe_row(board))
         ys.append(score)
-    return (np.array(rows, dtype=np.uint64).reshape(-1, 10), np.array(ys, dtype=np.float64), [total, over, mates],
-            errors)
+    return (np.array(rows, dtype=np.uint64).reshape(-1, 10), np.array(ys, dtype=np.float64),
+            [tally.total, tally.over, tally.mates], [f"{path}:{line}: {reason}" for line, reason in tally.errors])
 
 
 def load_net_data(path: str | Path, target_mode: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
@@ -174,7 +169,7 @@ def load_net_data(path: str | Path, target_mode: str = "leaf", cap: int = DEFAUL
     are resolved, and features extracted, in ``n_jobs`` worker processes (``-1``: every core)."""
     errors: list[str] = []
     parts, _ = map_label_chunks(path, _resolve_chunk, target_mode, cap, chunk=CHUNK, n_jobs=n_jobs, limit=limit,
-                                errors=errors)
+                                on_error=lambda e: errors.append(f"{path}:{e.line_no}: {e.reason}"))
     total, over, mates = (sum(p[2][i] for p in parts) for i in range(3))
     for p in parts:
         errors += p[3]

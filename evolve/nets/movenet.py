@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from evolve.data.dataset import map_label_chunks, split
+from evolve.data.chunks import ChunkTally, map_label_chunks, read_chunk
+from evolve.data.dataset import split
 from evolve.nets.giraffe import require_torch
-from mentor.labels import parse_labels
 from organisms.movenet import N_ACTIVE, N_MOVE_FEATURES, MoveNet, make_header, move_indices, save_move_net
 from search.prob import move_weights
 from search.runtime.atomic import write_atomic
@@ -64,12 +64,12 @@ class MoveNetData:
         return np.diff(self.start)
 
 
-def _chunk(path: str, lines: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+def _chunk(lines: list[tuple[int, str]], path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                               int, list[str]]:
     idx, counts, best, heur = [], [], [], []
     skipped = 0
-    errors: list[str] = []
-    for label in parse_labels(lines, path, lambda err: errors.append(f"{path}:{err.line_no}: {err.reason}")):
+    tally = ChunkTally()
+    for label in read_chunk(lines, path, tally):
         board = label.board
         moves = list(board.legal_moves)
         if not label.pv or label.pv[0] not in moves or len(moves) < 2:
@@ -80,7 +80,7 @@ def _chunk(path: str, lines: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndar
         best.append(moves.index(label.pv[0]))
         heur.append(np.asarray(move_weights(board, moves, None, [None, None]), dtype=np.float32))
     return (_cat(idx, (0, N_ACTIVE), np.int16), np.array(counts, np.int64), np.array(best, np.int64),
-            _cat(heur, (0,), np.float32), skipped, errors)
+            _cat(heur, (0,), np.float32), skipped, [f"{path}:{line}: {reason}" for line, reason in tally.errors])
 
 
 def _cat(parts: Sequence[np.ndarray], empty: tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -90,7 +90,8 @@ def _cat(parts: Sequence[np.ndarray], empty: tuple[int, ...], dtype: Any) -> np.
 def load_move_data(path: str | Path, n_jobs: int = 1, limit: int | None = None) -> MoveNetData:
     """The positions of a label file (module docstring); ``limit`` keeps the first ``limit`` label lines."""
     errors: list[str] = []
-    parts, n_lines = map_label_chunks(path, _chunk, chunk=CHUNK, n_jobs=n_jobs, limit=limit, errors=errors)
+    parts, n_lines = map_label_chunks(path, _chunk, chunk=CHUNK, n_jobs=n_jobs, limit=limit,
+                                      on_error=lambda e: errors.append(f"{path}:{e.line_no}: {e.reason}"))
     for p in parts:
         errors += p[5]
     counts = _cat([p[1] for p in parts], (0,), np.int64)
