@@ -6,10 +6,13 @@ as written. No example is run here: parsing README.md and the parser takes well 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import chess.pgn
@@ -115,9 +118,10 @@ def test_every_full_command_gives_the_required_options(line: int, command: str) 
 
 
 def test_the_scripts_and_make_targets_named_exist() -> None:
-    # `python tools/x.py`, `python benchmarks/x.py`, `bash results/x/run.sh` and `make target` anywhere in
-    # README.md (inline or fenced) name a file of the checkout or a target of the Makefile.
+    # `python tools/x.py`, `python benchmarks/x.py`, `bash results/x/run.sh`, `benchmarks/x.py` and `make target`
+    # anywhere in README.md (inline or fenced) name a file of the checkout or a target of the Makefile.
     scripts = set(re.findall(r"(?:python3?|bash) ((?:tools|benchmarks|results)/[\w./-]+\.(?:py|sh))", TEXT))
+    scripts |= set(re.findall(r"`((?:tools|benchmarks)/[\w/-]+\.py)", TEXT))  # the benchmarks listed by name
     assert {"tools/synthetic_games.py", "results/tournament/run.sh"} <= scripts
     assert [s for s in sorted(scripts) if not (ROOT / s).is_file()] == []
     targets = set(re.findall(r"(?:^|`)make ([a-z][\w-]*)", TEXT, re.M))  # in code: a line's or a span's start
@@ -149,3 +153,32 @@ def test_synthetic_games_tool_writes_the_tests_games(tmp_path: Path) -> None:
     # Game g has White = NAMES[g % 2]: game 0 is Alpha (White) against Beta (Black).
     assert (first.headers["White"], first.headers["Black"]) == NAMES
     assert len(list(first.mainline_moves())) == 12  # 12 plies asked; no game ends that early at 1 ply
+
+
+def test_a_scheduler_address_where_another_server_answers_is_one_clear_error() -> None:
+    # README.md's Dask example, run as written on a machine where 10.0.0.1:8786 is an HTTP server (a proxy), made
+    # `mimic label` die with a traceback: distributed read "HTTP/1.1 400" as a frame length of exabytes
+    # (MemoryError). Here a real socket on this machine answers the same way; the backend must refuse in one line.
+    pytest.importorskip("distributed", reason="needs the 'cluster' extra (dask[distributed])")
+    from search.runtime.workers import BackendError, use_backend
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def answer() -> None:
+        with contextlib.suppress(OSError):
+            conn, _ = server.accept()
+            with conn:
+                conn.recv(1024)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n")
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(BackendError, match=rf"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:{port}: "
+                                               r"the server there does not speak Dask's protocol"), \
+                use_backend("dask", f"tcp://127.0.0.1:{port}", timeout=1):
+            pass
+    finally:
+        server.close()
+        thread.join(5)
