@@ -182,3 +182,21 @@ def test_a_scheduler_address_where_another_server_answers_is_one_clear_error() -
     finally:
         server.close()
         thread.join(5)
+
+
+def test_suite_csv_and_book_folders_are_created(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # README's synopses run with a new folder in the output path: `mimic suite ... --csv DIR/FILE` and `mimic book
+    # import ... --out DIR/BOOK.sqlite` refused ("No such file or directory") where every other command creates it.
+    from evolve.cli import main
+
+    suite = tmp_path / "wac3.epd"  # WAC's first 3 positions (benchmarks/data/wac.epd), one line each
+    suite.write_text("".join((ROOT / "benchmarks" / "data" / "wac.epd").read_text().splitlines(True)[:3]))
+    csv_path = tmp_path / "new" / "deeper" / "wac.csv"
+    assert main(["suite", str(suite), "--engine", "material@depth=1", "--csv", str(csv_path), "--no-progress"]) == 0
+    assert len(csv_path.read_text().splitlines()) == 1 + 3  # a header and one row a position
+    pgn = tmp_path / "two.pgn"  # two decisive games of 2 and 4 plies: 6 edge visits, 5 distinct edges (1. e4 twice)
+    pgn.write_text('[Result "1-0"]\n\n1. e4 e5 1-0\n\n[Result "0-1"]\n\n1. e4 c5 2. Nf3 d6 0-1\n\n')
+    book = tmp_path / "books" / "new" / "b.sqlite"
+    assert main(["book", "import", str(pgn), "--out", str(book), "--no-progress"]) == 0
+    assert book.is_file()
+    assert "6 visits counted, 5 new edges" in capsys.readouterr().out
