@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
               f"({c.edges_per_second:,.0f} edges/s)", flush=True)
 
     try:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # as every command's output folder
         book = Book(args.out)
     except (OSError, ValueError, sqlite3.Error) as exc:
         fail(prog, f"cannot open the book {args.out}: {exc}")

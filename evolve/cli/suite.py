@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 from typing import Any
 
 from evolve.cli.common import fail, os_error, positive_int, warn
@@ -76,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     errors: list[str] = []
     try:
+        if args.csv:
+            Path(args.csv).parent.mkdir(parents=True, exist_ok=True)  # as every command's output folder
         out = SuiteCsv(args.csv, resume=args.resume) if args.csv else None
     except (FileExistsError, ValueError) as exc:
         fail(prog, str(exc))

@@ -118,6 +118,9 @@ def use_backend(backend: str = "local", scheduler: str | None = None, *,
     except (OSError, TimeoutError, ValueError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise BackendError(f"cannot reach the Dask scheduler at {scheduler}: {reason}") from None
+    except Exception as exc:  # e.g. an HTTP server's answer read as a frame length: MemoryError
+        reason = f"the server there does not speak Dask's protocol ({type(exc).__name__} reading its answer)"
+        raise BackendError(f"cannot reach the Dask scheduler at {scheduler}: {reason}") from None
     try:
         if not client.nthreads():
             try:
