@@ -49,7 +49,7 @@ def env(folder: Path) -> dict[str, str]:
     return {"MIMIC_CACHE": str(folder / "cache"), "PATH": "/usr/bin:/bin"}
 
 
-GA = ["--population", "24", "--generations", "25", "--sample", "400", "--seed", "3"]
+GA = ["--population", "24", "--generations", "25", "--sample", "400", "--seed", "3", "--no-progress"]
 
 
 @pytest.fixture(scope="module")
