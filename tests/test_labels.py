@@ -34,7 +34,7 @@ from search.formats.epd import read_epd
 from search.formats.pgn import read_games
 from search.runtime.provenance import describe, git_state, mimic_version
 
-from .conftest import DATA, mimic_command
+from .conftest import DATA, CliRunner, mimic_command
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -274,23 +274,31 @@ def test_out_is_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert list(folder.iterdir()) == []
 
 
-def test_read_only_directory(tmp_path: Path) -> None:
-    # chmod stops nobody but root; as root, the directory is made immutable (chattr +i), which does.
+def test_read_only_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A folder "under" a regular file cannot be made (NotADirectoryError), for root too: runs everywhere.
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file")
+    out = blocker / "sub" / "labels.epd"
+    assert main(["label", "--mentor", "builtin", "--depth", "1", "--positions", "2", "--no-progress",
+                 "--out", str(out)]) == 2
+    _one_line_error(capsys.readouterr().err, str(out.parent), "Not a directory")  # the folder it could not make
+    assert blocker.read_text() == "a file"
+    # A read-only folder: chmod stops nobody but root; as root, the folder is made immutable (chattr +i),
+    # where that is permitted (not in every container).
     ro = tmp_path / "ro"
     ro.mkdir()
-    if os.geteuid() == 0:
-        chattr = shutil.which("chattr")
-        if chattr is None or subprocess.run([chattr, "+i", str(ro)], capture_output=True).returncode != 0:
-            pytest.skip("running as root, where chmod does not stop writes, and chattr +i is not available here")
-    else:
+    chattr = shutil.which("chattr")
+    if os.geteuid() == 0 and (chattr is None or subprocess.run([chattr, "+i", str(ro)],
+                                                               capture_output=True).returncode != 0):
+        return
+    if os.geteuid() != 0:
         os.chmod(ro, 0o555)
     try:
         out = ro / "labels.epd"
-        run = subprocess.run(mimic_command("label", "--mentor", "builtin", "--depth", "1", "--positions", "2",
-                                           "--no-progress", "--out", str(out)),
-                             capture_output=True, text=True, timeout=120)
-        assert run.returncode == 2
-        _one_line_error(run.stderr, str(out), "not permitted" if os.geteuid() == 0 else "Permission denied")
+        assert main(["label", "--mentor", "builtin", "--depth", "1", "--positions", "2", "--no-progress",
+                     "--out", str(out)]) == 2
+        denied = "not permitted" if os.geteuid() == 0 else "Permission denied"
+        _one_line_error(capsys.readouterr().err, str(out), denied)
         assert not out.exists()
     finally:
         if os.geteuid() == 0:
@@ -304,20 +312,20 @@ def _file_size_limit(limit: int) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
 
-def test_disk_full_then_resume_loses_nothing(tmp_path: Path) -> None:
+def test_disk_full_then_resume_loses_nothing(cli: CliRunner, tmp_path: Path) -> None:
     common = ["label", "--mentor", "builtin", "--depth", "1", "--positions", "80", "--seed", "4", "--no-progress"]
     full = tmp_path / "full.epd"
-    subprocess.run(mimic_command(*common, "--out", str(full)), check=True, capture_output=True, timeout=120)
+    cli(*common, "--out", str(full), check=True)
     size = full.stat().st_size
     part = tmp_path / "part.epd"
-    # The file may not grow past 40% of the whole: writing stops with EFBIG ("File too large").
+    # The file may not grow past 40% of the whole: writing stops with EFBIG ("File too large"). A real process:
+    # the limit would stop pytest's own writes too.
     run = subprocess.run(mimic_command(*common, "--out", str(part)), capture_output=True, text=True, timeout=120,
                          preexec_fn=lambda: _file_size_limit(size * 4 // 10))
     assert run.returncode == 2
     _one_line_error(run.stderr, str(part), "File too large", "--resume")
     assert 0 < part.stat().st_size <= size * 4 // 10
-    resumed = subprocess.run(mimic_command(*common, "--out", str(part), "--resume"), capture_output=True, text=True,
-                             timeout=120, check=True)
+    resumed = cli(*common, "--out", str(part), "--resume", check=True)
     assert "already labelled" in resumed.stdout
     # One worker labels in sample order, and a resume appends the rest in that order: the same bytes.
     assert part.read_bytes() == full.read_bytes()
