@@ -3,6 +3,7 @@ feature/label cache (``$MIMIC_CACHE``) for the whole session, so no test reads o
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import signal
@@ -54,46 +55,49 @@ def _print_warning(message: Warning | str, category: type[Warning], filename: st
 CliRunner = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    """Run ``mimic ARGS`` in this process: ``cli(*args, cwd=None, env=None, check=False)`` returns a
-    ``CompletedProcess`` with the exit code and what the command printed, as ``subprocess.run`` would.
+def run_mimic(*args: object, cwd: str | Path | None = None, env: Mapping[str, str] | None = None,
+              check: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``mimic ARGS`` in this process; return a ``CompletedProcess`` with the exit code and what the
+    command printed, as ``subprocess.run(mimic_command(*args), capture_output=True, text=True)`` would.
 
     Saves the 0.5 s of imports a new process costs. What a process would start afresh is restored around
-    each run: ``sys.argv`` (provenance quotes it), the working folder, environment variables, the warning
-    filters and printer (warnings go to stderr, as in a process, not to pytest's record) and
-    ``warnings.formatwarning`` (``main`` sets its own). An argparse error (``SystemExit``) becomes the exit
-    code. Use a real process (:func:`mimic_command`) only where the test needs one: a signal or kill,
-    stdin, a resource limit, or ``python -m`` itself."""
+    the run: ``sys.argv`` (provenance quotes it), the working folder, environment variables (``env`` is
+    added to this process's), the warning filters and printer (warnings go to stderr, as in a process, not
+    to pytest's record) and ``warnings.formatwarning`` (``main`` sets its own). An argparse error
+    (``SystemExit``) becomes the exit code; any other exception propagates (a process would print a
+    traceback, which every test here refuses anyway). Use a real process (:func:`mimic_command`) only where
+    the test needs one: a signal or kill, stdin, a resource limit, or ``python -m`` itself."""
+    from evolve.cli import main
 
-    def run(*args: object, cwd: str | Path | None = None, env: Mapping[str, str] | None = None,
-            check: bool = False) -> subprocess.CompletedProcess[str]:
-        argv = [str(a) for a in args]
-        capsys.readouterr()  # what was printed before belongs to the test, not to this run
-        with monkeypatch.context() as patch, warnings.catch_warnings():
-            patch.setattr(sys, "argv", ["mimic", *argv])
-            patch.setattr(warnings, "formatwarning", warnings.formatwarning)
-            patch.setattr(warnings, "showwarning", _print_warning)
-            _python_default_warning_filters()
-            if cwd is not None:
-                patch.chdir(cwd)
-            for name, value in (env or {}).items():
-                patch.setenv(name, value)
-            from evolve.cli import main
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
+        patch.setattr(sys, "argv", ["mimic", *argv])
+        patch.setattr(sys, "stdout", out)
+        patch.setattr(sys, "stderr", err)
+        patch.setattr(warnings, "formatwarning", warnings.formatwarning)
+        patch.setattr(warnings, "showwarning", _print_warning)
+        _python_default_warning_filters()
+        if cwd is not None:
+            patch.chdir(cwd)
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse's usage errors, and --help
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if isinstance(exc.code, str):
+                print(exc.code, file=sys.stderr)
+    done = subprocess.CompletedProcess(["mimic", *argv], code, out.getvalue(), err.getvalue())
+    if check:
+        done.check_returncode()
+    return done
 
-            try:
-                code = main(argv)
-            except SystemExit as exc:  # argparse's usage errors, and --help
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-                if isinstance(exc.code, str):
-                    print(exc.code, file=sys.stderr)
-        out, err = capsys.readouterr()
-        done = subprocess.CompletedProcess(["mimic", *argv], code, out, err)
-        if check:
-            done.check_returncode()
-        return done
 
-    return run
+@pytest.fixture
+def cli() -> CliRunner:
+    """:func:`run_mimic`: ``cli(*args, cwd=None, env=None, check=False)``."""
+    return run_mimic
 
 
 def mimic_uci_command(*args: str) -> list[str]:
@@ -137,3 +141,24 @@ def phalanx() -> str:
     if path is None:
         pytest.skip("phalanx (an XBoard engine) is not installed (make test installs Debian's phalanx as root)")
     return path
+
+
+class TickingClock:
+    """A stand-in for ``time.perf_counter`` that advances ``step`` seconds each time it is read, so a time
+    budget is spent after a fixed number of reads whatever the machine's load."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.fixture
+def ticking_clock(monkeypatch: pytest.MonkeyPatch) -> TickingClock:
+    """``time.perf_counter`` (what the engine's time budgets read) advancing 15 ms per read, for this test."""
+    clock = TickingClock(0.015)
+    monkeypatch.setattr(time, "perf_counter", clock)
+    return clock
