@@ -394,6 +394,7 @@ def test_workers_of_a_killed_parallel_run_exit_promptly(tmp_path: Path, command:
     # lived on for minutes (joblib's 300 s idle timeout, then 30 s waiting for the dead parent). Now they
     # leave within a few seconds.
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    # A real process: the test SIGKILLs it and watches its workers in /proc.
     proc = subprocess.Popen(mimic_command(*args), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     t0 = time.monotonic()
     while len(_children(proc.pid)) < 3 and time.monotonic() - t0 < 60:  # two workers and joblib's tracker
