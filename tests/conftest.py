@@ -52,6 +52,12 @@ def _print_warning(message: Warning | str, category: type[Warning], filename: st
     sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
+def _torch_threads() -> int | None:
+    """torch's intra-op thread count, if torch is imported."""
+    torch = sys.modules.get("torch")
+    return None if torch is None else int(torch.get_num_threads())
+
+
 CliRunner = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
@@ -63,7 +69,7 @@ def run_mimic(*args: object, cwd: str | Path | None = None, env: Mapping[str, st
     Saves the 0.5 s of imports a new process costs. What a process would start afresh is restored around
     the run: ``sys.argv`` (provenance quotes it), the working folder, environment variables (``env`` is
     added to this process's), the warning filters and printer (warnings go to stderr, as in a process, not
-    to pytest's record) and ``warnings.formatwarning`` (``main`` sets its own). An argparse error
+    to pytest's record), ``warnings.formatwarning`` (``main`` sets its own) and torch's thread count. An argparse error
     (``SystemExit``) becomes the exit code; any other exception propagates (a process would print a
     traceback, which every test here refuses anyway). Use a real process (:func:`mimic_command`) only where
     the test needs one: a signal or kill, stdin, a resource limit, or ``python -m`` itself."""
@@ -82,12 +88,16 @@ def run_mimic(*args: object, cwd: str | Path | None = None, env: Mapping[str, st
             patch.chdir(cwd)
         for name, value in (env or {}).items():
             patch.setenv(name, value)
+        threads = _torch_threads()
         try:
             code = main(argv)
         except SystemExit as exc:  # argparse's usage errors, and --help
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             if isinstance(exc.code, str):
                 print(exc.code, file=sys.stderr)
+        finally:
+            if threads is not None:  # the nets' commands set torch's thread count for their process
+                sys.modules["torch"].set_num_threads(threads)
     done = subprocess.CompletedProcess(["mimic", *argv], code, out.getvalue(), err.getvalue())
     if check:
         done.check_returncode()
