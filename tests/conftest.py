@@ -1,17 +1,113 @@
-"""Shared fixtures: how to start our engine over UCI, where Stockfish is."""
+"""Shared fixtures: how to run ``mimic`` (in-process or as a process), where Stockfish is, and a private
+feature/label cache (``$MIMIC_CACHE``) for the whole session, so no test reads or writes ``~/.cache/mimic``."""
 
 from __future__ import annotations
 
+import io
+import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+import warnings
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
 DATA = Path(__file__).parent / "data"
+_CACHE: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point ``$MIMIC_CACHE`` at a fresh folder for the session (inherited by the processes tests start)."""
+    _CACHE.append(os.environ.get("MIMIC_CACHE", ""))
+    os.environ["MIMIC_CACHE"] = tempfile.mkdtemp(prefix="mimic-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not _CACHE:
+        return
+    shutil.rmtree(os.environ["MIMIC_CACHE"], ignore_errors=True)
+    before = _CACHE.pop()
+    if before:
+        os.environ["MIMIC_CACHE"] = before
+    else:
+        os.environ.pop("MIMIC_CACHE", None)
+
+
+def _python_default_warning_filters() -> None:
+    """The filters a fresh ``python -m evolve.cli`` starts with (no -W, no PYTHONWARNINGS)."""
+    warnings.resetwarnings()
+    warnings.simplefilter("default")
+    for category in (ImportWarning, ResourceWarning, PendingDeprecationWarning, DeprecationWarning):
+        warnings.filterwarnings("ignore", category=category)
+    warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+
+
+def _print_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                   file: object = None, line: str | None = None) -> None:
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+def _torch_threads() -> int | None:
+    """torch's intra-op thread count, if torch is imported."""
+    torch = sys.modules.get("torch")
+    return None if torch is None else int(torch.get_num_threads())
+
+
+CliRunner = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+def run_mimic(*args: object, cwd: str | Path | None = None, env: Mapping[str, str] | None = None,
+              check: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``mimic ARGS`` in this process; return a ``CompletedProcess`` with the exit code and what the
+    command printed, as ``subprocess.run(mimic_command(*args), capture_output=True, text=True)`` would.
+
+    Saves the 0.5 s of imports a new process costs. What a process would start afresh is restored around
+    the run: ``sys.argv`` (provenance quotes it), the working folder, environment variables (``env`` is
+    added to this process's), the warning filters and printer (warnings go to stderr, as in a process, not
+    to pytest's record), ``warnings.formatwarning`` (``main`` sets its own) and torch's thread count. An argparse error
+    (``SystemExit``) becomes the exit code; any other exception propagates (a process would print a
+    traceback, which every test here refuses anyway). Use a real process (:func:`mimic_command`) only where
+    the test needs one: a signal or kill, stdin, a resource limit, or ``python -m`` itself."""
+    from evolve.cli import main
+
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings():
+        patch.setattr(sys, "argv", ["mimic", *argv])
+        patch.setattr(sys, "stdout", out)
+        patch.setattr(sys, "stderr", err)
+        patch.setattr(warnings, "formatwarning", warnings.formatwarning)
+        patch.setattr(warnings, "showwarning", _print_warning)
+        _python_default_warning_filters()
+        if cwd is not None:
+            patch.chdir(cwd)
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        threads = _torch_threads()
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse's usage errors, and --help
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if isinstance(exc.code, str):
+                print(exc.code, file=sys.stderr)
+        finally:
+            if threads is not None:  # the nets' commands set torch's thread count for their process
+                sys.modules["torch"].set_num_threads(threads)
+    done = subprocess.CompletedProcess(["mimic", *argv], code, out.getvalue(), err.getvalue())
+    if check:
+        done.check_returncode()
+    return done
+
+
+@pytest.fixture
+def cli() -> CliRunner:
+    """:func:`run_mimic`: ``cli(*args, cwd=None, env=None, check=False)``."""
+    return run_mimic
 
 
 def mimic_uci_command(*args: str) -> list[str]:
@@ -55,3 +151,24 @@ def phalanx() -> str:
     if path is None:
         pytest.skip("phalanx (an XBoard engine) is not installed (make test installs Debian's phalanx as root)")
     return path
+
+
+class TickingClock:
+    """A stand-in for ``time.perf_counter`` that advances ``step`` seconds each time it is read, so a time
+    budget is spent after a fixed number of reads whatever the machine's load."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.fixture
+def ticking_clock(monkeypatch: pytest.MonkeyPatch) -> TickingClock:
+    """``time.perf_counter`` (what the engine's time budgets read) advancing 15 ms per read, for this test."""
+    clock = TickingClock(0.015)
+    monkeypatch.setattr(time, "perf_counter", clock)
+    return clock

@@ -127,6 +127,7 @@ def test_killed_import_resumes(tmp_path: Path) -> None:
     pgn = tmp_path / "g.pgn"
     pgn.write_text(fischer_games(1, 300))
     book_path = tmp_path / "b.sqlite"
+    # A real process: the test SIGKILLs it.
     proc = subprocess.Popen(mimic_command("book", "import", str(pgn), "--out", str(book_path), "--batch", "20",
                                           "--no-progress"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     t0 = time.monotonic()

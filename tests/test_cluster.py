@@ -24,7 +24,7 @@ from search.games.match import MatchSettings, run_match
 from search.games.openings import default_openings_path, load_openings
 from search.runtime.workers import BackendError, cluster_threads, distributed, parallel, pool_options, use_backend
 
-from .conftest import mimic_command
+from .conftest import run_mimic
 
 NO_DASK = "the dask backend needs the 'cluster' extra (dask[distributed])"
 
@@ -144,10 +144,8 @@ def test_a_scattered_array_is_on_every_worker_before_the_tasks(scheduler: str) -
 
 def test_the_command_line_switch(scheduler: str, tmp_path: Path) -> None:
     common = ("label", "--mentor", "builtin", "--depth", "1", "--positions", "8", "--seed", "3", "--no-progress")
-    subprocess.run(mimic_command(*common, "--out", str(tmp_path / "l.epd")), check=True, capture_output=True,
-                   timeout=60)
-    run = subprocess.run(mimic_command(*common, "--scheduler", scheduler, "--out", str(tmp_path / "d.epd")),
-                         check=True, capture_output=True, text=True, timeout=60)
+    run_mimic(*common, "--out", str(tmp_path / "l.epd"), check=True)
+    run = run_mimic(*common, "--scheduler", scheduler, "--out", str(tmp_path / "d.epd"), check=True)
     assert f"Dask cluster at {scheduler} (2 worker threads)" in run.stderr
     assert "8 labelled now" in run.stdout
     local, remote = ((tmp_path / f).read_text() for f in ("l.epd", "d.epd"))
@@ -159,8 +157,7 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(BackendError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"), \
             use_backend("dask", "tcp://127.0.0.1:9", timeout=1):
         pass
-    run = subprocess.run(mimic_command("label", "--backend", "dask", "--positions", "2", "--out",
-                                       str(tmp_path / "x.epd")), capture_output=True, text=True, timeout=60)
+    run = run_mimic("label", "--backend", "dask", "--positions", "2", "--out", str(tmp_path / "x.epd"))
     assert run.returncode == 2 and not (tmp_path / "x.epd").exists()
     assert run.stderr.strip() == "mimic label: the dask backend needs a scheduler address: --scheduler ADDRESS or " \
                                  "MIMIC_SCHEDULER"
@@ -171,6 +168,7 @@ def test_without_dask_the_switch_is_one_clear_error(tmp_path: Path) -> None:
     code = ("import sys; sys.modules['distributed'] = None; from evolve.cli import main; "
             f"sys.exit(main(['match', 'material', 'random', '--games', '2', '--scheduler', 'tcp://127.0.0.1:9', "
             f"'--pgn', {str(tmp_path / 'm.pgn')!r}]))")
+    # A real process: a fresh interpreter where distributed cannot be imported (this one has imported it).
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          cwd=Path(__file__).resolve().parent.parent)
     assert run.returncode == 2 and not (tmp_path / "m.pgn").exists()

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,7 +34,7 @@ from search.compare import CompareEngine, EvalComparator
 from search.engine import Engine
 from search.players.spec import SpecError
 from search.uci import UciFrontEnd
-from tests.conftest import mimic_command
+from tests.conftest import run_mimic
 
 DATA = Path(__file__).parent / "data"
 MATERIAL_CMP = DATA / "material_cmp.npz"
@@ -242,9 +241,8 @@ def test_cmp_is_one_player_kind_and_plays_uci() -> None:
 
 def test_cmp_plays_legal_moves_in_a_match(tmp_path: Path) -> None:
     pgn = tmp_path / "m.pgn"
-    run = subprocess.run([*mimic_command("match", f"cmp:{MATERIAL_CMP}", "material", "--games", "2", "--nodes",
-                                         "200", "--max-plies", "40", "--pgn", str(pgn))],
-                         capture_output=True, text=True, timeout=120)
+    run = run_mimic("match", f"cmp:{MATERIAL_CMP}", "material", "--games", "2", "--nodes", "200", "--max-plies", "40",
+                    "--pgn", str(pgn))
     assert run.returncode == 0, run.stderr
     games = []
     with open(pgn) as fh:

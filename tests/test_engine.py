@@ -12,6 +12,8 @@ import pytest
 from organisms import Material
 from search import MATE, Engine, Limit
 
+from .conftest import TickingClock
+
 # Each position has exactly one mating move at the given distance (checked with Stockfish 15.1 at
 # depth 20: the second-best move is not a mate that short).
 MATES = [
@@ -179,15 +181,17 @@ def test_node_limit_is_exact_after_the_first_iteration() -> None:
     assert r.depth == 1 and r.nodes > 1 and r.move in board.legal_moves
 
 
-def test_movetime_and_clock_are_respected() -> None:
+def test_movetime_and_clock_are_respected(ticking_clock: TickingClock) -> None:
+    # On a clock that advances 15 ms per read (not wall time, so the machine's load cannot matter), the
+    # search spends its budget and stops: movetime 0.3 s is a hard budget of 0.27 s (0.3 less the 0.03 s
+    # overhead, search.timeman) with no soft one, so it runs until 0.27 and stops at the next read or two.
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     engine = Engine(Material())
-    t0 = time.perf_counter()
     r = engine.search(board, Limit(movetime=0.3))
-    assert 0.15 <= time.perf_counter() - t0 < 0.6 and r.move in board.legal_moves
-    t0 = time.perf_counter()
+    assert 0.27 <= r.time <= 0.27 + 2 * ticking_clock.step and r.move in board.legal_moves
+    # A 1 s clock, no increment: soft budget 0.97 s / 30 moves = 0.032 s, hard 4 x that = 0.129 s.
     r = engine.search(board, Limit(wtime=1.0, btime=1.0, winc=0.0, binc=0.0))
-    assert time.perf_counter() - t0 < 0.5 and r.move in board.legal_moves
+    assert r.time <= 0.129 + 2 * ticking_clock.step and r.move in board.legal_moves
 
 
 def test_stop_from_another_thread() -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import chess
@@ -30,6 +28,8 @@ from mentor.samplers import random_playouts
 from organisms import Organism, feature_matrix
 from organisms.expert import EXPERT_WEIGHTS
 from organisms.genome import default_genome
+
+from .conftest import CliRunner
 
 
 def _positions(n: int, seed: int) -> list[chess.Board]:
@@ -176,19 +176,16 @@ def _write_labels(path: Path, boards: list[chess.Board], scores: np.ndarray, wit
             w.write(Label(b, int(s), 6, [], result, None, "synthetic", rng.randrange(0, 80) if with_results else None))
 
 
-def test_evolve_command_writes_results_and_resumes(synthetic: tuple, tmp_path: Path) -> None:
+def test_evolve_command_writes_results_and_resumes(cli: CliRunner, synthetic: tuple, tmp_path: Path) -> None:
     boards, _, y, _ = synthetic
     labels = tmp_path / "labels.epd"
     _write_labels(labels, boards[:1500], y[:1500], with_results=False)
-    common = [sys.executable, "-m", "evolve.cli", "evolve", str(labels), "--target", "root", "--no-progress",
-              "--checkpoint-every", "5"]
-    subprocess.run([*common, "--out", str(tmp_path / "a"), "--generations", "40"], check=True, capture_output=True)
-    subprocess.run([*common, "--out", str(tmp_path / "b"), "--generations", "20"], check=True, capture_output=True)
-    again = subprocess.run([*common, "--out", str(tmp_path / "b"), "--generations", "40"], capture_output=True,
-                           text=True)
+    common = ["evolve", str(labels), "--target", "root", "--no-progress", "--checkpoint-every", "5"]
+    cli(*common, "--out", str(tmp_path / "a"), "--generations", "40", check=True)
+    cli(*common, "--out", str(tmp_path / "b"), "--generations", "20", check=True)
+    again = cli(*common, "--out", str(tmp_path / "b"), "--generations", "40")
     assert again.returncode == 2 and "--resume" in again.stderr  # a checkpoint is never overwritten silently
-    subprocess.run([*common, "--out", str(tmp_path / "b"), "--generations", "40", "--resume"], check=True,
-                   capture_output=True)
+    cli(*common, "--out", str(tmp_path / "b"), "--generations", "40", "--resume", check=True)
     a = json.loads((tmp_path / "a" / "organism.json").read_text())
     b = json.loads((tmp_path / "b" / "organism.json").read_text())
     assert [g["chromosome"] for g in a["genes"]] == [g["chromosome"] for g in b["genes"]]
@@ -200,16 +197,15 @@ def test_evolve_command_writes_results_and_resumes(synthetic: tuple, tmp_path: P
     Organism.load(tmp_path / "a" / "organism.json")  # the winner is a loadable organism
 
 
-def test_result_objective_with_greko_baseline(synthetic: tuple, tmp_path: Path) -> None:
+def test_result_objective_with_greko_baseline(cli: CliRunner, synthetic: tuple, tmp_path: Path) -> None:
     boards, _, y, _ = synthetic
     labels = tmp_path / "games.epd"
     _write_labels(labels, boards[:1500], y[:1500], with_results=True)
     ds = load_dataset(labels, target="root", cache_dir=tmp_path / "cache")
     objective = ResultLoss(ds.features, ds.y, ds.result, ds.plies_to_end, ds.train)
     assert 120 < objective.k < 300  # the results were drawn with K = 200 cp
-    run = subprocess.run([sys.executable, "-m", "evolve.cli", "evolve", str(labels), "--target", "root",
-                          "--objective", "result", "--generations", "30", "--no-progress", "--out",
-                          str(tmp_path / "r")], check=True, capture_output=True, text=True)
+    run = cli("evolve", str(labels), "--target", "root", "--objective", "result", "--generations", "30",
+              "--no-progress", "--out", str(tmp_path / "r"), check=True)
     assert "winner" in run.stdout
     summary = (tmp_path / "r" / "summary.md").read_text()
     assert "GreKo coordinate descent" in summary and "K (fitted, cp)" in summary
@@ -220,13 +216,12 @@ def test_result_objective_with_greko_baseline(synthetic: tuple, tmp_path: Path) 
     assert re.search(r"^- GreKo coordinate descent: \d+\.\d\d s$", wall, re.MULTILINE)
 
 
-def test_fit_command(synthetic: tuple, tmp_path: Path) -> None:
+def test_fit_command(cli: CliRunner, synthetic: tuple, tmp_path: Path) -> None:
     boards, _, y, _ = synthetic
     labels = tmp_path / "labels.epd"
     _write_labels(labels, boards[:800], y[:800], with_results=False)
-    run = subprocess.run([sys.executable, "-m", "evolve.cli", "fit", str(labels), "--target", "root", "--loss", "l1",
-                          "--loss", "l2", "--out", str(tmp_path / "fit.json")], check=True, capture_output=True,
-                         text=True)
+    run = cli("fit", str(labels), "--target", "root", "--loss", "l1", "--loss", "l2", "--out",
+              str(tmp_path / "fit.json"), check=True)
     assert "L1 fit" in run.stdout and "L2 fit" in run.stdout
     # Labels made by an organism are fitted to within rounding.
     l1_train = float(run.stdout.split("L1 fit")[1].split("error ")[1].split(" cp")[0])
@@ -234,17 +229,16 @@ def test_fit_command(synthetic: tuple, tmp_path: Path) -> None:
     assert (tmp_path / "fit-l1.json").exists() and (tmp_path / "fit-l2.json").exists()
 
 
-def test_demo_runs_end_to_end_and_resumes(tmp_path: Path) -> None:
+def test_demo_runs_end_to_end_and_resumes(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "demo"
-    cmd = [sys.executable, "-m", "evolve.cli", "demo", "--out", str(out), "--positions", "60", "--jobs", "2",
-           "--match-games", "2", "--no-progress"]
-    first = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=300)
+    cmd = ["demo", "--out", str(out), "--positions", "60", "--jobs", "2", "--match-games", "2", "--no-progress"]
+    first = cli(*cmd, check=True)
     assert "60 labelled now" in first.stdout and "exact L1 fit" in first.stdout
     assert "| evolved organism | 2 |" in first.stdout
     for name in ("labels.epd", "summary.md", "organism.json", "logbook.csv", "curve.png", "match.pgn"):
         assert (out / name).exists(), name
     winner = json.loads((out / "organism.json").read_text())["genes"]
-    second = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=300)
+    second = cli(*cmd, check=True)
     assert "60 already labelled, 0 labelled now" in second.stdout
     assert "| evolved organism | 2 |" in second.stdout  # the match, too, is read back from its PGN
     assert json.loads((out / "organism.json").read_text())["genes"] == winner  # read back, not redone

@@ -19,13 +19,10 @@ from search.games.openings import Opening, default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_text
 from search.games.roundrobin import RoundRobinSettings, default_name, schedule
 
-from .conftest import mimic_command, sigkill_at_line
+from .conftest import CliRunner, mimic_command, sigkill_at_line
 
 THREE = ["material@depth=1", "expert@depth=1", "random:1@depth=1"]
 
-
-def _games(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(mimic_command("games", *args), capture_output=True, text=True, timeout=60)
 
 
 def _by_round(path: Path) -> dict[str, tuple[object, ...]]:
@@ -75,9 +72,9 @@ def test_roundrobin_doctests() -> None:
     assert failures == 0 and tried >= 1
 
 
-def test_games_writes_every_pairing_to_one_pgn(tmp_path: Path) -> None:
+def test_games_writes_every_pairing_to_one_pgn(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "set.pgn"
-    run = _games(*THREE, "--names", "Mat,Exp,Rnd", "--games", "2", "--depth", "1", "--out", str(out))
+    run = cli("games", *THREE, "--names", "Mat,Exp,Rnd", "--games", "2", "--depth", "1", "--out", str(out))
     assert run.returncode == 0, run.stderr
     games = read_pgn_text(out.read_text())
     # 3 players -> 3 pairings x 2 games = 6 games, each pairing playing the first shipped opening once
@@ -122,37 +119,38 @@ def test_games_writes_every_pairing_to_one_pgn(tmp_path: Path) -> None:
     assert {"mimic_version", "git_commit", "time_utc"} <= set(sidecar["runs"][0])
 
 
-def test_more_games_with_resume_plays_only_the_missing_ones(tmp_path: Path) -> None:
+def test_more_games_with_resume_plays_only_the_missing_ones(cli: CliRunner, tmp_path: Path) -> None:
     common = [*THREE, "--depth", "1"]
     full = tmp_path / "full.pgn"
-    assert _games(*common, "--games", "3", "--out", str(full)).returncode == 0
+    assert cli("games", *common, "--games", "3", "--out", str(full)).returncode == 0
     part = tmp_path / "part.pgn"
-    assert _games(*common, "--games", "1", "--out", str(part)).returncode == 0
+    assert cli("games", *common, "--games", "1", "--out", str(part)).returncode == 0
     assert len(_by_round(part)) == 3  # rounds 1.1.1, 2.1.1, 3.1.1
-    again = _games(*common, "--games", "3", "--out", str(part))
+    again = cli("games", *common, "--games", "3", "--out", str(part))
     assert again.returncode == 2 and "--resume" in again.stderr and len(_by_round(part)) == 3
-    more = _games(*common, "--games", "3", "--out", str(part), "--resume")
+    more = cli("games", *common, "--games", "3", "--out", str(part), "--resume")
     assert more.returncode == 0, more.stderr
     # 3 pairings x 3 games = 9: the 3 games already there count, 6 are played (P.1.2 and P.2.1).
     assert more.stdout.count("round ") == 6
     assert _by_round(part) == _by_round(full)
     sidecar = json.loads((tmp_path / "part.pgn.json").read_text())
     assert [r["games_per_pairing"] for r in sidecar["runs"]] == [1, 3] and sidecar["games_in_pgn"] == 9
-    other = _games("material@depth=1", "expert@depth=1", "--depth", "1", "--games", "3", "--out", str(part),
+    other = cli("games", "material@depth=1", "expert@depth=1", "--depth", "1", "--games", "3", "--out", str(part),
                    "--resume")
     assert other.returncode == 2 and "players" in other.stderr  # another game set: refused, file untouched
     assert _by_round(part) == _by_round(full)
 
 
-def test_a_killed_run_resumes_without_losing_or_doubling_a_game(tmp_path: Path) -> None:
+def test_a_killed_run_resumes_without_losing_or_doubling_a_game(cli: CliRunner, tmp_path: Path) -> None:
     common = [*THREE, "--depth", "1", "--games", "2"]
     full = tmp_path / "full.pgn"
-    assert _games(*common, "--out", str(full)).returncode == 0
+    assert cli("games", *common, "--out", str(full)).returncode == 0
     assert len(_by_round(full)) == 6
     pgn = tmp_path / "killed.pgn"
     # SIGKILL once the PGN holds 30 lines. A game is appended in one write (20-60 lines), so the kill
     # lands between games, after the first or so; then the end of the file is torn by hand as a kill
     # inside a write (or a full disk) would leave it: half of a game the killed run had not written.
+    # A real process: the test SIGKILLs it.
     proc = subprocess.Popen(mimic_command("games", *common, "--out", str(pgn)), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     sigkill_at_line(proc, pgn, 30, timeout=60)
@@ -162,31 +160,32 @@ def test_a_killed_run_resumes_without_losing_or_doubling_a_game(tmp_path: Path) 
     text = str(missing)
     with open(pgn, "a") as fh:
         fh.write(text[: len(text) // 2])
-    done = _games(*common, "--out", str(pgn), "--resume")
+    done = cli("games", *common, "--out", str(pgn), "--resume")
     assert done.returncode == 0, done.stderr
     assert "dropped 1 torn game" in done.stderr
     assert done.stdout.count("round ") == 6 - len(kept)  # only the games the PGN lacked were played
     assert _by_round(pgn) == _by_round(full)
 
 
-def test_a_bad_spec_is_one_line_naming_it_and_exit_2(tmp_path: Path) -> None:
+def test_a_bad_spec_is_one_line_naming_it_and_exit_2(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "x.pgn"
     for bad in ("bogus:3", "random:x", "organism:/nonexistent/o.json", "uci:/nonexistent/engine"):
-        run = _games("material@depth=1", bad, "--out", str(out))
+        run = cli("games", "material@depth=1", bad, "--out", str(out))
         assert run.returncode == 2, bad
         lines = run.stderr.strip().splitlines()
         assert len(lines) == 1 and bad in lines[0] and "Traceback" not in run.stderr, run.stderr
         assert not out.exists()
-    run = _games("material", "expert", "--names", "A,B,C", "--out", str(out))
+    run = cli("games", "material", "expert", "--names", "A,B,C", "--out", str(out))
     assert run.returncode == 2 and "3 names for 2 players" in run.stderr
-    run = _games("material", "material", "--out", str(out))
+    run = cli("games", "material", "material", "--out", str(out))
     assert run.returncode == 2 and "given twice" in run.stderr
 
 
-def test_external_engines_play_under_their_default_names(stockfish: str, phalanx: str, tmp_path: Path) -> None:
+def test_external_engines_play_under_their_default_names(cli: CliRunner, stockfish: str, phalanx: str,
+                                                          tmp_path: Path) -> None:
     out = tmp_path / "ext.pgn"
     players = [f"uci:{stockfish}?Skill%20Level=0@nodes=200", f"xboard:{phalanx}", "material@depth=1"]
-    run = _games(*players, "--games", "1", "--movetime", "0.02", "--max-plies", "16", "--out", str(out))
+    run = cli("games", *players, "--games", "1", "--movetime", "0.02", "--max-plies", "16", "--out", str(out))
     assert run.returncode == 0, run.stderr
     # 3 pairings x 1 game, the first-named player of each pairing White (rounds P.1.1).
     names = {r: (w, b, t) for r, (w, b, _, t, _, _) in _by_round(out).items()}

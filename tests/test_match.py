@@ -26,7 +26,7 @@ from search.games.pgnlog import read_pgn_text
 from search.games.stats import elo, expected_score, los, pentanomial, sprt, sprt_bounds
 from search.games.suite import read_csv, run_suite, summarize, write_csv
 
-from .conftest import mimic_command, sigkill_at_line
+from .conftest import mimic_command, run_mimic, sigkill_at_line
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
 
@@ -296,20 +296,20 @@ def test_an_xboard_engine_plays_through_python_chess(phalanx: str, tmp_path: Pat
 def test_a_killed_suite_run_resumes_from_its_csv(tmp_path: Path) -> None:
     common = ["suite", str(BENCH / "wac.epd"), "--engine", "material@depth=5", "--limit", "12"]
     full = tmp_path / "full.csv"
-    subprocess.run(mimic_command(*common, "--csv", str(full)), check=True, capture_output=True, timeout=120)
+    run_mimic(*common, "--csv", str(full), check=True)
     reference = {r.id: r.played for r in read_csv(full)}
     assert len(reference) == 12
 
     part = tmp_path / "part.csv"
+    # A real process: the test SIGKILLs it.
     proc = subprocess.Popen(mimic_command(*common, "--csv", str(part)), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     sigkill_at_line(proc, part, random.randint(2, 9))  # the header and 1 to 8 rows; the last four take ~1.3 s
     kept = len(read_csv(part))
     assert 0 < kept < 12
-    again = subprocess.run(mimic_command(*common, "--csv", str(part)), capture_output=True, text=True, timeout=60)
+    again = run_mimic(*common, "--csv", str(part))
     assert again.returncode == 2 and "--resume" in again.stderr  # never overwrites results
-    done = subprocess.run(mimic_command(*common, "--csv", str(part), "--resume"), capture_output=True, text=True,
-                          timeout=120, check=True)
+    done = run_mimic(*common, "--csv", str(part), "--resume", check=True)
     assert f"resuming: {kept} positions" in done.stdout
     rows = read_csv(part)
     assert [r.id for r in rows] == [f"WAC.{i:03d}" for i in range(1, 13)]  # each position exactly once
@@ -349,12 +349,12 @@ def test_a_match_whose_disk_fills_up_loses_and_duplicates_no_game(tmp_path: Path
     # (6,481 bytes) and a 13,000-byte one four (12,363). The exact sizes do not matter: each run stops
     # at a full disk with one line, keeping only whole games, and the run after it with more room
     # plays on; the end result must equal an uninterrupted match game for game.
-    cmd = mimic_command("match", "material@depth=1", "random:1@depth=1", "--games", "6", "--depth", "1")
-    subprocess.run([*cmd, "--pgn", str(tmp_path / "full.pgn")], check=True, capture_output=True)
+    args = ["match", "material@depth=1", "random:1@depth=1", "--games", "6", "--depth", "1"]
+    run_mimic(*args, "--pgn", str(tmp_path / "full.pgn"), check=True)
     pgn = tmp_path / "m.pgn"
     stops = 0
-    for room in (7_000, 13_000, None):
-        run = subprocess.run([*cmd, "--pgn", str(pgn), *(["--resume"] if pgn.exists() else [])],
+    for room in (7_000, 13_000, None):  # a real process: a file size limit would stop pytest's writes too
+        run = subprocess.run(mimic_command(*args, "--pgn", str(pgn), *(["--resume"] if pgn.exists() else [])),
                              capture_output=True, text=True, preexec_fn=_limited_disk(room))
         if room is None:
             assert run.returncode == 0, run.stderr

@@ -23,7 +23,7 @@ from search import Engine, Limit
 from search.conventions import ce_from_mate_moves
 from search.see import see
 
-from .conftest import DATA, mimic_command, sigkill_at_line
+from .conftest import DATA, mimic_command, run_mimic, sigkill_at_line
 
 
 def _by_key(path: Path) -> dict[str, tuple[int, int, str]]:
@@ -73,17 +73,17 @@ def test_kill_and_resume_matches_an_uninterrupted_run(stockfish: str, tmp_path: 
     common = ["label", "--mentor", stockfish, "--depth", "9", "--positions", "300", "--seed", "5",
               "--jobs", "2", "--no-progress"]
     full = tmp_path / "full.epd"
-    subprocess.run(mimic_command(*common, "--out", str(full)), check=True, capture_output=True, timeout=300)
+    run_mimic(*common, "--out", str(full), check=True)
 
     part = tmp_path / "part.epd"
+    # A real process: the test SIGKILLs it.
     proc = subprocess.Popen(mimic_command(*common, "--out", str(part)), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     # Kill at a random point of the labelling: once the file holds a random number of lines.
     sigkill_at_line(proc, part, random.randint(3, 250))
     killed_with = len(_by_key(part))
     assert 0 < killed_with < 300
-    done = subprocess.run(mimic_command(*common, "--out", str(part), "--resume"), capture_output=True, text=True,
-                          timeout=300, check=True)
+    done = run_mimic(*common, "--out", str(part), "--resume", check=True)
     assert f"{killed_with} already labelled" in done.stdout, done.stdout
     assert _by_key(part) == _by_key(full)  # every position exactly once, each label identical
 
@@ -109,6 +109,7 @@ def _children(pid: int) -> list[int]:
 
 def test_a_killed_mentor_engine_is_restarted(stockfish: str, tmp_path: Path) -> None:
     out = tmp_path / "r.epd"
+    # A real process: the test finds the mentor among its children in /proc and kills it.
     proc = subprocess.Popen(mimic_command("label", "--mentor", stockfish, "--depth", "9", "--positions", "120",
                                    "--jobs", "1", "--no-progress", "--out", str(out)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -140,10 +141,9 @@ def test_malformed_pgn_and_epd_are_reported_with_file_and_line() -> None:
 
 def test_malformed_inputs_through_the_command_line(tmp_path: Path) -> None:
     out = tmp_path / "m.epd"
-    run = subprocess.run(mimic_command("label", "--mentor", "builtin", "--depth", "1", "--positions", "20", "--source",
-                                str(DATA / "malformed.pgn"), "--source", str(DATA / "malformed.epd"),
-                                "--skip-plies", "2", "--no-progress", "--out", str(out)),
-                         capture_output=True, text=True, timeout=120, check=True)
+    run = run_mimic("label", "--mentor", "builtin", "--depth", "1", "--positions", "20", "--source",
+                    str(DATA / "malformed.pgn"), "--source", str(DATA / "malformed.epd"), "--skip-plies", "2",
+                    "--no-progress", "--out", str(out), check=True)
     assert "malformed.pgn:8:" in run.stderr and "malformed.epd:3:" in run.stderr
     assert "malformed 4" in run.stdout
     # 6 positions from the two good games, 3 from the good EPD lines, less those both sources share

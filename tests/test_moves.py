@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import chess
@@ -21,7 +20,7 @@ from organisms.features import bitboard_row, feature_names
 from organisms.genome import layout_genome
 from search.conventions import material_balance
 
-from .conftest import DATA, mimic_command
+from .conftest import DATA, run_mimic
 
 GAMES = Path(__file__).parent.parent / "data" / "player-games"
 
@@ -291,8 +290,7 @@ def test_evolve_moves_command(tmp_path: Path) -> None:
     env = {"MIMIC_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
     common = ["evolve", str(pgn), "--objective", "moves", "--player", "Tal", "--generations", "3", "--population",
               "12", "--sample", "60", "--held-out", "0.5", "--no-progress"]
-    run = subprocess.run(mimic_command(*common, "--out", str(tmp_path / "a")), capture_output=True, text=True,
-                         env=env)
+    run = run_mimic(*common, "--out", str(tmp_path / "a"), env=env)
     assert run.returncode == 0, run.stderr
     assert f"{pgn}:{lines + 2}: " in run.stderr  # the bad game's first line (after one blank line)
     assert "move agreement: training" in run.stdout
@@ -303,14 +301,12 @@ def test_evolve_moves_command(tmp_path: Path) -> None:
     assert organism["meta"]["player"] == "Tal"
     Organism.load(tmp_path / "a" / "organism.json")
     # The rich genome, the likelihood loss, starting from the paper winner (its piece-square genes at 0).
-    run = subprocess.run(mimic_command(*common, "--out", str(tmp_path / "b"), "--genome", "rich", "--moves-loss",
-                                       "likelihood", "--init", str(tmp_path / "a" / "organism.json")),
-                         capture_output=True, text=True, env=env)
+    run = run_mimic(*common, "--out", str(tmp_path / "b"), "--genome", "rich", "--moves-loss", "likelihood", "--init",
+                    str(tmp_path / "a" / "organism.json"), env=env)
     assert run.returncode == 0, run.stderr
     rich = Organism.load(tmp_path / "b" / "organism.json")
     assert rich.layout == "rich" and "nats" in (tmp_path / "b" / "summary.md").read_text()
-    bad = subprocess.run(mimic_command(*common, "--out", str(tmp_path / "c"), "--player", "Nobody"),
-                         capture_output=True, text=True, env=env)
+    bad = run_mimic(*common, "--out", str(tmp_path / "c"), "--player", "Nobody", env=env)
     assert bad.returncode == 2 and "no positions where 'Nobody' moved" in bad.stderr
 
 

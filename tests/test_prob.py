@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import doctest
 import io
-import subprocess
 import time
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from search.prob import (
 )
 from search.uci import UciFrontEnd
 
-from .conftest import mimic_command
+from .conftest import TickingClock, run_mimic
 from .test_engine import MATES, _random_playout_positions
 from .test_search_correctness import INF, _quiesce, _victim_first, positions
 
@@ -179,12 +178,16 @@ def test_node_limit_and_movetime() -> None:
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     r = ProbEngine(Material()).search(board, Limit(nodes=3000))
     assert r.nodes == 3000 and r.depth >= 3 and r.move in board.legal_moves
-    t0 = time.perf_counter()
-    r = ProbEngine(Material()).search(board, Limit(movetime=0.3))
-    assert 0.15 <= time.perf_counter() - t0 < 0.6 and r.move in board.legal_moves
-    t0 = time.perf_counter()
-    r = ProbEngine(Material()).search(board, Limit(wtime=1.0, btime=1.0, winc=0.0, binc=0.0))
-    assert time.perf_counter() - t0 < 0.5 and r.move in board.legal_moves
+    # Time, on a clock that advances 15 ms per read (not wall time: the machine's load cannot matter): the
+    # hard budget of movetime 0.3 s is 0.27 s (less the 0.03 s overhead, search.timeman), spent to the end;
+    # a 1 s clock with no increment gives soft 0.97 / 30 = 0.032 s and hard 4 x that = 0.129 s.
+    with pytest.MonkeyPatch.context() as patch:
+        clock = TickingClock(0.015)
+        patch.setattr(time, "perf_counter", clock)
+        r = ProbEngine(Material()).search(board, Limit(movetime=0.3))
+        assert 0.27 <= r.time <= 0.27 + 2 * clock.step and r.move in board.legal_moves
+        r = ProbEngine(Material()).search(board, Limit(wtime=1.0, btime=1.0, winc=0.0, binc=0.0))
+        assert r.time <= 0.129 + 2 * clock.step and r.move in board.legal_moves
 
 
 # ---------------------------------------------------------------------- against a plain minimax
@@ -304,9 +307,8 @@ def test_suite_with_a_probability_limited_player() -> None:
 
 def test_cli_match_with_a_probability_limited_player(tmp_path: Path) -> None:
     pgn = tmp_path / "m.pgn"
-    run = subprocess.run(mimic_command("match", "material@search=prob", "material", "--games", "2", "--nodes", "300",
-                                       "--max-plies", "40", "--pgn", str(pgn)),
-                         capture_output=True, text=True, timeout=120)
+    run = run_mimic("match", "material@search=prob", "material", "--games", "2", "--nodes", "300", "--max-plies", "40",
+                    "--pgn", str(pgn))
     assert run.returncode == 0, run.stderr
     assert pgn.read_text().count("[White ") == 2
     assert "material@search=prob" in pgn.read_text()

@@ -21,7 +21,7 @@ from evolve.recognition.positions import Positions, extract_positions
 from evolve.recognition.synthetic import NAMES, SKIP, synthetic_games
 from organisms import Organism
 
-from .conftest import mimic_command
+from .conftest import run_mimic
 
 
 def write_pgn(path: Path, games: list[chess.pgn.Game]) -> Path:
@@ -56,10 +56,9 @@ GA = ["--population", "24", "--generations", "25", "--sample", "400", "--seed", 
 def experiment(folder: Path, games: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """One ``recognize experiment`` on the synthetic games (its folder is also a trained DIR)."""
     out = folder / "exp"
-    run = subprocess.run(mimic_command("recognize", "experiment", str(games), "--players", "Alpha,Beta", "--out",
-                                       str(out), "--skip-plies", str(SKIP), "--test", "0.3", "--validation", "0.2",
-                                       "--cp-positions", "4", *GA),
-                         capture_output=True, text=True, env=env(folder))
+    run = run_mimic("recognize", "experiment", str(games), "--players", "Alpha,Beta", "--out", str(out),
+                    "--skip-plies", str(SKIP), "--test", "0.3", "--validation", "0.2", "--cp-positions", "4", *GA,
+                    env=env(folder))
     assert run.returncode == 0, run.stderr
     return out, run
 
@@ -92,8 +91,7 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     test_games = [g for g, entry in zip(made[:32], split["games"], strict=True) if entry["part"] == "test"]
     assert len(test_games) == round(32 * 0.3)  # 10 games: 20 game sides
     query = write_pgn(folder / "test-games.pgn", test_games)
-    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(query), "--csv", str(folder / "q.csv")),
-                         capture_output=True, text=True, env=env(folder))
+    run = run_mimic("recognize", "classify", str(out), str(query), "--csv", str(folder / "q.csv"), env=env(folder))
     assert run.returncode == 0, run.stderr
     with open(folder / "q.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -110,14 +108,13 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     assert "top-1 accuracy on the 20 queries" in run.stdout
     assert "were training or validation games" not in run.stderr
     # The whole file as a query: 22 of its games (16 training, 6 validation) are not held out, and it says so.
-    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(games), "--k", "all"),
-                         capture_output=True, text=True, env=env(folder))
+    run = run_mimic("recognize", "classify", str(out), str(games), "--k", "all", env=env(folder))
     assert run.returncode == 0, run.stderr
     assert f"{games}: 22 of its 32 games were training or validation games" in run.stderr
     assert "2 queries of" in run.stdout  # --k all: one query per player
     # --held-out on the whole file: only its 10 test games' 20 sides are queried, as from test-games.pgn above.
-    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(games), "--held-out", "--csv",
-                                       str(folder / "h.csv")), capture_output=True, text=True, env=env(folder))
+    run = run_mimic("recognize", "classify", str(out), str(games), "--held-out", "--csv", str(folder / "h.csv"),
+                    env=env(folder))
     assert run.returncode == 0, run.stderr
     assert "were training or validation games" not in run.stderr
     with open(folder / "h.csv", newline="") as fh:
@@ -126,8 +123,8 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     # --norm query: each clone is measured against its own average on the query file's players, so with one query
     # per player (--k all) every clone's scores over the two players average to 0 by construction; and the
     # held-out sides are still told apart (each clone explains its own player's moves best, as above).
-    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(query), "--k", "all", "--norm", "query",
-                                       "--csv", str(folder / "n.csv")), capture_output=True, text=True, env=env(folder))
+    run = run_mimic("recognize", "classify", str(out), str(query), "--k", "all", "--norm", "query", "--csv",
+                    str(folder / "n.csv"), env=env(folder))
     assert run.returncode == 0, run.stderr
     assert "the query file's players (--norm query)" in run.stdout
     with open(folder / "n.csv", newline="") as fh:
@@ -278,8 +275,7 @@ def test_malformed_game_is_reported_and_classification_goes_on(
     text += f"{good[1]}\n\n"
     query = folder / "with-bad.pgn"
     query.write_text(text)
-    run = subprocess.run(mimic_command("recognize", "classify", str(out), str(query), "--csv", str(folder / "b.csv")),
-                         capture_output=True, text=True, env=env(folder))
+    run = run_mimic("recognize", "classify", str(out), str(query), "--csv", str(folder / "b.csv"), env=env(folder))
     assert run.returncode == 0, run.stderr
     assert f"{query}:{bad_line}: " in run.stderr
     with open(folder / "b.csv", newline="") as fh:
@@ -287,8 +283,8 @@ def test_malformed_game_is_reported_and_classification_goes_on(
 
 
 def test_a_player_without_games_is_one_line(folder: Path, games: Path) -> None:
-    run = subprocess.run(mimic_command("recognize", "train", str(games), "--players", "Alpha,Tal", "--out",
-                                       str(folder / "none"), *GA), capture_output=True, text=True, env=env(folder))
+    run = run_mimic("recognize", "train", str(games), "--players", "Alpha,Tal", "--out", str(folder / "none"), *GA,
+                    env=env(folder))
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [f"mimic recognize train: no games of player 'Tal' in {games}"]
 

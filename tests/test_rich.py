@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import chess
@@ -24,6 +22,7 @@ from organisms.features import (
 )
 from organisms.genome import layout_genome, rich_genome
 from search import Engine, Limit
+from tests.conftest import run_mimic
 from tests.test_organisms import random_positions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,10 +154,8 @@ def test_fit_rich_has_lower_training_error_than_paper(tmp_path: Path) -> None:
     labels = _head(LABELS, 800, tmp_path / "labels.epd")
     errors = {}
     for layout in ("paper", "rich"):
-        run = subprocess.run([sys.executable, "-m", "evolve.cli", "fit", str(labels), "--genome", layout,
-                              "--out", str(tmp_path / f"{layout}.json")], capture_output=True, text=True,
-                             check=True, env={"MIMIC_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"},
-                             cwd=ROOT)
+        run = run_mimic("fit", str(labels), "--genome", layout, "--out", str(tmp_path / f"{layout}.json"),
+                        check=True, env={"MIMIC_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}, cwd=ROOT)
         errors[layout] = float(run.stdout.split("L1 fit")[1].split("error ")[1].split(" cp")[0])
         assert Organism.load(tmp_path / f"{layout}.json").layout == layout
     assert errors["rich"] < errors["paper"] - 5, errors
@@ -166,15 +163,14 @@ def test_fit_rich_has_lower_training_error_than_paper(tmp_path: Path) -> None:
 
 def test_resume_with_another_genome_is_refused_in_one_line(tmp_path: Path) -> None:
     labels = _head(LABELS, 300, tmp_path / "labels.epd")
-    common = [sys.executable, "-m", "evolve.cli", "evolve", str(labels), "--no-progress", "--generations", "3",
-              "--population", "10", "--sample", "100", "--out", str(tmp_path / "run")]
+    common = ["evolve", str(labels), "--no-progress", "--generations", "3", "--population", "10", "--sample", "100",
+              "--out", str(tmp_path / "run")]
     env = {"MIMIC_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
-    subprocess.run([*common, "--genome", "rich", "--generations", "2"], check=True, capture_output=True, env=env,
-                   cwd=ROOT)
+    run_mimic(*common, "--genome", "rich", "--generations", "2", check=True, env=env, cwd=ROOT)
     summary = (tmp_path / "run" / "summary.md").read_text()
     assert "| genome | rich |" in summary and "pst_knight_d4_mg" in summary
     assert (tmp_path / "run" / "pst.png").stat().st_size > 10_000  # the heat maps of a rich run
-    run = subprocess.run([*common, "--resume"], capture_output=True, text=True, env=env, cwd=ROOT)
+    run = run_mimic(*common, "--resume", env=env, cwd=ROOT)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     errors = [line for line in run.stderr.splitlines() if not line.startswith("warning:")]
     assert errors == [f"mimic evolve: {tmp_path / 'run' / 'checkpoint.npz'}: the checkpoint evolves the rich "

@@ -23,7 +23,7 @@ from evolve.ga.objectives import MentorLoss
 from mentor.samplers import random_playouts
 from organisms.genome import default_genome
 
-from .conftest import mimic_command
+from .conftest import CliRunner, mimic_command
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks" / "data"
@@ -265,27 +265,35 @@ def _one_line_error(run: subprocess.CompletedProcess[str], names: str | Path) ->
     return lines[0]
 
 
-def _mimic(*args: str | Path, limit: int | None = None, cwd: Path = ROOT, env: dict[str, str] | None = None
-           ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(mimic_command(*map(str, args)), capture_output=True, text=True, cwd=cwd, timeout=120,
-                          preexec_fn=_file_limit(limit) if limit is not None else None,
-                          env={**os.environ, **(env or {})})
+@pytest.fixture
+def mimic(cli: CliRunner) -> CliRunner:
+    """``mimic(*args, limit=None, cwd=ROOT, env=None)``: the command run in-process, or, with a file size
+    ``limit`` (a resource limit, which would also stop pytest's own writes), in a real process."""
+
+    def run(*args: str | Path, limit: int | None = None, cwd: Path = ROOT, env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess[str]:
+        if limit is None:
+            return cli(*args, cwd=cwd, env=env)
+        return subprocess.run(mimic_command(*map(str, args)), capture_output=True, text=True, cwd=cwd, timeout=120,
+                              preexec_fn=_file_limit(limit), env={**os.environ, **(env or {})})
+
+    return run
 
 
-def test_unreadable_inputs_give_one_line(tmp_path: Path) -> None:
+def test_unreadable_inputs_give_one_line(mimic: CliRunner, tmp_path: Path) -> None:
     missing, folder, loop = tmp_path / "missing.epd", tmp_path / "folder.epd", tmp_path / "loop.epd"
     folder.mkdir()
     loop.symlink_to(tmp_path / "loop2.epd")
     (tmp_path / "loop2.epd").symlink_to(loop)
     for bad in (missing, folder, loop):
-        _one_line_error(_mimic("match", "material", "random:1", "--depth", "1", "--games", "2", "--openings", bad),
+        _one_line_error(mimic("match", "material", "random:1", "--depth", "1", "--games", "2", "--openings", bad),
                         bad)
-        _one_line_error(_mimic("suite", bad, "--engine", "material", "--movetime", "0.05"), bad)
-    _one_line_error(_mimic("suite", BENCH / "wac.epd", "--engine", "uci:./no-such-engine", "--limit", "1"),
+        _one_line_error(mimic("suite", bad, "--engine", "material", "--movetime", "0.05"), bad)
+    _one_line_error(mimic("suite", BENCH / "wac.epd", "--engine", "uci:./no-such-engine", "--limit", "1"),
                     "./no-such-engine")
 
 
-def test_bad_counts_are_refused_by_the_parser(tmp_path: Path) -> None:
+def test_bad_counts_are_refused_by_the_parser(mimic: CliRunner, tmp_path: Path) -> None:
     labels = _labels(tmp_path / "l.epd", 20)
     for args in (("match", "material", "random:1", "--jobs", "0"),
                  ("suite", BENCH / "wac.epd", "--engine", "material", "--jobs", "0"),
@@ -295,15 +303,15 @@ def test_bad_counts_are_refused_by_the_parser(tmp_path: Path) -> None:
                  ("match", "material", "random:1", "--games", "0"),
                  ("label", "--mentor", "builtin", "--out", tmp_path / "x.epd", "--jobs", "0"),
                  ("demo", "--out", tmp_path / "d", "--jobs", "0")):
-        assert "must be at least 1" in _one_line_error(_mimic(*args), "argument")
+        assert "must be at least 1" in _one_line_error(mimic(*args), "argument")
     for args in (("--population", "1"), ("--elite", "100"), ("--sample", "0"), ("--seed", "-1"),
                  ("--tournament", "0")):
-        line = _one_line_error(_mimic("evolve", labels, "--out", tmp_path / "e", *args), "mimic evolve")
+        line = _one_line_error(mimic("evolve", labels, "--out", tmp_path / "e", *args), "mimic evolve")
         assert "need" in line or "seed" in line
     assert not (tmp_path / "e" / "checkpoint.npz").exists()
 
 
-def test_unwritable_outputs_give_one_line(tmp_path: Path) -> None:
+def test_unwritable_outputs_give_one_line(mimic: CliRunner, tmp_path: Path) -> None:
     labels = _labels(tmp_path / "l.epd")
     cache = {"MIMIC_CACHE": str(tmp_path / "cache")}
     folder = tmp_path / "folder"
@@ -312,40 +320,52 @@ def test_unwritable_outputs_give_one_line(tmp_path: Path) -> None:
     suite = ("suite", BENCH / "wac.epd", "--engine", "material", "--movetime", "0.02", "--limit", "8",
              "--no-progress")
     # Output is a directory.
-    _one_line_error(_mimic(*match, "--pgn", folder), folder)
-    _one_line_error(_mimic(*suite, "--csv", folder), folder)
-    _one_line_error(_mimic("fit", labels, "--target", "root", "--out", folder, env=cache), folder)
+    _one_line_error(mimic(*match, "--pgn", folder), folder)
+    _one_line_error(mimic(*suite, "--csv", folder), folder)
+    _one_line_error(mimic("fit", labels, "--target", "root", "--out", folder, env=cache), folder)
     # A full disk: every file stops at 300 bytes (a PGN game, 8 CSV rows and an organism are longer).
-    _one_line_error(_mimic(*match, "--pgn", tmp_path / "full.pgn", limit=300), tmp_path / "full.pgn")
+    _one_line_error(mimic(*match, "--pgn", tmp_path / "full.pgn", limit=300), tmp_path / "full.pgn")
     assert (tmp_path / "full.pgn").read_bytes() == b""  # no torn game
-    _one_line_error(_mimic(*suite, "--csv", tmp_path / "full.csv", limit=300), tmp_path / "full.csv")
-    _one_line_error(_mimic("fit", labels, "--target", "root", "--out", tmp_path / "full.json", limit=300,
+    _one_line_error(mimic(*suite, "--csv", tmp_path / "full.csv", limit=300), tmp_path / "full.csv")
+    _one_line_error(mimic("fit", labels, "--target", "root", "--out", tmp_path / "full.json", limit=300,
                            env=cache), tmp_path / "full.json")
     assert not (tmp_path / "full.json").exists()  # no torn organism file
 
 
-def test_read_only_directory_gives_one_line(tmp_path: Path) -> None:
-    ro = tmp_path / "ro"
+def _read_only_folder(ro: Path) -> bool:
+    """Make ``ro`` a folder this process cannot write into: chmod as a user; as root, whom chmod does not
+    stop, a read-only tmpfs mount (False where mounting is not permitted)."""
     ro.mkdir()
-    if os.geteuid() == 0:
-        # root writes through a chmod; a read-only tmpfs mount stops it.
-        if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)],
-                          capture_output=True).returncode != 0:
-            pytest.skip("root, and no read-only tmpfs mount is possible here")
-    else:
+    if os.geteuid() != 0:
         ro.chmod(0o555)
+        return True
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)],
+                          capture_output=True).returncode == 0
+
+
+def test_read_only_directory_gives_one_line(mimic: CliRunner, tmp_path: Path) -> None:
+    labels = _labels(tmp_path / "l.epd")
+    # Where no file can be made: a folder "under" a regular file (NotADirectoryError, for root too, so this
+    # runs everywhere), and a read-only folder where one can be made (not as root without mount rights).
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a folder")
+    targets = [blocker / "sub"]
+    ro = tmp_path / "ro"
+    if _read_only_folder(ro):
+        targets.append(ro)
     try:
-        labels = _labels(tmp_path / "l.epd")
-        _one_line_error(_mimic("match", "material@depth=1", "random:1@depth=1", "--depth", "1", "--games", "2",
-                               "--pgn", ro / "m.pgn"), ro / "m.pgn")
-        _one_line_error(_mimic("suite", BENCH / "wac.epd", "--engine", "material", "--movetime", "0.02",
-                               "--limit", "2", "--csv", ro / "s.csv"), ro / "s.csv")
-        _one_line_error(_mimic("fit", labels, "--target", "root", "--out", ro / "o.json",
-                               env={"MIMIC_CACHE": str(tmp_path / "cache")}), ro / "o.json")
+        for where in targets:
+            _one_line_error(mimic("match", "material@depth=1", "random:1@depth=1", "--depth", "1", "--games", "2",
+                                  "--pgn", where / "m.pgn"), where / "m.pgn")
+            _one_line_error(mimic("suite", BENCH / "wac.epd", "--engine", "material", "--movetime", "0.02",
+                                  "--limit", "2", "--csv", where / "s.csv"), where / "s.csv")
+            _one_line_error(mimic("fit", labels, "--target", "root", "--out", where / "o.json",
+                                  env={"MIMIC_CACHE": str(tmp_path / "cache")}), where / "o.json")
+        assert blocker.read_text() == "a file, not a folder"
     finally:
-        if os.geteuid() == 0:
+        if len(targets) == 2 and os.geteuid() == 0:
             subprocess.run(["umount", str(ro)], check=True)
-        else:
+        elif len(targets) == 2:
             ro.chmod(0o755)
 
 
@@ -375,6 +395,7 @@ def test_workers_of_a_killed_parallel_run_exit_promptly(tmp_path: Path, command:
     # lived on for minutes (joblib's 300 s idle timeout, then 30 s waiting for the dead parent). Now they
     # leave within a few seconds.
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    # A real process: the test SIGKILLs it and watches its workers in /proc.
     proc = subprocess.Popen(mimic_command(*args), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     t0 = time.monotonic()
     while len(_children(proc.pid)) < 3 and time.monotonic() - t0 < 60:  # two workers and joblib's tracker
@@ -393,22 +414,22 @@ def test_workers_of_a_killed_parallel_run_exit_promptly(tmp_path: Path, command:
     assert not lingering, f"{len(lingering)} of {len(workers)} children still alive 10 s after the parent died"
 
 
-def test_crafted_checkpoint_and_organism_files_give_one_line_from_the_cli(tmp_path: Path) -> None:
+def test_crafted_checkpoint_and_organism_files_give_one_line_from_the_cli(mimic: CliRunner, tmp_path: Path) -> None:
     labels = _labels(tmp_path / "l.epd", 40)
     out = tmp_path / "run"
     args = ("evolve", labels, "--out", out, "--generations", "3", "--population", "10", "--sample", "20",
             "--target", "root", "--no-progress")
     cache = {"MIMIC_CACHE": str(tmp_path / "cache")}
-    assert _mimic(*args, env=cache).returncode == 0
+    assert mimic(*args, env=cache).returncode == 0
     with np.load(out / "checkpoint.npz", allow_pickle=False) as data:
         arrays = {k: data[k] for k in data.files}
     meta = json.loads(str(arrays.pop("meta")))
     _write(out / "checkpoint", arrays, {**meta, "generation": -1})
-    line = _one_line_error(_mimic(*args, "--generations", "5", "--resume", env=cache), out / "checkpoint.npz")
+    line = _one_line_error(mimic(*args, "--generations", "5", "--resume", env=cache), out / "checkpoint.npz")
     assert "generation" in line
     organism = tmp_path / "o.json"
     organism.write_text(json.dumps({"format": "mimic-organism", "feature_version": 1, "genes": [1, 2]}))
-    _one_line_error(_mimic("match", f"organism:{organism}", "material", "--depth", "1", "--games", "2"), organism)
+    _one_line_error(mimic("match", f"organism:{organism}", "material", "--depth", "1", "--games", "2"), organism)
 
 
 def test_a_first_format_checkpoint_torn_between_its_files_is_refused(tmp_path: Path) -> None:

@@ -39,8 +39,9 @@ def test_match_row_recounts_a_pgn(tmp_path: Path) -> None:
     tool = _tool()
     row = tool.match_row("a vs b", "m", tmp_path)
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[:5] == ["a vs b", "3", "+1 =1 -1", "50.0%", cells[4]]
+    assert cells[:4] == ["a vs b", "3", "+1 =1 -1", "50.0%"]
     assert re.fullmatch(r"[+-]0 ± \d+", cells[4])  # Elo 0 at a 50% score (printed -0 or +0)
+    assert cells[5] == "50.0%"  # likelihood of superiority with as many wins as losses: Phi(0) = 50%
     assert cells[6] == "adjudication 1, normal 2"
     assert tool.match_row("x", "missing", tmp_path) == "| x | (not run) | | | |"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from search.games.ratings import GameRecord, RatingError, fit_ratings, rate, tal
 from search.games.roundrobin import RoundRobinSettings, schedule
 from search.games.stats import elo as match_elo
 
-from .conftest import mimic_command
+from .conftest import CliRunner
 
 THREE = ["material@nodes=200", "random:1@nodes=200", "expert@nodes=200"]
 
@@ -201,18 +200,15 @@ def test_tournament_doctests() -> None:
     assert failures == 0 and tried >= 1
 
 
-def _tournament(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(mimic_command("tournament", *args), capture_output=True, text=True, timeout=60)
 
-
-def test_a_short_tournament_writes_its_files_and_resumes_from_its_pgn(tmp_path: Path) -> None:
+def test_a_short_tournament_writes_its_files_and_resumes_from_its_pgn(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "t.pgn"
     common = [*THREE, "--names", "Mat,Rnd,Exp", "--nodes", "200", "--bootstrap", "200", "--out", str(out),
               "--anchor", "Mat=1000", "--nominal", "Exp=1000"]
-    first = _tournament(*common, "--games", "1")
+    first = cli("tournament", *common, "--games", "1")
     assert first.returncode == 0, first.stderr
     assert first.stdout.count("round ") == 3  # 3 pairings x 1 game
-    more = _tournament(*common, "--games", "2", "--resume")
+    more = cli("tournament", *common, "--games", "2", "--resume")
     assert more.returncode == 0, more.stderr
     assert more.stdout.count("round ") == 3  # only the three P.1.2 games were played
     assert "\n3 games in " in more.stdout and ", 3 more resumed from the PGN: 6 in all" in more.stdout
@@ -243,30 +239,30 @@ def test_a_short_tournament_writes_its_files_and_resumes_from_its_pgn(tmp_path: 
     assert (tmp_path / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "95% interval" in more.stdout and "Crosstable" in more.stdout
     # nothing left to play: no game is replayed, the PGN is unchanged, the ratings are the same
-    again = _tournament(*common, "--games", "2", "--resume")
+    again = cli("tournament", *common, "--games", "2", "--resume")
     assert again.returncode == 0, again.stderr
     assert again.stdout.count("round ") == 0 and out.read_bytes() == pgn
     assert "\n0 games in " in again.stdout and "(0 games/hour), 6 more resumed from the PGN: 6 in all" in again.stdout
     assert json.loads((tmp_path / "ratings.json").read_text())["players"] == data["players"]
     # a gauntlet is another tournament: refused on this PGN, which stays as it was
-    other = _tournament(*common, "--games", "2", "--resume", "--gauntlet")
+    other = cli("tournament", *common, "--games", "2", "--resume", "--gauntlet")
     assert other.returncode == 2 and "gauntlet" in other.stderr and out.read_bytes() == pgn
 
 
-def test_a_bad_anchor_is_refused_before_any_game(tmp_path: Path) -> None:
+def test_a_bad_anchor_is_refused_before_any_game(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "t.pgn"
-    run = _tournament(*THREE[:2], "--names", "Mat,Rnd", "--nodes", "200", "--out", str(out), "--anchor", "Exp=0")
+    run = cli("tournament", *THREE[:2], "--names", "Mat,Rnd", "--nodes", "200", "--out", str(out), "--anchor", "Exp=0")
     assert run.returncode == 2 and "--anchor 'Exp' is not a player's name (names: Mat, Rnd)" in run.stderr
     assert not out.exists()
-    run = _tournament(*THREE[:2], "--out", str(out), "--anchor", "Mat")
+    run = cli("tournament", *THREE[:2], "--out", str(out), "--anchor", "Mat")
     assert run.returncode == 2 and "NAME=ELO" in run.stderr
-    run = _tournament(*THREE[:2], "--names", "Mat,Rnd", "--nodes", "200", "--out", str(out), "--nominal", "Exp=0")
+    run = cli("tournament", *THREE[:2], "--names", "Mat,Rnd", "--nodes", "200", "--out", str(out), "--nominal", "Exp=0")
     assert run.returncode == 2 and "--nominal 'Exp' is not a player's name" in run.stderr and not out.exists()
 
 
-def test_a_gauntlet_rates_players_that_never_met_through_the_first(tmp_path: Path) -> None:
+def test_a_gauntlet_rates_players_that_never_met_through_the_first(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "g.pgn"
-    run = _tournament(*THREE, "--names", "Mat,Rnd,Exp", "--nodes", "200", "--games", "2", "--gauntlet",
+    run = cli("tournament", *THREE, "--names", "Mat,Rnd,Exp", "--nodes", "200", "--games", "2", "--gauntlet",
                       "--bootstrap", "50", "--out", str(out))
     assert run.returncode == 0, run.stderr
     # pairings 1 = Mat-Rnd, 2 = Mat-Exp (no Rnd-Exp): 2 x 2 games

@@ -22,6 +22,8 @@ from search.uci import UciFrontEnd
 
 from .conftest import mimic_uci_command
 
+# `mimic uci` runs as a real process here: the protocol is its stdin and stdout.
+
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[chess.engine.SimpleEngine]:
