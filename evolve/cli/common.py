@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from typing import Any
 
@@ -24,9 +25,12 @@ def warn(message: str) -> None:
 
 
 def os_error(exc: OSError, path: object = None) -> str:
-    """One line for a failed file operation: the file, then the reason (``strerror``)."""
+    """One line for a failed file operation: the file, then the reason (``strerror``); when what failed is a
+    folder on the way to ``path`` (making an output's folder), both."""
     name = exc.filename if exc.filename is not None else path
     reason = exc.strerror or str(exc)
+    if path is not None and exc.filename is not None and str(path).startswith(os.path.join(str(exc.filename), "")):
+        return f"{path}: cannot make its folder {exc.filename}: {reason}"
     return f"{name}: {reason}" if name is not None and str(name) not in reason else reason
 
 
