@@ -64,8 +64,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Two worker processes (pytest-xdist), each taking whole test files, so module fixtures are built once.
 pytest: $(STAMP) engines
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 test: lint typecheck pytest
 
