@@ -51,8 +51,8 @@ def require_torch() -> Any:
     try:
         import torch
     except ImportError as exc:
-        raise RuntimeError(f"training a net needs torch, the optional extra 'nets': {INSTALL_HINT} "
-                           f"(then pip install -e '.[nets]')") from exc
+        raise RuntimeError(f"training a net needs torch, the optional extra 'nets': {INSTALL_HINT} (the CPU "
+                           "build; it is all the extra holds, so an installed wheel needs nothing more)") from exc
     return torch
 
 
