@@ -162,7 +162,8 @@ def test_feature_cache_with_other_values_or_truncated_is_recomputed(tmp_path: Pa
     # Values of the right shape written over the cache without their checksum (the defect: an L1 fit of
     # 48 cp became 502 cp), a truncated file, a file for other positions, and an empty file are all
     # recomputed, and the cache is rewritten whole.
-    boards = random_positions(seed=6, n=300)
+    # Which 300 positions does not matter to the cache (any positions, one key): drawn along playouts, cheaply.
+    boards = playout_positions(seed=6, n=300, keep=1 / 8)
     truth = feature_matrix(boards, use_cache=False)
     feature_matrix(boards, cache_dir=tmp_path)
     (path,) = tmp_path.glob("*.npz")
