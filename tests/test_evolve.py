@@ -24,7 +24,6 @@ from evolve.ga.evolution import (
 from evolve.ga.fit import exact_fit
 from evolve.ga.objectives import MentorLoss, ResultLoss, fit_k, sigmoid
 from mentor.labels import Label, LabelWriter
-from mentor.samplers import random_playouts
 from organisms import Organism, feature_matrix
 from organisms.expert import EXPERT_WEIGHTS
 from organisms.genome import default_genome
@@ -33,7 +32,23 @@ from .conftest import CliRunner
 
 
 def _positions(n: int, seed: int) -> list[chess.Board]:
-    return [sample.board for sample in random_playouts(n, seed, min_plies=4, max_plies=119)]
+    """``n`` distinct positions 4-119 plies into random playouts, none game over: an eighth of the positions each
+    playout passes through (one legal-move generation a ply), where mentor's random_playouts plays a whole playout
+    for each position (that was 6 s of this file's fixture). Same phases, same kind of data for every check."""
+    rng = random.Random(seed)
+    out: list[chess.Board] = []
+    seen: set[str] = set()
+    while len(out) < n:
+        board = chess.Board()
+        for ply in range(1, 120):
+            moves = list(board.generate_legal_moves())
+            if not moves or len(out) == n:
+                break
+            board.push(rng.choice(moves))
+            if ply >= 4 and rng.random() < 1 / 8 and not board.is_game_over() and board.epd() not in seen:
+                seen.add(board.epd())
+                out.append(board.copy(stack=False))
+    return out
 
 
 def _known_organism() -> Organism:

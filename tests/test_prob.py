@@ -226,21 +226,33 @@ def _prob_reference(board: chess.Board, ev: Material, t: float) -> int:
     return alpha
 
 
-@pytest.mark.parametrize("use_tt", [False, True])
-def test_unpruned_uniform_search_equals_minimax(use_tt: bool) -> None:
-    # Aspiration, delta pruning and table cutoffs off (with the table on, it only orders moves): the score of
-    # iteration k is the minimax value of the tree the threshold 4^-(k-1) defines. Iterations 1-3 on the 54
-    # positions of test_search_correctness, 4-6 on the 6 with the fewest legal moves and on the pawn position of
-    # the budget test (there the tree goes 4 to 6 plies deep).
-    ev = Material()
+def _uniform_cases() -> list[tuple[chess.Board, int]]:
+    """Iterations 1-3 on the 54 positions of test_search_correctness (those not game over), 4-6 on the 6 with the
+    fewest legal moves and on the pawn position of the budget test (there the tree goes 4 to 6 plies deep)."""
     boards = [b for b in positions() if not b.is_game_over()]
     few = [*sorted(boards, key=lambda b: b.legal_moves.count())[:6], chess.Board(PAWN_WALL)]
-    cases = [(b, k) for b in boards for k in (1, 2, 3)] + [(b, k) for b in few for k in (4, 5, 6)]
-    for board, iteration in cases:
+    return [(b, k) for b in boards for k in (1, 2, 3)] + [(b, k) for b in few for k in (4, 5, 6)]
+
+
+@pytest.fixture(scope="module")
+def uniform_minimax() -> list[tuple[chess.Board, int, int]]:
+    """Each case of :func:`_uniform_cases` with its minimax value (centipawns, side to move): computed once for both
+    tests below, which only read it (the reference search was three quarters of their time)."""
+    ev = Material()
+    return [(b, k, _prob_reference(b, ev, ProbEngine.threshold(k))) for b, k in _uniform_cases()]
+
+
+@pytest.mark.parametrize("use_tt", [False, True])
+def test_unpruned_uniform_search_equals_minimax(use_tt: bool, uniform_minimax: list[tuple[chess.Board, int, int]]
+                                                ) -> None:
+    # Aspiration, delta pruning and table cutoffs off (with the table on, it only orders moves): the score of
+    # iteration k is the minimax value of the tree the threshold 4^-(k-1) defines (the cases: _uniform_cases).
+    ev = Material()
+    for board, iteration, want in uniform_minimax:
         engine = ProbEngine(ev, probabilities="uniform", aspiration=False, delta_pruning=False,
                             tt_cutoffs=False, use_tt=use_tt)
         r = engine.search(board, Limit(depth=iteration))
-        assert r.score == _prob_reference(board, ev, ProbEngine.threshold(iteration)), (board.fen(), iteration)
+        assert r.score == want, (board.fen(), iteration)
 
 
 # ---------------------------------------------------------------------- the spec suffix

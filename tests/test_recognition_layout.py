@@ -17,7 +17,7 @@ import pytest
 
 import evolve.recognition.positions
 from evolve.ga.evolution import GASettings
-from evolve.recognition import ExperimentSettings, TrainSettings, classify, experiment, train
+from evolve.recognition import ExperimentSettings, Trained, TrainSettings, classify, experiment, train
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = ("White, Will", "Black, Bea")
@@ -88,12 +88,28 @@ def check_stage(calls: Calls, stage: str, total: int) -> None:
     assert all(b[0] > a[0] for a, b in itertools.pairwise(seen)), seen
 
 
-def test_train_reports_every_stage_with_totals_that_match_the_work(pgns: list[Path], tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(evolve.recognition.positions, "CHUNK_GAMES", CHUNK)
+Shared = tuple[Path, Path, Trained, Calls]
+"""The shared training: its clones folder, its cache, its result, its progress calls."""
+
+
+@pytest.fixture(scope="module")
+def trained(pgns: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Shared:
+    """One serial ``train`` (chunks of :data:`CHUNK` sides, a fresh cache) and its progress calls: its clones
+    folder, its cache, its result. Shared by the tests below, which only read it (one training instead of three)."""
+    folder = tmp_path_factory.mktemp("trained")
     calls = Calls()
-    tr = train(settings(pgns, tmp_path / "clones"), "test", cache_dir=tmp_path / "cache" / "features",
-               on_progress=calls)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(evolve.recognition.positions, "CHUNK_GAMES", CHUNK)
+        tr = train(settings(pgns, folder / "clones"), "test", cache_dir=folder / "cache" / "features",
+                   on_progress=calls)
+    return folder / "clones", folder / "cache" / "features", tr, calls
+
+
+def test_train_reports_every_stage_with_totals_that_match_the_work(
+        pgns: list[Path], trained: Shared, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(evolve.recognition.positions, "CHUNK_GAMES", CHUNK)
+    _, cache, tr, calls = trained  # the first training on a fresh cache, as before sharing it
     assert calls.stages() == ["games", "positions", "features", "clones"]
     # By hand: 2 files; 12 games of 2 named sides = 24 sides; split by game 6 / 3 / 3, so both players have
     # 6 training sides (equal already: no cap drops one) and every side is kept: 24 sides in chunks of 5 = 5
@@ -107,16 +123,19 @@ def test_train_reports_every_stage_with_totals_that_match_the_work(pgns: list[Pa
     assert calls.of("clones") == [(0, 3), (1, 3), (2, 3), (3, 3)]
     # Again: the resolved children come from the cache, all 5 chunks at once.
     again = Calls()
-    train(settings(pgns, tmp_path / "again"), "test", cache_dir=tmp_path / "cache" / "features", on_progress=again)
+    train(settings(pgns, tmp_path / "again"), "test", cache_dir=cache, on_progress=again)
     assert again.of("positions") == [(0, 5), (5, 5)]
 
 
-def test_parallel_training_trains_the_same_clones_and_reports_the_same(pgns: list[Path], tmp_path: Path) -> None:
+def test_parallel_training_trains_the_same_clones_and_reports_the_same(
+        pgns: list[Path], trained: Shared, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # --jobs 2 goes through joblib workers (search.runtime.workers.parallel_map): the clones, the manifest's
-    # figures and the progress calls are those of the serial run.
-    serial, parallel = Calls(), Calls()
-    one = train(settings(pgns, tmp_path / "one"), "test", cache_dir=tmp_path / "cache" / "features",
-                on_progress=serial)
+    # figures and the progress calls are those of the serial run (the shared one: same chunks of 5 sides, so the
+    # parallel run resolves 5 chunks in its workers, not one; a fresh cache for each run, as before).
+    monkeypatch.setattr(evolve.recognition.positions, "CHUNK_GAMES", CHUNK)
+    clones, _, one, serial = trained
+    parallel = Calls()
     two = train(settings(pgns, tmp_path / "two", jobs=2), "test", cache_dir=tmp_path / "cache2" / "features",
                 on_progress=parallel)
     np.testing.assert_array_equal(one.weights, two.weights)
@@ -126,16 +145,16 @@ def test_parallel_training_trains_the_same_clones_and_reports_the_same(pgns: lis
     for p in ("White", "Black"):
         for key in ("train_loss", "held_out_loss", "beta", "normalisation"):
             assert one.manifest["clones"][p][key] == two.manifest["clones"][p][key]
-    split_one = json.loads((tmp_path / "one" / "split.json").read_text())
+    split_one = json.loads((clones / "split.json").read_text())
     assert split_one == json.loads((tmp_path / "two" / "split.json").read_text())
 
 
-def test_classify_reports_its_stages(pgns: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_classify_reports_its_stages(pgns: list[Path], trained: Shared,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(evolve.recognition.positions, "CHUNK_GAMES", CHUNK)
-    cache = tmp_path / "cache" / "features"
-    train(settings(pgns, tmp_path / "clones"), "test", cache_dir=cache)
+    clones, cache, _, _ = trained  # the shared clones, trained with this cache (as the test trained its own)
     calls = Calls()
-    queries = classify(tmp_path / "clones", pgns[1], k=1, cache_dir=cache, on_progress=calls)
+    queries = classify(clones, pgns[1], k=1, cache_dir=cache, on_progress=calls)
     # By hand: one query file of 6 games, every side a query (12), resolved in chunks of 5 = 3 chunks.
     assert len(queries) == 12
     assert calls.stages() == ["games", "positions", "features"]
