@@ -12,6 +12,7 @@ import numpy as np
 from organisms.expert import EXPERT_WEIGHTS
 from organisms.genome import Genome
 from organisms.pesto import EG_VALUE, MG_VALUE
+from search.runtime.atomic import atomic_open
 
 _MATERIAL = {"pawn": 0, "knight": 1, "bishop": 2, "rook": 3, "queen": 4}
 
@@ -19,7 +20,7 @@ _MATERIAL = {"pawn": 0, "knight": 1, "bishop": 2, "rook": 3, "queen": 4}
 def write_logbook(path: Path, records: Sequence[dict[str, Any]]) -> None:
     """One row per generation: gen, best, mean, std (of the population's loss on its sample),
     held_out (the best organism's loss on the held-out rows), seconds (cumulative wall time)."""
-    with open(path, "w", newline="") as fh:
+    with atomic_open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["gen", "best", "mean", "std", "held_out", "seconds"])
         for r in records:

@@ -15,6 +15,7 @@ from evolve.data.dataset import Dataset
 from evolve.ga.objectives import MoveAgreement, ResultLoss
 from evolve.ga.report import plot_curve, plot_pst, values_table, write_logbook
 from mentor.labels import comment_lines, provenance_lines
+from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe, provenance
 
 if TYPE_CHECKING:
@@ -32,11 +33,11 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
                  f"{Path(settings.out).name}: the evolved organism's piece-square values (material + table, cp, "
                  "White's view) beside the expert's (PeSTO)")
     if o.fit_l1 is not None:
-        (out / "fit-l1.json").write_text(json.dumps(
+        write_atomic(out / "fit-l1.json", json.dumps(
             {"loss": "l1", "train_mae": o.fit_l1.train_mae, "held_out_mae": o.fit_l1.held_mae,
              "weights": dict(zip(o.organism.genome.names, o.fit_l1.weights.tolist(), strict=True))}, indent=1) + "\n")
     settings_json = {**asdict(settings), "command": command, "provenance": provenance()}
-    (out / "settings.json").write_text(json.dumps(settings_json, indent=1) + "\n")
+    write_atomic(out / "settings.json", json.dumps(settings_json, indent=1) + "\n")
 
     ds = o.dataset
     label_header = _label_provenance(Path(settings.labels)) if isinstance(ds, Dataset) else []
@@ -122,7 +123,7 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
               "Files: `organism.json` (the winner), `logbook.csv`, `curve.png`, `settings.json`, "
               "`checkpoint.npz` (resume with `--resume`)" + (", `fit-l1.json`" if o.fit_l1 else "")
               + (", `organism-polished.json`" if o.polished is not None else "") + "."]
-    (out / "summary.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / "summary.md", "\n".join(lines) + "\n")
 
 
 _METHODS = {"lp": "HiGHS LP", "irls": "IRLS", "lsq": "bounded least squares"}
