@@ -94,11 +94,14 @@ def check_option(name: str, value: str) -> None:
     """Raise ``ValueError`` for a UCI option that would not reach the engine as one ``setoption`` line.
 
     A line break inside a name or value would end the command early and send the rest to the engine
-    as a command of its own (``Hash=16\\nquit``).
+    as a command of its own (``Hash=16\\nquit``); so would a Unicode line or paragraph separator (U+2028,
+    U+2029) to an engine that splits its input the way Python's ``str.splitlines`` does. Any character that is
+    not printable (control characters, NUL, separators) is refused.
     """
     for text in (name, value):
-        if any(c in text for c in "\r\n\x00"):
-            raise ValueError(f"UCI option {name!r}: a name or value may not contain a line break ({text!r})")
+        if not text.isprintable():
+            raise ValueError(f"UCI option {name!r}: a name or value may not contain a line break or another "
+                             f"character that is not printable ({text!r})")
     if not name.strip():
         raise ValueError("UCI option with an empty name")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import sys
 from typing import Any
@@ -108,3 +109,76 @@ def jobs(text: str) -> int:
     if value < 1 and value != -1:
         raise argparse.ArgumentTypeError(f"must be at least 1 (or -1 for every core), got {value}")
     return value
+
+
+def _number(text: str) -> float:
+    """``text`` as a finite float (argparse's usage error for nan, inf or not a number)."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from exc
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    """Any finite number."""
+    return _number(text)
+
+
+def positive_float(text: str) -> float:
+    """A finite number above 0 (seconds, a learning rate, ...)."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text}")
+    return value
+
+
+def probability(text: str) -> float:
+    """A probability or a share, from 0 to 1."""
+    value = _number(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a probability from 0 to 1, got {text}")
+    return value
+
+
+def memory_mib() -> int:
+    """This machine's physical memory, MiB (0 when the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2**20)
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def hash_mib(text: str) -> int:
+    """A hash table's size, MiB: at least 1 and at most half this machine's physical memory."""
+    value = positive_int(text)
+    bound = memory_mib() // 2
+    if bound and value > bound:
+        raise argparse.ArgumentTypeError(f"must be at most half this machine's memory, {bound} MiB, got {value}")
+    return value
+
+
+def sprt(text: str) -> tuple[float, float, float, float]:
+    """``ELO0,ELO1,ALPHA,BETA``: two finite Elo bounds with ``ELO0 < ELO1`` and two error probabilities within
+    (0, 1)."""
+    parts = text.split(",")
+    if len(parts) != 4:
+        raise argparse.ArgumentTypeError(f"takes elo0,elo1,alpha,beta, got {text!r}")
+    elo0, elo1, alpha, beta = (_number(x) for x in parts)
+    if not elo0 < elo1:
+        raise argparse.ArgumentTypeError(f"elo0 must be below elo1, got {text}")
+    if not (0 < alpha < 1 and 0 < beta < 1):
+        raise argparse.ArgumentTypeError(f"alpha and beta are probabilities strictly between 0 and 1, got {text}")
+    return elo0, elo1, alpha, beta
+
+
+def scheduler(text: str) -> str:
+    """A Dask scheduler's address, ``[PROTOCOL://]HOST:PORT`` (see :func:`search.runtime.workers.check_address`)."""
+    from search.runtime.workers import BackendError, check_address
+
+    try:
+        return check_address(text)
+    except BackendError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, non_negative_int, positive_int, warn
+from evolve.cli.common import command_line, default, non_negative_int, positive_int, probability, warn
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -30,9 +30,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    help="positions a game at most")
     p.add_argument("--skip-moves", type=non_negative_int, default=default(DataSettings, "skip_moves"),
                    help="moves at the start of a game never drawn")
-    p.add_argument("--validation", type=float, default=default(DataSettings, "validation"),
+    p.add_argument("--validation", type=probability, default=default(DataSettings, "validation"),
                    help="share of games for validation")
-    p.add_argument("--test", type=float, default=default(DataSettings, "test"), help="share of games for test")
+    p.add_argument("--test", type=probability, default=default(DataSettings, "test"), help="share of games for test")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from evolve.cli.common import positive_int
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -16,8 +17,8 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                                    "paper's settings, and write results/demo/. Needs nothing installed.")
     p.add_argument("--out", default="results/demo",
                    help="results folder (labels.epd, organism.json, summary.md, logbook.csv, curve.png, match.pgn)")
-    p.add_argument("--positions", type=int, default=2000, help="random positions the built-in mentor labels")
-    p.add_argument("--match-games", type=int, default=10, help="games of the closing match")
+    p.add_argument("--positions", type=positive_int, default=2000, help="random positions the built-in mentor labels")
+    p.add_argument("--match-games", type=positive_int, default=10, help="games of the closing match")
     p.set_defaults(jobs=-1)
 
 

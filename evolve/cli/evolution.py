@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, non_negative_int, positive_int, warn
+from evolve.cli.common import command_line, default, finite_float, non_negative_int, positive_int, warn
 from evolve.cli.options import Parents, ga_settings
 from evolve.cli.table import command_parser
 
@@ -43,7 +43,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     p.add_argument("--init", default=None, metavar="ORGANISM.json",
                    help="start from this organism file (its chromosome and population-1 mutated copies) instead of "
                         "random chromosomes")
-    p.add_argument("--lambda", dest="lam", type=float, default=default(RunSettings, "lam"),
+    p.add_argument("--lambda", dest="lam", type=finite_float, default=default(RunSettings, "lam"),
                    help="result objective: weight exp(-n/lambda), n = plies to the game's end")
     p.add_argument("--checkpoint-every", type=positive_int, default=default(RunSettings, "checkpoint_every"),
                    metavar="N", help="generations between checkpoints")

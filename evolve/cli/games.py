@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evolve.cli.common import default, fail, os_error, positive_int, warn
+from evolve.cli.common import default, fail, non_negative_int, os_error, positive_int, warn
 from evolve.cli.options import Parents, spec_help
 from evolve.cli.playing import (
     adjudication,
@@ -40,8 +40,8 @@ def game_set_options(event: str, out: str) -> argparse.ArgumentParser:
                    help="header names, one per SPEC, comma-separated; when not given, readable names from the specs")
     p.add_argument("--games", type=positive_int, default=default(RoundRobinSettings, "games"),
                    help="games per pairing")
-    p.add_argument("--seed", type=int, default=None, help="shuffle the openings with this seed; when not given, "
-                                                          "the file's order")
+    p.add_argument("--seed", type=non_negative_int, default=None,
+                   help="shuffle the openings with this seed; when not given, the file's order")
     p.add_argument("--resume", action="store_true", help="continue a game set whose games are in --out")
     return p
 

@@ -6,7 +6,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evolve.cli.common import default, fail, os_error, warn
+from evolve.cli.common import (
+    default,
+    fail,
+    hash_mib,
+    non_negative_int,
+    os_error,
+    positive_float,
+    positive_int,
+    warn,
+)
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -24,32 +33,33 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    help="the mentor: Debian's Stockfish, our engine with the built-in expert, "
                         "or any UCI engine executable")
     limit = p.add_mutually_exclusive_group()
-    limit.add_argument("--depth", type=int, default=None,
+    limit.add_argument("--depth", type=positive_int, default=None,
                        help="fixed search depth; when neither --depth nor --nodes is given, 10 for UCI engines, "
                             "2 for builtin")
-    limit.add_argument("--nodes", type=int, default=None, help="fixed node count instead of a depth")
-    p.add_argument("--positions", type=int, default=1000, help="positions to sample")
+    limit.add_argument("--nodes", type=positive_int, default=None, help="fixed node count instead of a depth")
+    p.add_argument("--positions", type=positive_int, default=1000, help="positions to sample")
     p.add_argument("--source", action="append", default=None, metavar="random|FILE.pgn|FILE.epd",
                    help="where positions come from; repeat to mix sources (split evenly); when not given, random")
     p.add_argument("--out", required=True, help="label file to write (EPD)")
     p.add_argument("--resume", action="store_true", help="continue an existing label file, skipping "
                    "positions already labelled")
-    p.add_argument("--hash", type=int, default=default(MentorConfig, "hash_mb"), metavar="MB",
-                   help="mentor hash size")
-    p.add_argument("--timeout", type=float, default=default(MentorConfig, "timeout"), metavar="S",
+    p.add_argument("--hash", type=hash_mib, default=default(MentorConfig, "hash_mb"), metavar="MB",
+                   help="mentor hash size, MiB (at most half this machine's memory)")
+    p.add_argument("--timeout", type=positive_float, default=default(MentorConfig, "timeout"), metavar="S",
                    help="seconds per position before a mentor is restarted")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="UCI option for the mentor")
-    p.add_argument("--cap", type=int, default=DEFAULT_CAP, help="scores beyond this many cp are flagged")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="UCI option for the mentor")
+    p.add_argument("--cap", type=non_negative_int, default=DEFAULT_CAP, help="scores beyond this many cp are flagged")
     g = p.add_argument_group("random playouts")
-    g.add_argument("--min-plies", type=int, default=default(SamplerOptions, "min_plies"),
+    g.add_argument("--min-plies", type=non_negative_int, default=default(SamplerOptions, "min_plies"),
                    help="plies of a random playout at least")
-    g.add_argument("--max-plies", type=int, default=default(SamplerOptions, "max_plies"),
+    g.add_argument("--max-plies", type=non_negative_int, default=default(SamplerOptions, "max_plies"),
                    help="plies of a random playout at most")
     g.add_argument("--no-check", action="store_true", help="drop positions where the side to move is in check")
     g = p.add_argument_group("PGN games")
-    g.add_argument("--skip-plies", type=int, default=default(SamplerOptions, "skip_plies"),
+    g.add_argument("--skip-plies", type=non_negative_int, default=default(SamplerOptions, "skip_plies"),
                    help="skip the first N plies of each game")
-    g.add_argument("--per-game", type=int, default=default(SamplerOptions, "per_game"),
+    g.add_argument("--per-game", type=positive_int, default=default(SamplerOptions, "per_game"),
                    help="positions taken per game")
     g.add_argument("--random-move", action="store_true", help="play one random legal move from each position")
     g.add_argument("--quiet", action="store_true", help="keep only quiet positions (no check, no winning capture)")
@@ -81,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
     depth = args.depth
     if depth is None and args.nodes is None:
         depth = 2 if kind == "builtin" else 10
+    if args.min_plies > args.max_plies:
+        fail(prog, f"--min-plies {args.min_plies} is above --max-plies {args.max_plies}: no playout length left")
+        return 2
     if any("=" not in o for o in args.option):
         fail(prog, "--option takes NAME=VALUE")
         return 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evolve.cli.common import default, fail, os_error, positive_int, warn
+from evolve.cli.common import default, fail, os_error, positive_int, sprt, warn
 from evolve.cli.options import Parents, player_spec, spec_help
 from evolve.cli.playing import (
     adjudication,
@@ -37,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     p.add_argument("--pgn", default=None, help="write every game here (appended as games finish; its folder is "
                                                "created when missing)")
     p.add_argument("--resume", action="store_true", help="continue a match whose games are in --pgn")
-    p.add_argument("--sprt", default=None, metavar="ELO0,ELO1,ALPHA,BETA", help="stop early on a decision")
+    p.add_argument("--sprt", type=sprt, default=None, metavar="ELO0,ELO1,ALPHA,BETA", help="stop early on a decision")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,16 +61,8 @@ def run(args: argparse.Namespace) -> int:
     tc = time_control(args, prog)
     if tc is None:
         return 2
-    sprt = None
-    if args.sprt:
-        try:
-            elo0, elo1, alpha, beta = (float(x) for x in args.sprt.split(","))
-        except ValueError:
-            fail(prog, "--sprt takes elo0,elo1,alpha,beta")
-            return 2
-        sprt = (elo0, elo1, alpha, beta)
     settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=found, tc=tc,
-                             adjudication=adjudication(args), sprt=sprt, event=args.event, hash_mb=args.hash,
+                             adjudication=adjudication(args), sprt=args.sprt, event=args.event, hash_mb=args.hash,
                              learn=args.learn)
 
     def show(g: object, summary: object) -> None:

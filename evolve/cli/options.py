@@ -13,7 +13,7 @@ import argparse
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
-from evolve.cli.common import default, jobs, non_negative_int
+from evolve.cli.common import default, jobs, non_negative_int, positive_float, positive_int, probability, scheduler
 
 if TYPE_CHECKING:
     from evolve.ga.evolution import GASettings
@@ -62,7 +62,7 @@ class Parents:
                        help="where parallel work runs: local processes or a Dask cluster (needs the 'cluster' "
                             "extra; --jobs is then the cluster's thread count); when not given, $MIMIC_BACKEND, "
                             "else local")
-        p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+        p.add_argument("--scheduler", type=scheduler, default=None, metavar="ADDRESS",
                        help="the Dask scheduler, e.g. tcp://10.0.0.1:8786 (implies --backend dask); when not "
                             "given, $MIMIC_SCHEDULER")
         return p
@@ -82,8 +82,8 @@ class Parents:
     def seed() -> argparse.ArgumentParser:
         """``--seed`` of a run whose every random draw (sampling, split, weights, order) follows one seed."""
         p = _parent()
-        p.add_argument("--seed", type=int, default=0, help="seed of the run's random draws (sampling, split, "
-                                                           "weights, order)")
+        p.add_argument("--seed", type=non_negative_int, default=0,
+                       help="seed of the run's random draws (sampling, split, weights, order)")
         return p
 
     @classmethod
@@ -94,9 +94,9 @@ class Parents:
         p = argparse.ArgumentParser(add_help=False, parents=[cls.parallel()])
         p.add_argument("--target", choices=("leaf", "root"), default=default(RunSettings, "target"),
                        help="score the quiet leaf of the mentor's PV or the labelled position itself")
-        p.add_argument("--cap", type=int, default=default(RunSettings, "cap"),
+        p.add_argument("--cap", type=non_negative_int, default=default(RunSettings, "cap"),
                        help="leave out labels with |score| above this (cp)")
-        p.add_argument("--held-out", type=float, default=default(RunSettings, "held_out"),
+        p.add_argument("--held-out", type=probability, default=default(RunSettings, "held_out"),
                        help="share never sampled for fitness")
         if genome:
             p.add_argument("--genome", choices=("paper", "rich"), default=default(RunSettings, "genome"),
@@ -119,9 +119,10 @@ class Parents:
         g = p.add_argument_group("genetic algorithm",
                                  "Defaults: the paper's; with --genome rich, the rich genome's where they differ "
                                  "(shown as 'rich: ...'; see README). A flag given always wins.")
-        g.add_argument("--population", type=int, default=None, help=shown("population", "organisms per generation"))
-        g.add_argument("--generations", type=int, default=None, help=shown("generations", "generations"))
-        g.add_argument("--crossover", type=float, default=None,
+        g.add_argument("--population", type=positive_int, default=None,
+                       help=shown("population", "organisms per generation"))
+        g.add_argument("--generations", type=positive_int, default=None, help=shown("generations", "generations"))
+        g.add_argument("--crossover", type=probability, default=None,
                        help=shown("crossover", "crossover probability per pair"))
         g.add_argument("--crossover-kind", choices=("one-point", "two-point", "uniform"), default=None,
                        help=shown("crossover_kind", "how two chromosomes cross"))
@@ -130,23 +131,23 @@ class Parents:
                                   "each gene with probability --mutation by a Gaussian step of --mutation-sigma x "
                                   "its range; uniform: give each gene with probability --mutation a random other "
                                   "value"))
-        g.add_argument("--mutation", type=float, default=None,
+        g.add_argument("--mutation", type=probability, default=None,
                        help=shown("mutation", "mutation probability, per bit (bit) or per gene (gaussian, uniform)"))
-        g.add_argument("--mutation-sigma", type=float, default=None,
+        g.add_argument("--mutation-sigma", type=positive_float, default=None,
                        help=shown("mutation_sigma", "gaussian gene mutation: step's standard deviation as a share "
                                   "of the gene's range"))
-        g.add_argument("--mutation-sigma-final", type=float, default=None,
+        g.add_argument("--mutation-sigma-final", type=positive_float, default=None,
                        help=shown("mutation_sigma_final", "gaussian gene mutation: shrink the step's sigma "
                                   "geometrically from --mutation-sigma to this by the last generation (None: no "
                                   "shrinking)"))
-        g.add_argument("--sample", type=int, default=None,
+        g.add_argument("--sample", type=positive_int, default=None,
                        help=shown("sample", "training positions drawn afresh each generation"))
         g.add_argument("--selection", choices=("tournament", "roulette"), default=None,
                        help=shown("selection", "how parents are chosen"))
-        g.add_argument("--tournament", type=int, default=None, help=shown("tournament", "tournament size"))
-        g.add_argument("--elite", type=int, default=None,
+        g.add_argument("--tournament", type=positive_int, default=None, help=shown("tournament", "tournament size"))
+        g.add_argument("--elite", type=non_negative_int, default=None,
                        help=shown("elite", "best organisms copied unchanged to the next generation"))
-        g.add_argument("--hall-of-fame", type=int, default=None,
+        g.add_argument("--hall-of-fame", type=non_negative_int, default=None,
                        help=shown("hall_of_fame", "best organisms ever seen, kept aside"))
         if data:  # the memetic polish is mimic evolve's
             g.add_argument("--polish", type=non_negative_int, default=default(RunSettings, "polish"),
@@ -157,8 +158,8 @@ class Parents:
         g.add_argument("--encoding", choices=("gray", "binary"), default=default(RunSettings, "encoding"),
                        help="how a gene's bits are read: reflected Gray code (the GA ends nearer the exact fit) or "
                             "plain binary (the paper's reading)")
-        g.add_argument("--seed", type=int, default=None, help=shown("seed", "seed of the run and of the held-out "
-                                                                            "split"))
+        g.add_argument("--seed", type=non_negative_int, default=None,
+                       help=shown("seed", "seed of the run and of the held-out split"))
         return p
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from evolve.cli.common import default, fail, os_error, warn
+from evolve.cli.common import default, fail, hash_mib, non_negative_int, os_error, positive_float, positive_int, warn
 from evolve.cli.options import Parents
 
 if TYPE_CHECKING:
@@ -35,23 +35,24 @@ def game_options(event: str) -> argparse.ArgumentParser:
                    help="EPD or PGN file of openings; when not given, the shipped balanced set")
     tc = p.add_mutually_exclusive_group()
     tc.add_argument("--tc", default=None, help="clock: [moves/]seconds[+increment], e.g. 10+0.1")
-    tc.add_argument("--movetime", type=float, default=None,
+    tc.add_argument("--movetime", type=positive_float, default=None,
                     help=f"seconds per move; {DEFAULT_MOVETIME:g} when no --tc, --nodes or --depth is given")
-    tc.add_argument("--nodes", type=int, default=None, help="nodes per move")
-    tc.add_argument("--depth", type=int, default=None, help="plies per move")
+    tc.add_argument("--nodes", type=positive_int, default=None, help="nodes per move")
+    tc.add_argument("--depth", type=positive_int, default=None, help="plies per move")
     g = p.add_argument_group("adjudication (cutechess-style; 0 disables)")
-    g.add_argument("--resign-moves", type=int, default=default(Adjudication, "resign_moves"),
+    g.add_argument("--resign-moves", type=non_negative_int, default=default(Adjudication, "resign_moves"),
                    help="resign after this many moves in a row beyond --resign-score")
     g.add_argument("--resign-score", type=int, default=default(Adjudication, "resign_score"),
                    help="centipawns")
-    g.add_argument("--draw-movenumber", type=int, default=default(Adjudication, "draw_movenumber"),
+    g.add_argument("--draw-movenumber", type=non_negative_int, default=default(Adjudication, "draw_movenumber"),
                    help="no draw adjudication before this move number")
-    g.add_argument("--draw-moves", type=int, default=default(Adjudication, "draw_moves"),
+    g.add_argument("--draw-moves", type=non_negative_int, default=default(Adjudication, "draw_moves"),
                    help="draw after this many moves in a row within --draw-score")
     g.add_argument("--draw-score", type=int, default=default(Adjudication, "draw_score"), help="centipawns")
-    g.add_argument("--max-plies", type=int, default=default(Adjudication, "max_plies"),
+    g.add_argument("--max-plies", type=non_negative_int, default=default(Adjudication, "max_plies"),
                    help="a game this long is a draw")
-    p.add_argument("--hash", type=int, default=default(MatchSettings, "hash_mb"), help="our engines' hash, MiB")
+    p.add_argument("--hash", type=hash_mib, default=default(MatchSettings, "hash_mb"),
+                   help="our engines' hash, MiB (at most half this machine's memory)")
     p.add_argument("--event", default=event, help="the PGN Event tag")
     p.add_argument("--learn", default=None, metavar="BOOK.sqlite",
                    help="add every finished game to this experience book (created when missing), from the game's "

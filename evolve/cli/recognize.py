@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from evolve.cli.common import HelpFormatter, command_line, default, non_negative_int, positive_int, warn
+from evolve.cli.common import HelpFormatter, command_line, default, non_negative_int, positive_int, probability, warn
 from evolve.cli.options import Parents, ga_settings
 from evolve.cli.table import command_parser
 
@@ -56,9 +56,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
         a.add_argument("--max-held", type=positive_int, default=None, metavar="N",
                        help="validation and test game sides kept per player, each; when not given, all (bounds "
                             "the work on a large game set)")
-        a.add_argument("--validation", type=float, default=default(TrainSettings, "validation"),
+        a.add_argument("--validation", type=probability, default=default(TrainSettings, "validation"),
                        help="share of the games for validation")
-        a.add_argument("--test", type=float, default=default(TrainSettings, "test"),
+        a.add_argument("--test", type=probability, default=default(TrainSettings, "test"),
                        help="share of the games held out for testing")
         a.add_argument("--skip-plies", type=non_negative_int, default=default(TrainSettings, "skip_plies"),
                        metavar="N", help="leave out each game's first N plies")

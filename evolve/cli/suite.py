@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evolve.cli.common import fail, os_error, positive_int, warn
+from evolve.cli.common import fail, os_error, positive_float, positive_int, warn
 from evolve.cli.options import Parents, player_spec, spec_help
 from evolve.cli.table import command_parser
 from search.runtime.errors import MimicError
@@ -32,7 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                                    "c0 points, and writes a per-position CSV.")
     p.add_argument("epd", help="the test suite (EPD with bm or am, and c0 for STS points)")
     p.add_argument("--engine", required=True, type=player_spec, metavar="SPEC", help="the player that solves it")
-    p.add_argument("--movetime", type=float, default=1.0, help="seconds per position")
+    p.add_argument("--movetime", type=positive_float, default=1.0, help="seconds per position")
     p.add_argument("--limit", type=positive_int, default=None, help="only the first N positions")
     p.add_argument("--csv", default=None, help="per-position results, written as each position is solved")
     p.add_argument("--resume", action="store_true", help="skip the positions already in --csv and append")

@@ -37,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "0: the plain maximum likelihood")
     p.add_argument("--bootstrap", type=non_negative_int, default=1000,
                    help="bootstrap resamples of the games for the 95%% intervals (0: none)")
-    p.add_argument("--bootstrap-seed", type=int, default=0, help="seed of the resampling")
+    p.add_argument("--bootstrap-seed", type=non_negative_int, default=0, help="seed of the resampling")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, non_negative_int, positive_int
+from evolve.cli.common import command_line, default, non_negative_float, non_negative_int, positive_float, positive_int
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -49,8 +49,8 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     g.add_argument("--pairs", type=positive_int, default=None,
                    help="pairs an epoch, each in both orders; when not given, as many as the smaller class")
     g.add_argument("--batch", type=positive_int, default=default(TrainSettings, "batch"), help="minibatch")
-    g.add_argument("--lr", type=float, default=default(TrainSettings, "lr"), help="Adam learning rate")
-    g.add_argument("--decay", type=float, default=default(TrainSettings, "decay"),
+    g.add_argument("--lr", type=positive_float, default=default(TrainSettings, "lr"), help="Adam learning rate")
+    g.add_argument("--decay", type=non_negative_float, default=default(TrainSettings, "decay"),
                    help="learning rate factor an epoch")
     g.add_argument("--no-mirror", action="store_true",
                    help="train on the positions only, not also on their colour mirrors")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, positive_int
+from evolve.cli.common import command_line, default, positive_float, positive_int, probability
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -32,8 +32,8 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     p.add_argument("--epochs", type=positive_int, default=default(MoveTrainSettings, "epochs"), help="epochs")
     p.add_argument("--batch", type=positive_int, default=default(MoveTrainSettings, "batch"),
                    help="positions a minibatch")
-    p.add_argument("--lr", type=float, default=default(MoveTrainSettings, "lr"), help="Adam learning rate")
-    p.add_argument("--held-out", type=float, default=default(MoveTrainSettings, "held_out"),
+    p.add_argument("--lr", type=positive_float, default=default(MoveTrainSettings, "lr"), help="Adam learning rate")
+    p.add_argument("--held-out", type=probability, default=default(MoveTrainSettings, "held_out"),
                    help="share of positions held out")
     p.add_argument("--limit", type=positive_int, default=None, help="only the first N label lines")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, non_negative_int, positive_int
+from evolve.cli.common import command_line, default, non_negative_int, positive_float, positive_int, probability
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -35,15 +35,15 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     g = p.add_argument_group("supervised bootstrap")
     g.add_argument("--epochs", type=non_negative_int, default=default(SupervisedSettings, "epochs"), help="epochs")
     g.add_argument("--batch", type=positive_int, default=default(SupervisedSettings, "batch"), help="minibatch")
-    g.add_argument("--lr", type=float, default=default(SupervisedSettings, "lr"), help="Adam learning rate")
+    g.add_argument("--lr", type=positive_float, default=default(SupervisedSettings, "lr"), help="Adam learning rate")
     g = p.add_argument_group("TD-Leaf self-play (off unless --td-iterations)")
     g.add_argument("--td-iterations", type=non_negative_int, default=0, help="iterations (0: none)")
     g.add_argument("--td-games", type=positive_int, default=default(TDSettings, "games"), help="games per iteration")
     g.add_argument("--td-plies", type=positive_int, default=default(TDSettings, "plies"),
                    help="half-moves per game (Giraffe's)")
     g.add_argument("--td-nodes", type=positive_int, default=default(TDSettings, "nodes"), help="nodes per search")
-    g.add_argument("--td-lambda", type=float, default=default(TDSettings, "lam"), help="lambda (Giraffe's)")
-    g.add_argument("--td-lr", type=float, default=default(TDSettings, "lr"), help="SGD learning rate")
+    g.add_argument("--td-lambda", type=probability, default=default(TDSettings, "lam"), help="lambda (Giraffe's)")
+    g.add_argument("--td-lr", type=positive_float, default=default(TDSettings, "lr"), help="SGD learning rate")
     g.add_argument("--openings", default=None,
                    help="start positions: an EPD file, or a PGN game set (a random point of a random game); "
                         "when not given, the shipped balanced openings")

@@ -280,8 +280,9 @@ def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
     text = text.strip()
     if not text:
         raise SpecError("empty player spec")
-    if len(text) > 4096 or not text.isprintable():
-        raise SpecError(f"{original[:80]!r}: a player spec is one printable line")
+    if len(original) > 4096 or not original.isprintable():  # before stripping: a trailing newline is refused too
+        raise SpecError(f"{original[:80]!r}: a player spec is one printable line (no control characters, "
+                        "no line or paragraph separators)")
     layers = _BOOK_RE.findall(text)
     if text.count("+book:") > 1:
         raise SpecError(f"{original!r}: +book: given twice")
@@ -380,10 +381,18 @@ def _book_layer(original: str, text: str, *, seed: bool) -> BookLayer:
     return BookLayer(path, min_games, int(values["seed"]) if seed else None, values["explore"] == "1")
 
 
+MAX_SPEC_DEPTH, MAX_SPEC_NODES, MAX_SPEC_MOVETIME = 1000, 10**12, 10**6
+"""The largest ``@depth=N`` (plies), ``@nodes=N`` and ``@movetime=S`` (seconds: over eleven days) a spec may ask."""
+
+
 def _limit(original: str, fields: dict[str, float]) -> Limit | None:
     if not fields:
         return None
-    depth, nodes = fields.get("depth"), fields.get("nodes")
+    depth, nodes, movetime = fields.get("depth"), fields.get("nodes"), fields.get("movetime")
+    for name, value, bound in (("depth", depth, MAX_SPEC_DEPTH), ("nodes", nodes, MAX_SPEC_NODES),
+                               ("movetime", movetime, MAX_SPEC_MOVETIME)):
+        if value is not None and not value <= bound:  # also a digit string so long it reads as inf
+            raise SpecError(f"{original!r}: @{name} must be at most {bound:g}, got {value:.15g}")
     if (depth is not None and depth != int(depth)) or (nodes is not None and nodes != int(nodes)):
         raise SpecError(f"{original!r}: depth and nodes must be whole numbers")
     limit = Limit(depth=int(depth) if depth is not None else None, nodes=int(nodes) if nodes is not None else None,

@@ -78,11 +78,37 @@ def cluster_threads() -> int:
     return 0 if _CLIENT is None else int(sum(_CLIENT.nthreads().values()))
 
 
+SCHEDULER_PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
+"""The protocols of a Dask scheduler address (``tcp`` when the address names none)."""
+
+
+def check_address(address: str) -> str:
+    """``address`` when it is a Dask scheduler address, ``[PROTOCOL://]HOST:PORT`` (a protocol of
+    :data:`SCHEDULER_PROTOCOLS`, a host name or address, ``[...]`` around an IPv6 one, a port within 1..65535);
+    else :class:`BackendError` saying what is wrong. Whether a scheduler answers there is :func:`use_backend`'s."""
+    protocol, sep, location = address.partition("://")
+    if not sep:
+        protocol, location = "tcp", address
+    if protocol not in SCHEDULER_PROTOCOLS:
+        raise BackendError(f"scheduler address {address!r}: unknown protocol {protocol!r} "
+                           f"(expected {', '.join(SCHEDULER_PROTOCOLS)})")
+    host, colon, port = location.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not colon or not host or not port.isdigit() or not 1 <= int(port) <= 65535 or not host.isprintable() \
+            or any(c in host for c in " /?#@"):
+        raise BackendError(f"scheduler address {address!r} is not [PROTOCOL://]HOST:PORT "
+                           "(e.g. tcp://10.0.0.1:8786, a port within 1..65535)")
+    return address
+
+
 def resolve_backend(backend: str | None, scheduler: str | None) -> tuple[str, str | None]:
     """The backend and scheduler address to use: the arguments given, else :data:`BACKEND_ENV` and
     :data:`SCHEDULER_ENV`; a scheduler alone means ``dask``. Raises :class:`BackendError` on an unknown
-    backend name."""
+    backend name or a malformed scheduler address (:func:`check_address`)."""
     scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    if scheduler is not None:
+        check_address(scheduler)
     backend = backend or os.environ.get(BACKEND_ENV) or ("dask" if scheduler else "local")
     if backend not in BACKENDS:
         raise BackendError(f"unknown backend {backend!r} (choose {' or '.join(BACKENDS)})")

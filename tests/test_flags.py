@@ -1,0 +1,135 @@
+"""Flags and player specs checked when parsed (issue 23, item 3): each bad value is one line ``mimic CMD: ...``
+naming the flag or spec and what is wrong, exit code 2, before any work starts (nothing written)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evolve.cli import main
+from evolve.cli.common import memory_mib
+
+
+def _refused(argv: list[str], capsys: pytest.CaptureFixture[str], *needles: str) -> str:
+    """Run ``mimic ARGV``: exit code 2, no traceback, and the last stderr line (argparse prints its usage above
+    its own error line) is ``mimic CMD: ...`` naming every needle; that line."""
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"mimic {argv[0]}"), err
+    for needle in needles:
+        assert needle in last, err
+    return last
+
+
+LABEL = ["label", "--mentor", "builtin", "--positions", "2", "--no-progress"]
+MATCH = ["match", "material@depth=1", "random", "--games", "2"]
+
+
+# ---------------------------------------------------------------------- numbers
+@pytest.mark.parametrize(("flags", "needles"), [
+    (["--timeout", "nan"], ("--timeout", "finite")),
+    (["--timeout", "inf"], ("--timeout", "finite")),
+    (["--timeout", "0"], ("--timeout", "above 0")),
+    (["--min-plies", "50", "--max-plies", "10"], ("--min-plies 50", "--max-plies 10")),
+    (["--hash", "0"], ("--hash", "at least 1")),
+])
+def test_label_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str],
+                       needles: tuple[str, ...]) -> None:
+    out = tmp_path / "l.epd"
+    _refused([*LABEL, "--out", str(out), *flags], capsys, *needles)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("flags", "needles"), [
+    # alpha 2 is no probability; elo0 5 above elo1 0; a fifth number; nan
+    (["--sprt", "0,5,2,0.05"], ("--sprt", "alpha and beta")),
+    (["--sprt", "5,0,0.05,0.05"], ("--sprt", "elo0 must be below elo1")),
+    (["--sprt", "0,5,0.05,0.05,1"], ("--sprt", "elo0,elo1,alpha,beta")),
+    (["--sprt", "0,nan,0.05,0.05"], ("--sprt", "finite")),
+    (["--resign-moves", "-1"], ("--resign-moves", "at least 0")),
+    (["--movetime", "inf"], ("--movetime", "finite")),
+    (["--depth", "0"], ("--depth", "at least 1")),
+])
+def test_match_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str],
+                       needles: tuple[str, ...]) -> None:
+    pgn = tmp_path / "m.pgn"
+    _refused([*MATCH, "--pgn", str(pgn), *flags], capsys, *needles)
+    assert not pgn.exists()
+
+
+def test_hash_beyond_half_the_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the whole physical memory, in MiB, is twice the bound (the bound is half of it)
+    whole = memory_mib()
+    assert whole > 0
+    out = tmp_path / "g.pgn"
+    _refused(["games", "material@depth=1", "random", "--out", str(out), "--hash", str(whole)], capsys,
+             "--hash", f"{whole // 2} MiB")
+    assert not out.exists()
+
+
+def test_tournament_negative_bootstrap_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "t.pgn"
+    _refused(["tournament", "material@depth=1", "random", "--out", str(out), "--bootstrap-seed", "-1"], capsys,
+             "--bootstrap-seed", "at least 0")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("argv", "needles"), [
+    (["evolve", "x.epd", "--crossover", "1.5"], ("--crossover", "from 0 to 1")),
+    (["evolve", "x.epd", "--mutation-sigma", "nan"], ("--mutation-sigma", "finite")),
+    (["suite", "x.epd", "--engine", "material", "--movetime", "-1"], ("--movetime", "above 0")),
+    (["train-net", "x.epd", "--lr", "inf"], ("--lr", "finite")),
+])
+def test_same_classes_elsewhere(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                needles: tuple[str, ...]) -> None:
+    _refused(argv, capsys, *needles)
+
+
+# ---------------------------------------------------------------------- player specs
+@pytest.mark.parametrize(("spec", "needles"), [
+    ("material\n", ("printable",)),  # a trailing newline, not stripped away
+    ("material\u2028@depth=2", ("printable",)),
+    ("material\u2029", ("printable",)),
+    ("material\x00", ("printable",)),
+    ("uci:/usr/games/stockfish\r", ("printable",)),
+    ("material@depth=99999999999999999999", ("@depth", "at most 1000")),
+    ("material@nodes=1000000000001", ("@nodes", "at most 1e+12")),
+    ("material@movetime=" + "9" * 400, ("@movetime", "at most")),  # reads as inf
+])
+def test_bad_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str, needles: tuple[str, ...]) -> None:
+    pgn = tmp_path / "m.pgn"
+    _refused(["match", spec, "random", "--games", "2", "--pgn", str(pgn)], capsys, *needles)
+    assert not pgn.exists()
+
+
+def test_label_option_with_a_line_separator(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "l.epd"
+    _refused([*LABEL, "--out", str(out), "--option", "Hash=16\u2028quit"], capsys, "Hash", "not printable")
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------- the scheduler address
+@pytest.mark.parametrize(("address", "needle"), [
+    ("garbage", "is not [PROTOCOL://]HOST:PORT"),
+    ("://", "unknown protocol"),
+    ("tcp://", "is not [PROTOCOL://]HOST:PORT"),
+    ("tcp://host:notaport", "is not [PROTOCOL://]HOST:PORT"),
+    ("tcp://host:70000", "is not [PROTOCOL://]HOST:PORT"),
+    ("http://host:8786", "unknown protocol"),
+])
+def test_bad_scheduler(tmp_path: Path, capsys: pytest.CaptureFixture[str], address: str, needle: str) -> None:
+    out = tmp_path / "l.epd"
+    _refused([*LABEL, "--out", str(out), "--scheduler", address], capsys, "--scheduler", needle)
+    assert not out.exists()
+
+
+def test_bad_scheduler_from_the_environment(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MIMIC_SCHEDULER", "tcp://")
+    out = tmp_path / "l.epd"
+    _refused([*LABEL, "--out", str(out)], capsys, "scheduler address 'tcp://'")
+    assert not out.exists()
