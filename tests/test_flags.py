@@ -3,12 +3,16 @@ naming the flag or spec and what is wrong, exit code 2, before any work starts (
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from evolve.cli import main
 from evolve.cli.common import memory_mib
+from evolve.players import PLAYERS
+from search.players.player import check_engines
+from search.players.spec import SpecError
 
 
 def _refused(argv: list[str], capsys: pytest.CaptureFixture[str], *needles: str) -> str:
@@ -133,3 +137,33 @@ def test_bad_scheduler_from_the_environment(tmp_path: Path, capsys: pytest.Captu
     out = tmp_path / "l.epd"
     _refused([*LABEL, "--out", str(out)], capsys, "scheduler address 'tcp://'")
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------- engines that do not answer
+@pytest.mark.parametrize(("argv", "out", "needles"), [
+    # /bin/true exits at once; /bin/cat echoes `xboard` and `protover 2` back and never declares its features
+    (["match", "uci:/bin/true", "material@depth=1", "--games", "2", "--pgn"], "m.pgn",
+     ("'uci:/bin/true'", "cannot start /bin/true")),
+    (["match", "material@depth=1", "xboard:/bin/cat", "--games", "2", "--learn", "{tmp}/b.sqlite", "--pgn"], "m.pgn",
+     ("'xboard:/bin/cat'", "feature")),
+    (["games", "material@depth=1", "uci:/bin/true", "--games", "2", "--out"], "g.pgn", ("'uci:/bin/true'",)),
+    (["tournament", "uci:/bin/true", "material@depth=1", "--games", "2", "--out"], "t.pgn", ("'uci:/bin/true'",)),
+    (["suite", "{tmp}/s.epd", "--engine", "uci:/bin/true", "--csv"], "s.csv", ("'uci:/bin/true'",)),
+    (["match", "uci:/no/such/engine", "material@depth=1", "--pgn"], "m.pgn", ("no executable /no/such/engine",)),
+])
+def test_engine_that_does_not_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
+                                     out: str, needles: tuple[str, ...]) -> None:
+    (tmp_path / "s.epd").write_text("8/8/8/8/8/8/8/K1k5 w - - bm Kb1; id \"x\";\n", encoding="utf-8")
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    _refused([*argv, str(tmp_path / out)], capsys, *needles)
+    assert not (tmp_path / out).exists()
+    assert not (tmp_path / "b.sqlite").exists()  # the --learn book is not created either
+
+
+def test_check_engines_waits_its_timeout() -> None:
+    # /bin/cat echoes `uci` and never says `uciok`: refused after the timeout given (1 s), not the default 30 s
+    start = time.monotonic()
+    with pytest.raises(SpecError, match=r"'uci:/bin/cat': /bin/cat does not answer uci within 1 s"):
+        check_engines([PLAYERS.parse("uci:/bin/cat")], timeout=1)
+    assert time.monotonic() - start < 5
+    check_engines([PLAYERS.parse("uci:/usr/games/stockfish"), PLAYERS.parse("material")], timeout=10)  # answers

@@ -19,6 +19,7 @@ from evolve.cli.playing import (
     learned,
     open_learning,
     openings,
+    start_engines,
     time_control,
 )
 from evolve.cli.table import command_parser
@@ -72,10 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_players(args: argparse.Namespace, prog: str) -> list[object] | None:
-    """The parsed player specs, each checked (organism files read, books opened, executables found); ``None``
-    after an error line."""
-    import shutil
-
+    """The parsed player specs, each checked (organism files read, books opened; the engines were started by
+    :func:`play_games`); ``None`` after an error line."""
     from evolve.players import PLAYERS, make_evaluator
     from search.players.spec import SpecError
 
@@ -88,9 +87,6 @@ def _check_players(args: argparse.Namespace, prog: str) -> list[object] | None:
             check_book(spec)
         except SpecError as exc:
             fail(prog, f"bad player spec: {exc}")
-            return None
-        if spec.is_external and spec.arg is not None and shutil.which(spec.arg) is None:
-            fail(prog, f"bad player spec {text!r}: no executable {spec.arg}")
             return None
         specs.append(spec)
     return specs
@@ -109,12 +105,17 @@ def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
     from search.games.game import GameResult
     from search.games.pgnlog import PgnWriteError
     from search.games.roundrobin import RoundRobinSettings, default_name, run_round_robin
-    from search.players.spec import PlayerSpec
+    from search.players.spec import PlayerSpec, SpecError
     from search.runtime.atomic import write_json_atomic
     from search.runtime.provenance import describe, provenance
 
     if len(args.players) < 2:
         fail(prog, "a round robin needs at least two player specs")
+        return 2
+    try:  # before the --learn book or any file: an engine that does not answer is one line
+        start_engines(args.players)
+    except SpecError as exc:
+        fail(prog, f"bad player spec: {exc}")
         return 2
     if not open_learning(args, prog):
         return 2

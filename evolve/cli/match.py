@@ -16,6 +16,7 @@ from evolve.cli.playing import (
     learned,
     open_learning,
     openings,
+    start_engines,
     time_control,
 )
 from evolve.cli.table import command_parser
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from search.runtime.provenance import describe
 
     prog = "mimic match"
+    start_engines((args.a, args.b))  # before the --learn book or the PGN; SpecError: one line from main
     if not open_learning(args, prog):
         return 2
     for spec in (args.a, args.b):

@@ -13,7 +13,7 @@ import argparse
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
-from evolve.cli.common import default, jobs, non_negative_int, positive_float, positive_int, probability, scheduler
+from evolve.cli.common import default, jobs, non_negative_int, positive_float, probability, scheduler
 
 if TYPE_CHECKING:
     from evolve.ga.evolution import GASettings
@@ -119,9 +119,9 @@ class Parents:
         g = p.add_argument_group("genetic algorithm",
                                  "Defaults: the paper's; with --genome rich, the rich genome's where they differ "
                                  "(shown as 'rich: ...'; see README). A flag given always wins.")
-        g.add_argument("--population", type=positive_int, default=None,
+        g.add_argument("--population", type=int, default=None,
                        help=shown("population", "organisms per generation"))
-        g.add_argument("--generations", type=positive_int, default=None, help=shown("generations", "generations"))
+        g.add_argument("--generations", type=int, default=None, help=shown("generations", "generations"))
         g.add_argument("--crossover", type=probability, default=None,
                        help=shown("crossover", "crossover probability per pair"))
         g.add_argument("--crossover-kind", choices=("one-point", "two-point", "uniform"), default=None,
@@ -140,14 +140,14 @@ class Parents:
                        help=shown("mutation_sigma_final", "gaussian gene mutation: shrink the step's sigma "
                                   "geometrically from --mutation-sigma to this by the last generation (None: no "
                                   "shrinking)"))
-        g.add_argument("--sample", type=positive_int, default=None,
+        g.add_argument("--sample", type=int, default=None,
                        help=shown("sample", "training positions drawn afresh each generation"))
         g.add_argument("--selection", choices=("tournament", "roulette"), default=None,
                        help=shown("selection", "how parents are chosen"))
-        g.add_argument("--tournament", type=positive_int, default=None, help=shown("tournament", "tournament size"))
-        g.add_argument("--elite", type=non_negative_int, default=None,
+        g.add_argument("--tournament", type=int, default=None, help=shown("tournament", "tournament size"))
+        g.add_argument("--elite", type=int, default=None,
                        help=shown("elite", "best organisms copied unchanged to the next generation"))
-        g.add_argument("--hall-of-fame", type=non_negative_int, default=None,
+        g.add_argument("--hall-of-fame", type=int, default=None,
                        help=shown("hall_of_fame", "best organisms ever seen, kept aside"))
         if data:  # the memetic polish is mimic evolve's
             g.add_argument("--polish", type=non_negative_int, default=default(RunSettings, "polish"),
@@ -158,7 +158,7 @@ class Parents:
         g.add_argument("--encoding", choices=("gray", "binary"), default=default(RunSettings, "encoding"),
                        help="how a gene's bits are read: reflected Gray code (the GA ends nearer the exact fit) or "
                             "plain binary (the paper's reading)")
-        g.add_argument("--seed", type=non_negative_int, default=None,
+        g.add_argument("--seed", type=int, default=None,
                        help=shown("seed", "seed of the run and of the held-out split"))
         return p
 

@@ -9,6 +9,7 @@ May import :mod:`evolve.cli.common`, :mod:`evolve.cli.options` and, inside funct
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from evolve.cli.common import default, fail, hash_mib, non_negative_int, os_error, positive_float, positive_int, warn
@@ -74,6 +75,16 @@ def check_book(spec: PlayerSpec) -> None:
     except (OSError, ValueError, sqlite3.Error) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise SpecError(f"{spec.text!r}: cannot open the book {spec.book.path}: {why}") from exc
+
+
+def start_engines(texts: Iterable[str]) -> None:
+    """Start each distinct external engine among the player specs ``texts`` once, in this process, and quit it
+    (:func:`search.players.player.check_engines`); :class:`SpecError` naming the spec whose engine is missing or
+    does not answer ``uci``/``xboard`` in time (or whose text does not parse). Before any game is scheduled."""
+    from evolve.players import PLAYERS
+    from search.players.player import check_engines
+
+    check_engines([PLAYERS.parse(text) for text in texts])
 
 
 def open_learning(args: argparse.Namespace, prog: str) -> bool:

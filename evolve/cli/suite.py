@@ -56,13 +56,16 @@ def progress_bar(args: argparse.Namespace, skip: set[str] | frozenset[str]) -> A
 def run(args: argparse.Namespace) -> int:
     from evolve.players import PLAYERS, make_evaluator
     from search.games.suite import SuiteCsv, SuiteRow, run_suite, summarize
-    from search.players.player import PlayerError, make_player
+    from search.players.player import PlayerError, check_engines, make_player
     from search.runtime.provenance import describe
 
     prog = "mimic suite"
     spec = PLAYERS.parse(args.engine)
-    try:
-        make_player(spec, make_evaluator).close()  # fail now, not in a worker, on an engine that cannot start
+    try:  # fail now, not in a worker, on an engine that cannot start (SpecError: one line from main)
+        if spec.is_external and spec.book is None:
+            check_engines([spec])
+        else:
+            make_player(spec, make_evaluator).close()
     except PlayerError as exc:
         fail(prog, f"{args.engine}: {exc}")
         return 2

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
+import shutil
 import signal
 import sqlite3
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +26,12 @@ import chess.engine
 from search.base import Evaluator, Limit, MovePolicy
 from search.book.chooser import BookChooser
 from search.conventions import from_engine_score
-from search.players.spec import DEFAULT_SEARCH, BookLayer, PlayerRegistry, PlayerSpec
+from search.players.spec import DEFAULT_SEARCH, BookLayer, PlayerRegistry, PlayerSpec, SpecError
 from search.prob import make_engine
 from search.runtime.errors import MimicError
+
+ENGINE_START_TIMEOUT = 30.0
+"""Seconds an external engine has to answer ``uci`` (``uciok``) or ``xboard`` (its features) when started."""
 
 
 @dataclass
@@ -81,15 +87,17 @@ class ExternalPlayer:
     """An engine process driven by python-chess over UCI or XBoard."""
 
     def __init__(self, name: str, path: str, options: dict[str, str] | None = None, protocol: str = "uci",
-                 cap: Limit | None = None) -> None:
+                 cap: Limit | None = None, start_timeout: float = ENGINE_START_TIMEOUT) -> None:
         self.name = name
         self.cap = cap
         try:
             if protocol == "uci":
-                self.engine = chess.engine.SimpleEngine.popen_uci([path], timeout=30)
+                self.engine = chess.engine.SimpleEngine.popen_uci([path], timeout=start_timeout)
             else:
-                self.engine = chess.engine.SimpleEngine.popen_xboard([path], timeout=30)
-        except (OSError, chess.engine.EngineError, TimeoutError) as exc:
+                self.engine = chess.engine.SimpleEngine.popen_xboard([path], timeout=start_timeout)
+        except TimeoutError as exc:
+            raise PlayerError("crash", f"{path} does not answer {protocol} within {start_timeout:g} s") from exc
+        except (OSError, chess.engine.EngineError) as exc:
             raise PlayerError("crash", f"cannot start {path}: {exc}") from exc
         if options:
             try:
@@ -199,3 +207,38 @@ def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
 
 
 Player = EnginePlayer | ExternalPlayer | BookPlayer
+
+
+def check_engines(specs: Iterable[PlayerSpec], timeout: float = ENGINE_START_TIMEOUT) -> None:
+    """Start the engine of each distinct external spec among ``specs`` (by path, protocol and options), wait up
+    to ``timeout`` seconds for it to answer ``uci`` or ``xboard`` and to take its options, and quit it; raise
+    :class:`SpecError` naming the first spec whose engine does not (or whose executable is missing). Specs of
+    our engine are not started. Meant for the parent process, before any game is scheduled."""
+    seen: set[tuple[str, str | None, tuple[tuple[str, str], ...]]] = set()
+    for spec in specs:
+        key = (spec.kind, spec.arg, spec.options)
+        if not spec.is_external or spec.arg is None or key in seen:
+            continue
+        seen.add(key)
+        if shutil.which(spec.arg) is None:
+            raise SpecError(f"{spec.text!r}: no executable {spec.arg}")
+        try:
+            with _quiet_engine_logs():
+                ExternalPlayer(spec.text, spec.arg, dict(spec.options), spec.kind, spec.limit,
+                               start_timeout=timeout).close()
+        except PlayerError as exc:
+            raise SpecError(f"{spec.text!r}: {exc.detail or exc}") from exc
+
+
+@contextlib.contextmanager
+def _quiet_engine_logs() -> Iterator[None]:
+    """python-chess's and asyncio's log lines about an engine that failed to start (the error says it once)."""
+    loggers = [logging.getLogger(name) for name in ("chess.engine", "asyncio")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
