@@ -7,11 +7,17 @@ test_net.py.
 
 from __future__ import annotations
 
+import io
+import json
+import math
 import sqlite3
 import subprocess
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from evolve.cli import main
@@ -165,3 +171,96 @@ def test_disk_full_during_import_rolls_back_in_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1 and str(path) in lines[0] and "nothing of this batch was added" in lines[0], run.stderr
     with Book(path, readonly=True) as book:  # rolled back: still a good book, without the failed batch
         assert book.game_count() == 0 and book.edge_count() == 0
+
+
+# ---------------------------------------------------------------------- net files
+DATA = Path(__file__).parent / "data"
+
+
+def _net_parts(kind: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and header of a good file of ``kind`` (the shipped test nets; a move net of 8 hidden units)."""
+    if kind == "movenet":
+        from organisms.movenet import N_MOVE_FEATURES, make_header
+        rng = np.random.default_rng(0)
+        return ({"w_in": rng.normal(size=(N_MOVE_FEATURES, 8)).astype(np.float32), "b_in": np.zeros(8, np.float32),
+                 "w_out": np.ones((8, 1), np.float32), "b_out": np.zeros(1, np.float32)}, make_header(8))
+    from organisms.net import read_net_file
+    return read_net_file(DATA / ("material_net.npz" if kind == "net" else "material_cmp.npz"))
+
+
+def _npz(path: Path, members: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(f"{name}.npy", data)
+
+
+def _npy(array: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    np.save(out, array, allow_pickle=False)
+    return out.getvalue()
+
+
+def _with_header(header: str) -> Callable[[Path, str], None]:
+    def make(path: Path, kind: str) -> None:
+        arrays, _ = _net_parts(kind)
+        _npz(path, {"header": _npy(np.array(header)), **{n: _npy(a) for n, a in arrays.items()}})
+    return make
+
+
+def _widened(value: object) -> Callable[[Path, str], None]:
+    """A good file whose header has ``value`` as a layer width (JSON allows Infinity and NaN, as Python writes)."""
+    def make(path: Path, kind: str) -> None:
+        arrays, header = _net_parts(kind)
+        if kind == "net":
+            header["groups"][0][3] = value
+        elif kind == "cmp":
+            header["pos2vec"][-1] = value
+        else:
+            header["hidden"] = value
+        _npz(path, {"header": _npy(np.array(json.dumps(header))), **{n: _npy(a) for n, a in arrays.items()}})
+    return make
+
+
+def _claims_huge(path: Path, kind: str) -> None:
+    """A good header and first array whose .npy header claims 10^6 x 10^6 float32 (4 TB), over 8 bytes of data."""
+    arrays, header = _net_parts(kind)
+    first = sorted(arrays)[0]
+    fake = io.BytesIO()
+    np.lib.format.write_array_header_1_0(fake, {"descr": "<f4", "fortran_order": False, "shape": (10**6, 10**6)})
+    members = {n: _npy(a) for n, a in arrays.items()}
+    members[first] = fake.getvalue() + b"\0" * 8
+    _npz(path, {"header": _npy(np.array(json.dumps(header))), **members})
+
+
+def _bare_npy(path: Path, kind: str) -> None:
+    path.write_bytes(_npy(np.zeros((3, 3), np.float32)))
+
+
+def _not_zip(path: Path, kind: str) -> None:
+    path.write_bytes(b"PK but not a zip file at all\n" * 50)
+
+
+NETS: list[tuple[str, Callable[[Path, str], None], str]] = [
+    ("deep", _with_header("[" * 100_000 + "]" * 100_000), "nests deeper than"),
+    ("inf", _widened(math.inf), "is inf, expected a whole number"),
+    ("nan", _widened(math.nan), "is nan, expected a whole number"),
+    ("negative", _widened(-4), "is -4, expected a whole number"),
+    ("huge", _widened(10**12), "is 1000000000000, expected a whole number"),
+    ("fraction", _widened(2.5), "is 2.5, expected a whole number"),
+    ("claims-huge", _claims_huge, "claims shape (1000000, 1000000) (1,000,000,000,000 elements)"),
+    ("bare-npy", _bare_npy, "a bare .npy array"),
+    ("not-zip", _not_zip, "not a net file"),
+]
+SPECS = {"net": "net:{}", "cmp": "cmp:{}", "movenet": "material@search=prob-net:{}"}
+
+
+@pytest.mark.parametrize("kind", list(SPECS))
+@pytest.mark.parametrize(("name", "make", "says"), NETS, ids=[n[0] for n in NETS])
+def test_a_hostile_net_file_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str,
+                                                   name: str, make: Callable[[Path, str], None], says: str) -> None:
+    path = tmp_path / f"{name}.npz"
+    make(path, kind)
+    before = path.read_bytes()
+    assert main(["match", SPECS[kind].format(path), "material", "--games", "2", "--depth", "1"]) == 2
+    _one_line(capsys, path, says)
+    assert path.read_bytes() == before
