@@ -264,3 +264,31 @@ def test_a_hostile_net_file_is_refused_in_one_line(tmp_path: Path, capsys: pytes
     assert main(["match", SPECS[kind].format(path), "material", "--games", "2", "--depth", "1"]) == 2
     _one_line(capsys, path, says)
     assert path.read_bytes() == before
+
+
+def test_disk_full_while_a_match_learns_is_one_line(tmp_path: Path) -> None:
+    # The --learn book made first (16 KiB, its write-ahead log folded in on closing), then a match whose files may
+    # not grow past 36 KiB (the WAL index takes 32 KiB): each game's transaction adds a few 4 KiB pages to the
+    # log, so one of the 8 games cannot be written; it is rolled back, the match stops with one line and exit 2,
+    # and the book is still a good one holding the games before it.
+    import resource
+    import signal
+
+    path = tmp_path / "learn.sqlite"
+    with Book(path):
+        pass
+    limit = 36 * 1024
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    run = subprocess.run(mimic_command("match", "material@depth=1", "material@depth=1", "--games", "8", "--depth",
+                                       "1", "--learn", str(path)), capture_output=True, text=True, timeout=120,
+                         preexec_fn=small_files)
+    assert run.returncode == 2, run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and "nothing of this batch was added" in lines[0], run.stderr
+    played = len([line for line in run.stdout.splitlines() if line.startswith("game ")])
+    with Book(path, readonly=True) as book:
+        assert book.game_count() == played < 8

@@ -134,7 +134,9 @@ class Book:
                                 "draws INTEGER, losses INTEGER, PRIMARY KEY (parent, move)) WITHOUT ROWID")
         except BaseException as exc:
             self.db.close()
-            if isinstance(exc, sqlite3.Error):
+            if isinstance(exc, sqlite3.OperationalError):  # locked, or an I/O error: the file may be fine
+                raise BookError(f"{self.path}: cannot open the book: {exc}") from exc
+            if isinstance(exc, sqlite3.Error):  # "file is not a database", "database disk image is malformed"
                 raise BookError(f"{self.path}: not a mimic book: {exc}") from exc
             raise
         self._upsert = {mover: (f"INSERT INTO {t} (parent, move, child, wins, draws, losses) "
