@@ -111,6 +111,8 @@ def test_a_foreign_or_damaged_book_is_refused_in_one_line(tmp_path: Path, capsys
         assert main(["match", "material@depth=1", spec, "--games", "2", "--depth", "1"]) == 2
         _one_line(capsys, path, says)
         assert path.read_bytes() == before
+    assert main(["uci", "--eval", f"deepred:{path}"]) == 2  # refused before it reads a command
+    _one_line(capsys, path, says)
     assert main(["match", "material@depth=1", "material@depth=1", "--games", "2", "--depth", "1",
                  "--learn", str(path)]) == 2
     _one_line(capsys, path, says)
