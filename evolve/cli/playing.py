@@ -70,7 +70,8 @@ def check_book(spec: PlayerSpec) -> None:
     if spec.book is None:
         return
     try:
-        Book(spec.book.path, readonly=True).close()
+        with Book(spec.book.path, readonly=True) as book:
+            book.check_rows()
     except BookError as exc:  # it names the file and what is wrong
         raise SpecError(f"{spec.text!r}: {exc}") from exc
     except (OSError, ValueError, sqlite3.Error) as exc:

@@ -36,7 +36,7 @@ import chess
 
 from search.book.keys import book_key, code_move
 from search.book.reader import GamePath, ReadCounts, paths_from
-from search.book.schema import FORMAT, TABLES, BookError, bad_row, check_book_file
+from search.book.schema import FORMAT, TABLES, BookError, bad_row, check_book_file, check_book_rows
 
 _SCHEMA = [
     *(f"CREATE TABLE IF NOT EXISTS {t} (parent INTEGER NOT NULL, move INTEGER NOT NULL, child INTEGER NOT NULL, "
@@ -127,6 +127,8 @@ class Book:
             elif self._fresh():
                 self._create()
             check_book_file(self.db, self.path)
+            if not readonly:  # a writer would add to a bad row; a reader checks the rows it reads (edges_at)
+                check_book_rows(self.db, self.path)
             if not readonly:  # only once the file is known to be mimic's book: WAL rewrites the header
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a commit survives a killed process
@@ -144,6 +146,14 @@ class Book:
                                 "ON CONFLICT (parent, move) DO UPDATE SET wins = wins + excluded.wins, "
                                 "draws = draws + excluded.draws, losses = losses + excluded.losses")
                         for mover, t in TABLES.items()}
+
+    def check_rows(self) -> None:
+        """Raise :class:`~search.book.schema.BookError` at the first row mimic could not have written (a scan of
+        the whole book: a command does it once for each book it reads, before it plays)."""
+        try:
+            check_book_rows(self.db, self.path)
+        except sqlite3.Error as exc:
+            raise BookError(f"{self.path}: not a mimic book: {exc}") from exc
 
     def _fresh(self) -> bool:
         """True for a new file (no tables and ``user_version`` 0): the one kind of file a writer initialises."""
