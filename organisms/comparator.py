@@ -45,7 +45,7 @@ from typing import Any
 import chess
 import numpy as np
 
-from organisms.net import NetFileError, check_arrays, check_format, read_net_file, write_net_file
+from organisms.net import NetFileError, check_arrays, check_format, read_net_file, width, write_net_file
 
 __all__ = ["BITS_VERSION", "N_BITS", "ComparatorNet", "NetFileError", "board_bits", "expected_shapes",
            "make_header", "mirror_bits", "save_comparator"]
@@ -57,6 +57,8 @@ BITS_VERSION = "deepchess-773-v1"
 FORMAT = "mimic-net"
 FORMAT_VERSION = 1
 KIND = "deepchess-cmp"
+MAX_LAYERS = 16
+"""A comparator has at most this many layers in Pos2Vec and in its top (DeepChess: 5 and 4)."""
 STM_BIT = 768
 CASTLE_BITS = (chess.BB_H1, chess.BB_A1, chess.BB_H8, chess.BB_A8)
 """The rooks' squares of the castling rights, in bit order 769..772: White king side, White queen side, Black
@@ -169,7 +171,7 @@ class ComparatorNet:
     @classmethod
     def load(cls, path: str | Path) -> ComparatorNet:
         """Read and check a comparator file; :class:`NetFileError` names the file and what is wrong."""
-        arrays, header = read_net_file(path)
+        arrays, header = read_net_file(path, lambda h: expected_shapes(*_check_header(h, str(path))))
         return cls(arrays, header, source=str(path))
 
     # ------------------------------------------------------------------ batch inference (tests, training)
@@ -278,11 +280,13 @@ def _key(board: chess.Board) -> int:
 def _check_header(header: Mapping[str, Any], source: str) -> tuple[list[int], list[int]]:
     check_format(header, source, KIND, "bits_version", BITS_VERSION, "bits",
                  "retrain the comparator (mimic train-cmp)")
-    try:
-        pos2vec = [int(v) for v in header["pos2vec"]]
-        top = [int(v) for v in header["top"]]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise NetFileError(f"{source}: the header's architecture is incomplete: {exc!r}") from exc
+    layers = {}
+    for key in ("pos2vec", "top"):
+        widths = header.get(key)
+        if not isinstance(widths, list) or not 2 <= len(widths) <= MAX_LAYERS:
+            raise NetFileError(f"{source}: the header's {key} must be a list of 2 to {MAX_LAYERS} layer widths")
+        layers[key] = [width(v, f"a width of {key}", source) for v in widths]
+    pos2vec, top = layers["pos2vec"], layers["top"]
     if len(pos2vec) < 2 or pos2vec[0] != N_BITS or min(pos2vec) < 1:
         raise NetFileError(f"{source}: pos2vec {pos2vec} must start at {N_BITS} and have positive widths")
     if len(top) < 2 or top[0] != 2 * pos2vec[-1] or top[-1] != 2 or min(top) < 1:

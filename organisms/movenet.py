@@ -46,10 +46,10 @@ import numpy as np
 from organisms.net import (
     FORMAT,
     FORMAT_VERSION,
-    NetFileError,
     check_arrays,
     check_format,
     read_net_file,
+    width,
     write_net_file,
 )
 from search.see import see
@@ -139,14 +139,7 @@ class MoveNet:
         self.source = source
         self.temperature = float(temperature)
         self.header: dict[str, Any] = dict(header)
-        check_format(self.header, source, KIND, "feature_version", MOVE_FEATURE_VERSION, "move features",
-                     "retrain it (mimic train-moves)")
-        try:
-            self.hidden = int(self.header["hidden"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise NetFileError(f"{source}: the header has no hidden width: {exc!r}") from exc
-        if self.hidden < 1:
-            raise NetFileError(f"{source}: hidden width {self.hidden} must be positive")
+        self.hidden = _check_header(self.header, source)
         self.arrays = check_arrays(arrays, expected_shapes(self.hidden), source)
         a = self.arrays
         self.w_in, self.b_in = a["w_in"], a["b_in"]
@@ -155,7 +148,7 @@ class MoveNet:
     @classmethod
     def load(cls, path: str | Path, temperature: float = 1.0) -> MoveNet:
         """Read and check a move-net file; :class:`NetFileError` names the file and what is wrong."""
-        arrays, header = read_net_file(path)
+        arrays, header = read_net_file(path, lambda h: expected_shapes(_check_header(h, str(path))))
         return cls(arrays, header, source=str(path), temperature=temperature)
 
     def scores(self, indices: np.ndarray) -> np.ndarray:
@@ -177,6 +170,13 @@ class MoveNet:
         """The probability of each of ``moves`` (the softmax of their scores; they sum to 1)."""
         w = np.asarray(self.move_weights(board, moves), dtype=np.float64)
         return w / w.sum()
+
+
+def _check_header(header: Mapping[str, Any], source: str) -> int:
+    """The hidden width of a move net's checked header."""
+    check_format(header, source, KIND, "feature_version", MOVE_FEATURE_VERSION, "move features",
+                 "retrain it (mimic train-moves)")
+    return width(header.get("hidden"), "hidden", source)
 
 
 def save_move_net(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:

@@ -15,7 +15,10 @@ b_out``; a weight matrix is (inputs, units), so a layer is ``x @ w + b``. The he
 (:data:`FORMAT`, :data:`FORMAT_VERSION`), the feature set and its version (it must equal
 :data:`~organisms.giraffe.GIRAFFE_FEATURE_VERSION`: a net trained on other features is refused), the
 architecture (``groups``: name, first column, end column, units; ``hidden``), ``scale`` (centipawns per
-output unit), and whatever its writer records (training settings, provenance).
+output unit), and whatever its writer records (training settings, provenance). Reading trusts nothing
+(:func:`read_net_file`, the one reader of every net file): the header's size and JSON nesting are bounded,
+widths are whole numbers in [1, :data:`MAX_WIDTH`], and each array's shape and dtype are checked from its ``.npy``
+header, against the architecture and :data:`MAX_ARRAY_ELEMENTS`, before it is read (issue 23).
 
 For speed the three group layers are assembled, once, into one block-diagonal (363, units) matrix, so a
 position costs three small matrix-vector products; positions are cached by the integers their features
@@ -25,8 +28,9 @@ depend on (:func:`~organisms.giraffe.giraffe_row`), in a bounded dictionary.
 from __future__ import annotations
 
 import json
+import math
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -102,24 +106,114 @@ def write_net_file(path: str | Path, arrays: Mapping[str, np.ndarray], header: M
         np.savez(fh, header=np.array(json.dumps(dict(header), sort_keys=True)), **out)
 
 
-def read_net_file(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The arrays and header of a net file, not yet checked; :class:`NetFileError` naming the file if unreadable."""
+MAX_HEADER_CHARS = 1 << 20
+"""A net file's JSON header is at most this many characters (a real one is a few thousand)."""
+MAX_JSON_DEPTH = 32
+"""A header's JSON nests at most this deep (a real one: 3)."""
+MAX_ARRAY_ELEMENTS = 1 << 26
+"""An array of a net file holds at most this many elements (256 MiB of float32), checked from its ``.npy`` header
+before anything is allocated."""
+MAX_WIDTH = 1 << 14
+"""A layer of a net is at most this many units wide."""
+
+ShapesOf = Callable[[dict[str, Any]], Mapping[str, tuple[int, ...]]]
+"""What a reader of one kind of net file passes to :func:`read_net_file`: the header checked, the shape of
+every array its architecture needs (a :class:`NetFileError` when the header is wrong)."""
+
+
+def read_net_file(path: str | Path, shapes_of: ShapesOf | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and header of a net file; :class:`NetFileError` naming the file and what is wrong if it is
+    not one. Every array's shape and dtype are read from its ``.npy`` header inside the zip and checked before it is
+    loaded: at most :data:`MAX_ARRAY_ELEMENTS` elements, no objects; with ``shapes_of``, only the arrays the
+    header's architecture names are read, each of exactly its shape and of floats. The JSON header is at most
+    :data:`MAX_HEADER_CHARS` characters nested at most :data:`MAX_JSON_DEPTH` deep, and an object."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
+        with open(path, "rb") as fh:
+            if fh.read(len(NPY_MAGIC)) == NPY_MAGIC:
+                raise NetFileError(f"{path}: not a net file (.npz without pickles): a bare .npy array")
+        with zipfile.ZipFile(path) as zf:
+            members = {i.filename[:-4]: i for i in zf.infolist() if i.filename.endswith(".npy")}
+            if "header" not in members:
+                raise NetFileError(f"{path}: not a net file (no header array)")
+            header = _parse_header(_read_member(zf, members["header"], path, "header", None), path)
+            wanted = dict(shapes_of(header)) if shapes_of is not None else dict.fromkeys(set(members) - {"header"})
+            missing = [n for n in wanted if n not in members]
+            if missing:
+                raise NetFileError(f"{path}: missing arrays {', '.join(missing)}")
+            return {n: _read_member(zf, members[n], path, n, shape) for n, shape in wanted.items()}, header
+    except NetFileError:
+        raise
     except OSError as exc:
         raise NetFileError(f"{path}: cannot read the net: {exc.strerror or exc}") from exc
-    except (ValueError, EOFError, zipfile.BadZipFile) as exc:
+    except (ValueError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
         raise NetFileError(f"{path}: not a net file (.npz without pickles): {exc}") from exc
-    if "header" not in arrays:
-        raise NetFileError(f"{path}: not a net file (no header array)")
+
+
+NPY_MAGIC = b"\x93NUMPY"
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str | Path, name: str,
+                 shape: tuple[int, ...] | None) -> np.ndarray:
+    """One array of the zip, its ``.npy`` header checked (bounds, then ``shape`` when given) before reading."""
+    with zf.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            found, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            found, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise NetFileError(f"{path}: array {name}: .npy format version {version}, expected 1.0 or 2.0")
+        n = math.prod(found)
+        if dtype.hasobject:
+            raise NetFileError(f"{path}: not a net file (.npz without pickles): array {name} holds Python objects")
+        if n > MAX_ARRAY_ELEMENTS:
+            raise NetFileError(f"{path}: array {name} claims shape {found} ({n:,} elements), more than "
+                               f"{MAX_ARRAY_ELEMENTS:,}")
+        if shape is not None and tuple(found) != shape:
+            raise NetFileError(f"{path}: {name} has shape {tuple(found)}, the header's architecture needs {shape}")
+        if shape is not None and dtype.kind != "f":
+            raise NetFileError(f"{path}: {name} must hold finite floats, not {dtype}")
+        if name == "header" and (found != () or dtype.kind != "U" or dtype.itemsize > 4 * MAX_HEADER_CHARS):
+            raise NetFileError(f"{path}: the header array is {dtype} of shape {found}, expected one string of at "
+                               f"most {MAX_HEADER_CHARS:,} characters")
+        data = fh.read(n * dtype.itemsize)
+        if len(data) != n * dtype.itemsize:
+            raise NetFileError(f"{path}: array {name} is cut short ({len(data)} of {n * dtype.itemsize} bytes)")
+    flat = np.frombuffer(data, dtype=dtype)
+    return (flat.reshape(found[::-1]).T if fortran else flat.reshape(found)).copy(order="K")
+
+
+def _parse_header(array: np.ndarray, path: str | Path) -> dict[str, Any]:
+    text = str(array[()])
+    depth = deepest = 0
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:  # only then can it nest too deep: scan it
+        quoted = escaped = False
+        for c in text:
+            if quoted:
+                quoted, escaped = (c != '"' or escaped), (c == "\\" and not escaped)
+            elif c == '"':
+                quoted = True
+            elif c in "[{":
+                depth += 1
+                deepest = max(deepest, depth)
+                if deepest > MAX_JSON_DEPTH:
+                    raise NetFileError(f"{path}: the header nests deeper than {MAX_JSON_DEPTH} levels")
+            elif c in "]}":
+                depth -= 1
     try:
-        header = json.loads(str(arrays.pop("header")))
-    except json.JSONDecodeError as exc:
-        raise NetFileError(f"{path}: the header is not JSON: {exc}") from exc
+        header = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise NetFileError(f"{path}: the header is not JSON: {str(exc)[:200]}") from exc
     if not isinstance(header, dict):
         raise NetFileError(f"{path}: the header is not a JSON object")
-    return arrays, header
+    return header
+
+
+def width(value: Any, what: str, source: str) -> int:
+    """``value`` as a layer width: a whole number in [1, :data:`MAX_WIDTH`], else :class:`NetFileError`."""
+    if type(value) is not int or not 1 <= value <= MAX_WIDTH:
+        raise NetFileError(f"{source}: {what} is {repr(value)[:40]}, expected a whole number in [1, {MAX_WIDTH}]")
+    return value
 
 
 class NetEvaluator:
@@ -147,7 +241,7 @@ class NetEvaluator:
     @classmethod
     def load(cls, path: str | Path) -> NetEvaluator:
         """Read and check a net file (see the module docstring); :class:`NetFileError` names the file."""
-        arrays, header = read_net_file(path)
+        arrays, header = read_net_file(path, lambda h: expected_shapes(*_check_header(h, str(path))[:2]))
         return cls(arrays, header, source=str(path))
 
     def forward(self, x: np.ndarray) -> np.ndarray:
@@ -185,30 +279,33 @@ def check_format(header: Mapping[str, Any], source: str, kind: str, version_key:
     net): format, ``kind``, format version, and the version of the inputs it was trained on (``version_key``
     must equal ``version``; ``inputs`` names them and ``retrain`` says what to do in the error)."""
     if header.get("format") != FORMAT or header.get("kind") != kind:
-        raise NetFileError(f"{source}: not a {FORMAT} {kind} file (format {header.get('format')!r}, "
-                           f"kind {header.get('kind')!r})")
+        raise NetFileError(f"{source}: not a {FORMAT} {kind} file (format {repr(header.get('format'))[:60]}, "
+                           f"kind {repr(header.get('kind'))[:60]})")
     if header.get("format_version") != FORMAT_VERSION:
-        raise NetFileError(f"{source}: net format version {header.get('format_version')!r}, this mimic reads "
-                           f"{FORMAT_VERSION}")
+        raise NetFileError(f"{source}: net format version {repr(header.get('format_version'))[:60]}, this mimic "
+                           f"reads {FORMAT_VERSION}")
     if header.get(version_key) != version:
-        raise NetFileError(f"{source}: trained on {inputs} {header.get(version_key)!r}, but this mimic computes "
-                           f"{version!r}; {retrain}")
+        raise NetFileError(f"{source}: trained on {inputs} {repr(header.get(version_key))[:60]}, but this mimic "
+                           f"computes {version!r}; {retrain}")
 
 
 def _check_header(header: Mapping[str, Any], source: str) -> tuple[tuple[int, int, int], int, float]:
     check_format(header, source, KIND, "feature_version", GIRAFFE_FEATURE_VERSION, "features",
                  "retrain the net (mimic train-net)")
+    groups = header.get("groups")
+    if (not isinstance(groups, list) or not all(isinstance(g, list) and len(g) == 4 for g in groups)
+            or [tuple(g[:3]) for g in groups] != list(GROUPS)):
+        raise NetFileError(f"{source}: the header's feature groups {repr(groups)[:200]} are not {list(GROUPS)} "
+                           "(name, first column, end column), each with its units")
+    units = (width(groups[0][3], "global units", source), width(groups[1][3], "piece units", source),
+             width(groups[2][3], "square units", source))
+    hidden = width(header.get("hidden"), "hidden", source)
     try:
-        groups = [(str(g[0]), int(g[1]), int(g[2]), int(g[3])) for g in header["groups"]]
-        hidden, scale = int(header["hidden"]), float(header["scale"])
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise NetFileError(f"{source}: the header's architecture is incomplete: {exc!r}") from exc
-    if [g[:3] for g in groups] != list(GROUPS):
-        raise NetFileError(f"{source}: the header's feature groups {[g[:3] for g in groups]} are not "
-                           f"{list(GROUPS)}")
-    units = (groups[0][3], groups[1][3], groups[2][3])
-    if min(units) < 1 or hidden < 1 or not np.isfinite(scale) or scale <= 0:
-        raise NetFileError(f"{source}: units {units}, hidden {hidden} and scale {scale} must be positive")
+        scale = float(header["scale"])
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise NetFileError(f"{source}: the header's scale is missing or not a number: {exc!r}") from exc
+    if not np.isfinite(scale) or scale <= 0:
+        raise NetFileError(f"{source}: the scale {scale} must be positive and finite")
     return units, hidden, scale
 
 

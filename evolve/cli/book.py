@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # as every command's output folder
         book = Book(args.out)
-    except (OSError, ValueError, sqlite3.Error) as exc:
+    except (OSError, sqlite3.Error) as exc:  # a BookError (not mimic's book, damaged) names the file itself
         fail(prog, f"cannot open the book {args.out}: {exc}")
         return 2
     with book:

@@ -65,13 +65,17 @@ def check_book(spec: PlayerSpec) -> None:
     """Raise :class:`SpecError` when the book of ``spec`` cannot be opened (nothing to check without one)."""
     import sqlite3
 
+    from search.book.schema import BookError
     from search.book.tree import Book
     from search.players.spec import SpecError
 
     if spec.book is None:
         return
     try:
-        Book(spec.book.path, readonly=True).close()
+        with Book(spec.book.path, readonly=True) as book:
+            book.check_rows()
+    except BookError as exc:  # it names the file and what is wrong
+        raise SpecError(f"{spec.text!r}: {exc}") from exc
     except (OSError, ValueError, sqlite3.Error) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise SpecError(f"{spec.text!r}: cannot open the book {spec.book.path}: {why}") from exc
@@ -99,7 +103,7 @@ def open_learning(args: argparse.Namespace, prog: str) -> bool:
     try:
         with Book(args.learn) as book:
             print(f"learning into {args.learn}: {book.game_count()} games, {book.edge_count()} edges so far")
-    except (OSError, ValueError, sqlite3.Error) as exc:
+    except (OSError, sqlite3.Error) as exc:  # a BookError (not mimic's book, damaged) names the file itself
         fail(prog, f"cannot open the book {args.learn}: {exc}")
         return False
     return True

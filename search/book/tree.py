@@ -24,6 +24,7 @@ most the batch in flight, and nothing of it is half-counted.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import sqlite3
@@ -35,12 +36,7 @@ import chess
 
 from search.book.keys import book_key, code_move
 from search.book.reader import GamePath, ReadCounts, paths_from
-
-FORMAT = 1
-"""The book file's format version (``PRAGMA user_version``)."""
-
-TABLES = {chess.WHITE: "white", chess.BLACK: "black"}
-"""The edge table of each mover."""
+from search.book.schema import FORMAT, TABLES, BookError, bad_row, check_book_file, check_book_rows
 
 _SCHEMA = [
     *(f"CREATE TABLE IF NOT EXISTS {t} (parent INTEGER NOT NULL, move INTEGER NOT NULL, child INTEGER NOT NULL, "
@@ -110,50 +106,77 @@ def _outcome_columns(mover: bool, white: float) -> tuple[int, int, int]:
 
 
 class Book:
-    """An experience tree on disk (see the module docstring). ``Book(path)`` creates the file when missing;
-    ``readonly`` opens an existing one for choosing only (several processes may read while one writes)."""
+    """An experience tree on disk (see the module docstring). ``Book(path)`` creates the file when missing (or
+    empty); ``readonly`` opens an existing one for choosing only (several processes may read while one writes).
+    Any other file is refused with a :class:`~search.book.schema.BookError` naming it
+    (:func:`~search.book.schema.check_book_file`), and left as it was."""
 
     def __init__(self, path: str | Path, *, readonly: bool = False, timeout: float = 60.0) -> None:
         self.path = Path(path)
-        if readonly:
-            if not self.path.is_file():
-                raise FileNotFoundError(2, "no such book", str(self.path))
+        if readonly and not self.path.is_file():
+            raise BookError(f"{self.path}: no such book")
+        if readonly and self.path.stat().st_size == 0:
+            raise BookError(f"{self.path}: an empty file, not a mimic book")
+        try:
             self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA query_only = 1")
-            self._check_format()
-        else:
-            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a commit survives a killed process
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                self.db.execute("BEGIN IMMEDIATE")
-                try:
-                    for statement in _SCHEMA:
-                        self.db.execute(statement)
-                    self.db.execute(f"PRAGMA user_version = {FORMAT}")
-                    self.db.execute("COMMIT")
-                except BaseException:
-                    self.db.execute("ROLLBACK")
-                    raise
-            self._check_format()
-            self.db.execute("CREATE TEMP TABLE batch (parent INTEGER, move INTEGER, child INTEGER, wins INTEGER, "
-                            "draws INTEGER, losses INTEGER, PRIMARY KEY (parent, move)) WITHOUT ROWID")
+        except sqlite3.Error as exc:
+            raise BookError(f"{self.path}: cannot open the book: {exc}") from exc
+        try:
+            if readonly:
+                self.db.execute("PRAGMA query_only = 1")
+            elif self._fresh():
+                self._create()
+            check_book_file(self.db, self.path)
+            if not readonly:  # a writer would add to a bad row; a reader checks the rows it reads (edges_at)
+                check_book_rows(self.db, self.path)
+            if not readonly:  # only once the file is known to be mimic's book: WAL rewrites the header
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a commit survives a killed process
+                self.db.execute("CREATE TEMP TABLE batch (parent INTEGER, move INTEGER, child INTEGER, wins INTEGER, "
+                                "draws INTEGER, losses INTEGER, PRIMARY KEY (parent, move)) WITHOUT ROWID")
+        except BaseException as exc:
+            self.db.close()
+            if isinstance(exc, sqlite3.OperationalError):  # locked, or an I/O error: the file may be fine
+                raise BookError(f"{self.path}: cannot open the book: {exc}") from exc
+            if isinstance(exc, sqlite3.Error):  # "file is not a database", "database disk image is malformed"
+                raise BookError(f"{self.path}: not a mimic book: {exc}") from exc
+            raise
         self._upsert = {mover: (f"INSERT INTO {t} (parent, move, child, wins, draws, losses) "
                                 "SELECT parent, move, child, wins, draws, losses FROM batch WHERE true "
                                 "ON CONFLICT (parent, move) DO UPDATE SET wins = wins + excluded.wins, "
                                 "draws = draws + excluded.draws, losses = losses + excluded.losses")
                         for mover, t in TABLES.items()}
 
-    def _check_format(self) -> None:
+    def check_rows(self) -> None:
+        """Raise :class:`~search.book.schema.BookError` at the first row mimic could not have written (a scan of
+        the whole book: a command does it once for each book it reads, before it plays)."""
         try:
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            self.db.close()
-            raise ValueError(f"{self.path}: not a book ({exc})") from exc
-        if version != FORMAT:
-            self.db.close()
-            raise ValueError(f"{self.path}: not a book of format {FORMAT} (user_version {version})")
+            check_book_rows(self.db, self.path)
+        except sqlite3.Error as exc:
+            raise BookError(f"{self.path}: not a mimic book: {exc}") from exc
+
+    def _fresh(self) -> bool:
+        """True for a new file (no tables and ``user_version`` 0): the one kind of file a writer initialises."""
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        return bool(version == 0 and tables == 0)
+
+    def _create(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA:
+                self.db.execute(statement)
+            self.db.execute(f"PRAGMA user_version = {FORMAT}")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
+        """Roll the open transaction back, if SQLite has not already (it does itself on a full disk)."""
+        if self.db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
 
     def close(self) -> None:
         self.db.close()
@@ -171,8 +194,15 @@ class Book:
 
     def edges_at(self, key: int, mover: bool) -> list[Edge]:
         """The known moves of the position with book key ``key`` and ``mover`` to move."""
-        rows = self.db.execute(f"SELECT move, child, wins, draws, losses FROM {TABLES[mover]} WHERE parent = ?",
-                               (key,)).fetchall()
+        try:
+            rows = self.db.execute(f"SELECT move, child, wins, draws, losses FROM {TABLES[mover]} WHERE parent = ?",
+                                   (key,)).fetchall()
+        except sqlite3.Error as exc:
+            raise BookError(f"{self.path}: cannot read the book: {exc}") from exc
+        for row in rows:
+            if bad_row(row):
+                raise BookError(f"{self.path}: not a mimic book: table {TABLES[mover]} has the row {row!r} "
+                                "(counts must be non-negative integers, the move a move code)")
         return [Edge(code_move(m), c, w, d, lo) for m, c, w, d, lo in rows]
 
     def game_count(self) -> int:
@@ -226,8 +256,11 @@ class Book:
                 counts.updated += known
                 self.db.execute(self._upsert[mover])
             self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise BookError(f"{self.path}: cannot add the games (nothing of this batch was added): {exc}") from exc
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise
         return counts
 
