@@ -94,11 +94,8 @@ def non_negative_int(text: str) -> int:
 
 
 def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from exc
-    if not value >= 0 or value == float("inf"):
+    value = _number(text)
+    if value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number at least 0, got {text}")
     return value
 
