@@ -23,6 +23,7 @@ from evolve.cli.playing import (
     time_control,
 )
 from evolve.cli.table import command_parser
+from search.runtime.errors import MimicError
 
 if TYPE_CHECKING:
     from search.games.roundrobin import RoundRobinSummary
@@ -92,12 +93,76 @@ def _check_players(args: argparse.Namespace, prog: str) -> list[object] | None:
     return specs
 
 
+class SidecarWriteError(MimicError, OSError):
+    """The sidecar ``OUT.json`` could not be written (a full disk); the PGN keeps its whole games."""
+
+
+#: The keys every sidecar ``OUT.json`` holds (``gauntlet`` only for a gauntlet), and the JSON type of each.
+SIDECAR_KEYS: dict[str, type] = {"players": dict, "time_control": str, "adjudication": dict, "openings": dict,
+                                 "event": str, "runs": list}
+
+
+def _json_type(value: object) -> str:
+    """JSON's name for the type of a parsed value (``object``, ``array``, ``null``, ...)."""
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def read_sidecar(path: Path) -> dict[str, object]:
+    """The sidecar ``OUT.json`` of a game set, checked: a JSON object with every key of :data:`SIDECAR_KEYS`
+    of its type, ``players`` mapping names to specs (strings) and ``runs`` a list of objects. Raises
+    :class:`~search.runtime.errors.MimicError` (one line naming the file and what is wrong) otherwise."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        reason = os_error(exc) if isinstance(exc, OSError) else "not JSON" if isinstance(exc, RecursionError) else exc
+        raise MimicError(f"cannot read {path}: {reason}") from exc
+    if not isinstance(data, dict):
+        raise MimicError(f"{path}: not a game set's sidecar (a JSON {_json_type(data)}, not an object)")
+    missing = [k for k in SIDECAR_KEYS if k not in data]
+    if missing:
+        raise MimicError(f"{path}: not a game set's sidecar (lacks {', '.join(missing)})")
+    wrong = [f"{k} is a JSON {_json_type(data[k])}, not {_json_type(kind())}" for k, kind in SIDECAR_KEYS.items()
+             if not isinstance(data[k], kind)]
+    if wrong:
+        raise MimicError(f"{path}: {'; '.join(wrong)}")
+    players = data["players"]
+    assert isinstance(players, dict)
+    if not all(isinstance(v, str) for v in players.values()):
+        raise MimicError(f"{path}: players must map names to player specs (strings)")
+    runs = data["runs"]
+    assert isinstance(runs, list)
+    bad = next((i for i, r in enumerate(runs) if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise MimicError(f"{path}: runs[{bad}] is a JSON {_json_type(runs[bad])}, not an object")
+    return data
+
+
+def _check_pgn_players(pgn: Path, names: tuple[str, ...]) -> None:
+    """Refuse to resume a PGN that holds games of players not among ``names`` (their White/Black headers),
+    with one line (:class:`~search.runtime.errors.MimicError`): resuming would mix two game sets in one PGN."""
+    from search.games.pgnlog import read_pgn_games
+
+    if not pgn.is_file():
+        return
+    try:
+        games = read_pgn_games(pgn)[0]
+    except OSError as exc:
+        raise MimicError(f"cannot read {os_error(exc, pgn)}") from exc
+    others = sorted({h.get(side, "?") for _, h in games for side in ("White", "Black")} - set(names))
+    if others:
+        shown = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
+        raise MimicError(f"--resume: {pgn} holds games of other players ({shown}) than those asked for; "
+                         "choose another --out")
+
+
 def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
                check: Callable[[tuple[str, ...]], str | None] | None = None) -> tuple[RoundRobinSummary, Path] | int:
     """The round robin (or gauntlet) of ``mimic games`` and ``mimic tournament``: check the specs, play the
     games the PGN lacks, keep the sidecar ``OUT.json``; the summary and the sidecar's path, or an exit code
     after an error line. ``check`` sees the players' names before any game and may refuse them (its text)."""
-    import json
     import random
     from dataclasses import asdict
 
@@ -153,18 +218,18 @@ def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
                 "event": settings.event, **({"gauntlet": True} if gauntlet else {})}
     sidecar = Path(f"{args.out}.json")
     runs: list[dict[str, object]] = []
+    if args.resume:
+        _check_pgn_players(Path(args.out), settings.names)
     if args.resume and sidecar.exists():
-        try:
-            old = json.loads(sidecar.read_text())
-        except (OSError, ValueError) as exc:
-            fail(prog, f"cannot read {sidecar}: {exc}")
-            return 2
+        old = read_sidecar(sidecar)
         differ = [k for k, v in identity.items() if old.get(k) != v]
         if differ:
             fail(prog, f"--resume with other {', '.join(differ)} than the games in {args.out} "
                        f"(see {sidecar}); choose another --out")
             return 2
-        runs = list(old.get("runs", []))
+        old_runs = old["runs"]
+        assert isinstance(old_runs, list)  # read_sidecar checked it: a list of objects
+        runs = list(old_runs)
     runs.append({**provenance(), "games_per_pairing": args.games, "jobs": args.jobs, "hash_mb": args.hash})
 
     def write_sidecar(played: int | None) -> None:
@@ -172,7 +237,11 @@ def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
                   "round": "P.K.C: pairing P (players' order" + ("; a gauntlet: the first player against each "
                            "other" if gauntlet else "") + "), opening K of the pairing, C=1 when the pairing's "
                            "first player has White", "runs": runs}
-        write_json_atomic(sidecar, record, indent=2)
+        try:
+            write_json_atomic(sidecar, record, indent=2)
+        except OSError as exc:  # name the sidecar, not the PGN; the PGN keeps its whole games
+            raise SidecarWriteError(f"cannot write {sidecar}: {exc.strerror or exc}; the games in {args.out} are "
+                                    "kept, --resume continues the game set") from exc
 
     pairs = len(settings.pairings)
     total = pairs * args.games
@@ -197,7 +266,7 @@ def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
     except FileExistsError as exc:
         fail(prog, str(exc))
         return 2
-    except PgnWriteError as exc:
+    except (PgnWriteError, SidecarWriteError) as exc:
         fail(prog, str(exc))
         return 1
     except OSError as exc:
