@@ -120,6 +120,36 @@ def mimic_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "evolve.cli", *args]
 
 
+def limited_disk(max_bytes: int | None) -> Callable[[], None] | None:
+    """A preexec_fn making every file of the child at most ``max_bytes`` long, as a full disk would
+    (writes past it fail with EFBIG; SIGXFSZ, which would kill the child, is ignored); ``None`` for no limit."""
+    if max_bytes is None:
+        return None
+
+    def limit() -> None:
+        import resource
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, resource.RLIM_INFINITY))
+
+    return limit
+
+
+def whole_games(path: Path) -> dict[str, tuple[object, ...]]:
+    """Round -> (players, result, termination, moves) of every game of a PGN, asserting that each
+    parses without error and that no round comes twice. Comments (which hold times) and the date are left out."""
+    from search.games.pgnlog import read_pgn_text
+
+    games: dict[str, tuple[object, ...]] = {}
+    for game in read_pgn_text(path.read_text()):
+        h = game.headers
+        assert not game.errors and h["Result"] in ("1-0", "0-1", "1/2-1/2")
+        assert h["Round"] not in games, "a round twice"
+        games[h["Round"]] = (h["White"], h["Black"], h["Result"], h["Termination"],
+                             [m.uci() for m in game.mainline_moves()])
+    return games
+
+
 def sigkill_at_line(proc: subprocess.Popen[bytes], path: Path, lines: int, timeout: float = 120) -> None:
     """SIGKILL ``proc`` as soon as the file it writes holds ``lines`` complete lines."""
     t0 = time.monotonic()

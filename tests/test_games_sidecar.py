@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -17,7 +15,8 @@ import pytest
 
 from evolve.cli import main
 from search.games.pgnlog import read_pgn_text
-from tests.conftest import mimic_command
+
+from .conftest import limited_disk, mimic_command, whole_games
 
 # Cheap deterministic players: material against random:1, both at depth 1.
 PLAYERS = ["material@depth=1", "random:1@depth=1", "--depth", "1"]
@@ -106,31 +105,6 @@ def test_a_deleted_sidecar_does_not_let_other_players_into_the_pgn(
     assert len(read_pgn_text(out.read_text())) == 2
 
 
-def _limited_disk(max_bytes: int | None) -> Callable[[], None] | None:
-    """A ``preexec_fn`` that lets the child write files of at most ``max_bytes`` (a full disk)."""
-    if max_bytes is None:
-        return None
-
-    def limit() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, resource.RLIM_INFINITY))
-
-    return limit
-
-
-def _whole_games(path: Path) -> dict[str, tuple[object, ...]]:
-    """Round -> (players, result, termination, moves) of every game of a PGN, each parsed without error and
-    no round twice (comments, which hold times, and the date are left out)."""
-    games: dict[str, tuple[object, ...]] = {}
-    for game in read_pgn_text(path.read_text()):
-        h = game.headers
-        assert not game.errors and h["Result"] in ("1-0", "0-1", "1/2-1/2")
-        assert h["Round"] not in games, "a round twice"
-        games[h["Round"]] = (h["White"], h["Black"], h["Result"], h["Termination"],
-                             [m.uci() for m in game.mainline_moves()])
-    return games
-
-
 def test_games_on_a_full_disk_stop_with_one_line_and_resume_loses_nothing(tmp_path: Path) -> None:
     # Four games of the one pairing. Game 1 takes 1,432 bytes today and the sidecar about 860,
     # so a 500-byte disk cannot hold the sidecar (the run stops before any game), a 3,000-byte one holds the
@@ -147,7 +121,7 @@ def test_games_on_a_full_disk_stop_with_one_line_and_resume_loses_nothing(tmp_pa
                        (None, "")):
         resume = ["--resume"] if out.exists() else []
         run = subprocess.run(mimic_command(*_games(out, *resume, games=4)), capture_output=True, text=True,
-                             preexec_fn=_limited_disk(room), env=env)
+                             preexec_fn=limited_disk(room), env=env)
         if room is None:
             assert run.returncode == 0, run.stderr
             continue
@@ -156,6 +130,6 @@ def test_games_on_a_full_disk_stop_with_one_line_and_resume_loses_nothing(tmp_pa
         assert len(errors) == 1 and errors[0].startswith(line), errors
         assert not out.exists() or out.stat().st_size <= room
         if out.exists():
-            _whole_games(out)
-    assert _whole_games(out) == _whole_games(full)
+            whole_games(out)
+    assert whole_games(out) == whole_games(full)
     assert json.loads(Path(f"{out}.json").read_text())["games_in_pgn"] == 4

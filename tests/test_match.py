@@ -5,12 +5,10 @@ from __future__ import annotations
 import math
 import os
 import random
-import resource
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import chess
@@ -26,7 +24,7 @@ from search.games.pgnlog import read_pgn_text
 from search.games.stats import elo, expected_score, los, pentanomial, sprt, sprt_bounds
 from search.games.suite import read_csv, run_suite, summarize, write_csv
 
-from .conftest import mimic_command, run_mimic, sigkill_at_line
+from .conftest import limited_disk, mimic_command, run_mimic, sigkill_at_line, whole_games
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
 
@@ -317,32 +315,6 @@ def test_a_killed_suite_run_resumes_from_its_csv(tmp_path: Path) -> None:
     assert f"solved {sum(r.solved for r in rows)} / 12" in done.stdout
 
 
-def _limited_disk(max_bytes: int | None) -> Callable[[], None] | None:
-    """A preexec_fn making every file of the child at most ``max_bytes`` long, as a full disk would
-    (writes past it fail with EFBIG; SIGXFSZ, which would kill the child, is ignored)."""
-    if max_bytes is None:
-        return None
-
-    def limit() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (max_bytes, resource.RLIM_INFINITY))
-
-    return limit
-
-
-def _whole_games(path: Path) -> dict[str, tuple[object, ...]]:
-    """Round -> (players, result, termination, moves) of every game of a PGN, asserting that each
-    parses without error. Comments (which hold times) and the date are left out."""
-    games: dict[str, tuple[object, ...]] = {}
-    for game in read_pgn_text(path.read_text()):
-        h = game.headers
-        assert not game.errors and h["Result"] in ("1-0", "0-1", "1/2-1/2")
-        assert h["Round"] not in games, "a round twice"
-        games[h["Round"]] = (h["White"], h["Black"], h["Result"], h["Termination"],
-                             [m.uci() for m in game.mainline_moves()])
-    return games
-
-
 def test_a_match_whose_disk_fills_up_loses_and_duplicates_no_game(tmp_path: Path) -> None:
     # material vs random:1 at depth 1 is deterministic. Its six games (rounds 1.1 .. 3.2) take
     # 1,430 + 5,051 + 1,344 + 4,538 + 1,432 + 6,470 bytes today, so a 7,000-byte disk holds two games
@@ -355,7 +327,7 @@ def test_a_match_whose_disk_fills_up_loses_and_duplicates_no_game(tmp_path: Path
     stops = 0
     for room in (7_000, 13_000, None):  # a real process: a file size limit would stop pytest's writes too
         run = subprocess.run(mimic_command(*args, "--pgn", str(pgn), *(["--resume"] if pgn.exists() else [])),
-                             capture_output=True, text=True, preexec_fn=_limited_disk(room))
+                             capture_output=True, text=True, preexec_fn=limited_disk(room))
         if room is None:
             assert run.returncode == 0, run.stderr
             continue
@@ -363,10 +335,10 @@ def test_a_match_whose_disk_fills_up_loses_and_duplicates_no_game(tmp_path: Path
         errors = [line for line in run.stderr.splitlines() if not line.startswith("warning")]
         assert len(errors) == 1 and str(pgn) in errors[0], run.stderr
         assert pgn.stat().st_size <= room
-        _whole_games(pgn)  # what is on disk after a full disk is whole games only
+        whole_games(pgn)  # what is on disk after a full disk is whole games only
         stops += 1
     assert stops == 2
-    assert _whole_games(pgn) == _whole_games(tmp_path / "full.pgn")
+    assert whole_games(pgn) == whole_games(tmp_path / "full.pgn")
 
 
 def test_resume_drops_a_torn_game_at_the_end(tmp_path: Path) -> None:
@@ -390,5 +362,5 @@ def test_resume_drops_a_torn_game_at_the_end(tmp_path: Path) -> None:
                         on_repair=repaired.append)
     assert played == ["2.1", "2.2"] and summary.n == 4
     assert len(repaired) == 1 and "1 torn" in repaired[0]
-    assert list(_whole_games(pgn)) == ["1.1", "1.2", "2.1", "2.2"]
+    assert list(whole_games(pgn)) == ["1.1", "1.2", "2.1", "2.2"]
     assert pgn.read_text().startswith(text[:third])
