@@ -25,6 +25,11 @@ def pytest_configure(config: pytest.Config) -> None:
     """Point ``$MIMIC_CACHE`` at a fresh folder for the session (inherited by the processes tests start)."""
     _CACHE.append(os.environ.get("MIMIC_CACHE", ""))
     os.environ["MIMIC_CACHE"] = tempfile.mkdtemp(prefix="mimic-test-cache-")
+    # Processes the tests start (some under a file-size limit, to fill the disk) read this session's compiled
+    # files but write none, and take no optional git lock (provenance runs `git status`): a child stopped by
+    # the limit must not leave a truncated .pyc or index.lock in the checkout.
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    os.environ["GIT_OPTIONAL_LOCKS"] = "0"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
