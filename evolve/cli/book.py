@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evolve.cli.common import fail, positive_int, warn
+from evolve.cli.common import fail, make_folder_for, positive_int, warn
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
               f"({c.edges_per_second:,.0f} edges/s)", flush=True)
 
     try:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)  # as every command's output folder
+        make_folder_for(args.out)
         book = Book(args.out)
     except (OSError, sqlite3.Error) as exc:  # a BookError (not mimic's book, damaged) names the file itself
         fail(prog, f"cannot open the book {args.out}: {exc}")

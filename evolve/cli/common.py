@@ -12,6 +12,7 @@ import dataclasses
 import math
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -70,6 +71,12 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
         if "\n" in text:
             return super()._fill_text(text, width, indent)
         return argparse.HelpFormatter._fill_text(self, text, width, indent)
+
+
+def make_folder_for(path: str | os.PathLike[str]) -> None:
+    """Create the folder an output file goes in, when missing: every command that writes a file does (files
+    written whole get it from the atomic writer; this is for the files a command appends to)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
 
 
 def _integer(text: str) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evolve.cli.common import default, fail, non_negative_int, os_error, positive_int, warn
+from evolve.cli.common import default, fail, make_folder_for, non_negative_int, os_error, positive_int, warn
 from evolve.cli.options import Parents, spec_help
 from evolve.cli.playing import (
     adjudication,
@@ -259,7 +259,7 @@ def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
     try:
         if Path(args.out).exists() and Path(args.out).stat().st_size > 0 and not args.resume:
             raise FileExistsError(f"{args.out} exists; pass --resume to continue it, or choose another --out")
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        make_folder_for(args.out)
         write_sidecar(None)
         summary = run_round_robin(settings, make_evaluator, args.out, args.resume, on_game=show, on_repair=warn)
         write_sidecar(summary.n)

@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from evolve.cli.common import default, fail, os_error, positive_int, sprt, warn
+from evolve.cli.common import default, fail, make_folder_for, os_error, positive_int, sprt, warn
 from evolve.cli.options import Parents, player_spec, spec_help
 from evolve.cli.playing import (
     adjudication,
@@ -78,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
           f"{args.jobs} workers; {describe()}")
     try:
         if args.pgn is not None:
-            Path(args.pgn).parent.mkdir(parents=True, exist_ok=True)
+            make_folder_for(args.pgn)
         summary = run_match(settings, make_evaluator, args.pgn, args.resume, on_game=show, on_repair=warn)
     except FileExistsError as exc:
         fail(prog, str(exc))

@@ -95,16 +95,17 @@ class StageBars:
     total)``: a stage starts at ``done == 0`` and ends at ``done == total``); one bar at a time."""
 
     def __init__(self) -> None:
+        from tqdm import tqdm
+
+        self.tqdm = tqdm
         self.bar: Any = None
         self.stage = ""
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        from tqdm import tqdm
-
         if self.bar is None or stage != self.stage:
             self.close()
             self.stage = stage
-            self.bar = tqdm(total=total, desc=stage, unit="", file=sys.stderr, dynamic_ncols=True, leave=False)
+            self.bar = self.tqdm(total=total, desc=stage, unit="", file=sys.stderr, dynamic_ncols=True, leave=False)
         self.bar.total = total
         self.bar.n = done
         self.bar.refresh()

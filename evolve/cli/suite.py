@@ -7,10 +7,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from pathlib import Path
 from typing import Any
 
-from evolve.cli.common import fail, os_error, positive_float, positive_int, warn
+from evolve.cli.common import fail, make_folder_for, os_error, positive_float, positive_int, warn
 from evolve.cli.options import Parents, player_spec, spec_help
 from evolve.cli.table import command_parser
 from search.runtime.errors import MimicError
@@ -81,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     errors: list[str] = []
     try:
         if args.csv:
-            Path(args.csv).parent.mkdir(parents=True, exist_ok=True)  # as every command's output folder
+            make_folder_for(args.csv)
         out = SuiteCsv(args.csv, resume=args.resume) if args.csv else None
     except (FileExistsError, ValueError) as exc:
         fail(prog, str(exc))
