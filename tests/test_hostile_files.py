@@ -113,6 +113,14 @@ def test_a_foreign_or_damaged_book_is_refused_in_one_line(tmp_path: Path, capsys
         assert path.read_bytes() == before
     assert main(["uci", "--eval", f"deepred:{path}"]) == 2  # refused before it reads a command
     _one_line(capsys, path, says)
+    suite = tmp_path / "one.epd"
+    suite.write_text('4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id "one";\n')
+    assert main(["suite", str(suite), "--engine", f"material@depth=1+book:{path}", "--movetime", "0.01"]) == 2
+    _one_line(capsys, path, says)
+    assert main(["tournament", "expert@depth=1", f"material@depth=1+book:{path}", "--games", "1", "--depth", "1",
+                 "--out", str(tmp_path / "t.pgn")]) == 2
+    _one_line(capsys, path, says)
+    assert not (tmp_path / "t.pgn").exists()
     assert main(["match", "material@depth=1", "material@depth=1", "--games", "2", "--depth", "1",
                  "--learn", str(path)]) == 2
     _one_line(capsys, path, says)
@@ -129,6 +137,25 @@ def test_a_missing_or_empty_book_to_read_is_one_line(tmp_path: Path, capsys: pyt
         assert main(["match", "material@depth=1", spec, "--games", "2", "--depth", "1"]) == 2
         _one_line(capsys, path, says)
     assert not path.exists() or path.read_bytes() == b""
+
+
+def test_a_refused_run_creates_no_learn_book(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # games --resume with a sidecar that is not a game set's is refused before the --learn book exists; match
+    # with a bad time control too. A player reading the --learn book itself plays from the book it creates.
+    out = tmp_path / "g.pgn"
+    out.write_text("")
+    Path(f"{out}.json").write_text("[1, 2]")
+    book = tmp_path / "learned.sqlite"
+    assert main(["games", "material@depth=1", "expert@depth=1", "--depth", "1", "--out", str(out), "--resume",
+                 "--learn", str(book)]) == 2
+    assert "not a game set's sidecar" in capsys.readouterr().err
+    assert main(["match", "material@depth=1", "expert@depth=1", "--tc", "garbage", "--learn", str(book)]) == 2
+    capsys.readouterr()
+    assert not book.exists()
+    assert main(["games", f"material@depth=1+book:{book}", "expert@depth=1", "--depth", "1", "--games", "1",
+                 "--max-plies", "8", "--out", str(tmp_path / "h.pgn"), "--learn", str(book)]) == 0
+    with Book(book, readonly=True) as b:  # the one game of 8 plies learned: one game, an edge per ply
+        assert (b.game_count(), b.edge_count()) == (1, 8)
 
 
 def test_a_book_is_read_row_by_row_too(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from evolve.cli.options import Parents, spec_help
 from evolve.cli.playing import (
     adjudication,
     check_book,
+    check_learning,
     game_options,
     games_line,
     learned,
@@ -85,7 +86,7 @@ def _check_players(args: argparse.Namespace, prog: str) -> list[object] | None:
             spec = PLAYERS.parse(text)
             if not spec.is_external:
                 make_evaluator(spec)  # fail now, not in a worker, on a bad organism file
-            check_book(spec)
+            check_book(spec, args.learn)
         except SpecError as exc:
             fail(prog, f"bad player spec: {exc}")
             return None
@@ -182,7 +183,7 @@ def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
     except SpecError as exc:
         fail(prog, f"bad player spec: {exc}")
         return 2
-    if not open_learning(args, prog):
+    if not check_learning(args, prog):
         return 2
     checked = _check_players(args, prog)
     if checked is None:
@@ -230,6 +231,8 @@ def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
         old_runs = old["runs"]
         assert isinstance(old_runs, list)  # read_sidecar checked it: a list of objects
         runs = list(old_runs)
+    if not open_learning(args, prog):  # created only once every check has passed: a refused run makes no book
+        return 2
     runs.append({**provenance(), "games_per_pairing": args.games, "jobs": args.jobs, "hash_mb": args.hash})
 
     def write_sidecar(played: int | None) -> None:

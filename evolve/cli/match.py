@@ -10,6 +10,7 @@ from evolve.cli.options import Parents, player_spec, spec_help
 from evolve.cli.playing import (
     adjudication,
     check_book,
+    check_learning,
     game_options,
     games_line,
     learned,
@@ -49,18 +50,18 @@ def run(args: argparse.Namespace) -> int:
 
     prog = "mimic match"
     start_engines((args.a, args.b))  # before the --learn book or the PGN; SpecError: one line from main
-    if not open_learning(args, prog):
+    if not check_learning(args, prog):
         return 2
     for spec in (args.a, args.b):
         s = PLAYERS.parse(spec)
         if not s.is_external:
             make_evaluator(s)  # fail now, not in a worker, on a bad organism file
-        check_book(s)
+        check_book(s, args.learn)
     found = openings(args, prog)
     if found is None:
         return 2
     tc = time_control(args, prog)
-    if tc is None:
+    if tc is None or not open_learning(args, prog):  # the book is created only once every check has passed
         return 2
     settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=found, tc=tc,
                              adjudication=adjudication(args), sprt=args.sprt, event=args.event, hash_mb=args.hash,

@@ -61,15 +61,20 @@ def game_options(event: str) -> argparse.ArgumentParser:
     return p
 
 
-def check_book(spec: PlayerSpec) -> None:
-    """Raise :class:`SpecError` when the book of ``spec`` cannot be opened (nothing to check without one)."""
+def check_book(spec: PlayerSpec, learn: str | None = None) -> None:
+    """Raise :class:`SpecError` when the book of ``spec`` cannot be opened (nothing to check without one). A book
+    that is the run's ``--learn`` book (``learn``) and does not exist yet is fine: :func:`open_learning` creates
+    it once every check has passed."""
     import sqlite3
+    from pathlib import Path
 
     from search.book.schema import BookError
     from search.book.tree import Book
     from search.players.spec import SpecError
 
     if spec.book is None:
+        return
+    if learn is not None and not Path(learn).exists() and _same_file(spec.book.path, learn):
         return
     try:
         with Book(spec.book.path, readonly=True) as book:
@@ -79,6 +84,13 @@ def check_book(spec: PlayerSpec) -> None:
     except (OSError, ValueError, sqlite3.Error) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise SpecError(f"{spec.text!r}: cannot open the book {spec.book.path}: {why}") from exc
+
+
+def _same_file(a: str | object, b: str) -> bool:
+    """True when the paths ``a`` and ``b`` name one file (compared resolved: neither needs to exist)."""
+    from pathlib import Path
+
+    return Path(str(a)).resolve() == Path(b).resolve()
 
 
 def start_engines(texts: Iterable[str]) -> None:
@@ -91,9 +103,29 @@ def start_engines(texts: Iterable[str]) -> None:
     check_engines([PLAYERS.parse(text) for text in texts])
 
 
+def check_learning(args: argparse.Namespace, prog: str) -> bool:
+    """Check an existing ``--learn`` book (mimic's book, its rows sound) before anything is written or created;
+    a missing one is fine (:func:`open_learning` creates it). False after an error line."""
+    import sqlite3
+    from pathlib import Path
+
+    from search.book.tree import Book
+
+    if args.learn is None or not Path(args.learn).exists():
+        return True
+    try:
+        with Book(args.learn, readonly=True) as book:
+            book.check_rows()
+    except (OSError, sqlite3.Error) as exc:  # a BookError (not mimic's book, damaged) names the file itself
+        fail(prog, f"cannot open the book {args.learn}: {exc}")
+        return False
+    return True
+
+
 def open_learning(args: argparse.Namespace, prog: str) -> bool:
     """Create the ``--learn`` book when it is missing (a player may read it from the first game); False
-    after an error line."""
+    after an error line. Called once every other check has passed (:func:`check_learning` came first), so a
+    refused run creates no book."""
     import sqlite3
 
     from search.book.tree import Book

@@ -11,6 +11,7 @@ from typing import Any
 
 from evolve.cli.common import fail, make_folder_for, os_error, positive_float, positive_int, warn
 from evolve.cli.options import Parents, player_spec, spec_help
+from evolve.cli.playing import check_book
 from evolve.cli.table import command_parser
 from search.runtime.errors import MimicError
 
@@ -60,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     prog = "mimic suite"
     spec = PLAYERS.parse(args.engine)
+    check_book(spec)  # its rows scanned now, not in a worker (SpecError: one line from main)
     try:  # fail now, not in a worker, on an engine that cannot start (SpecError: one line from main)
         if spec.is_external and spec.book is None:
             check_engines([spec])
