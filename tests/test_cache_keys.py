@@ -29,7 +29,7 @@ from evolve.recognition.positions import resolve_sides
 from mentor.labels import Label, LabelWriter
 from mentor.samplers import random_playouts
 from organisms.expert import Expert
-from organisms.feature_cache import load_keyed_npz, save_keyed_npz
+from organisms.feature_cache import arrays_digest, load_keyed_npz, save_keyed_npz
 from organisms.features import feature_matrix
 from organisms.genome import default_genome
 from search.runtime.cachekey import KEY_BYTES, cache_secret, key_path
@@ -70,14 +70,9 @@ def unkeyed_checksum(arrays: dict[str, np.ndarray], names: list[str]) -> str:
 
 
 def unkeyed_digest(arrays: dict[str, np.ndarray], names: list[str], key: str) -> str:
-    """The new format's digest recomputed by someone without the secret: the same bytes, BLAKE2 without its key."""
-    digest = hashlib.blake2b(digest_size=32, person=b"mimic-cache")
-    digest.update(f"key={key}|".encode())
-    for name in names:
-        a = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-        digest.update(a.tobytes())
-    return digest.hexdigest()
+    """The new format's digest recomputed by someone without the secret: the same algorithm with an empty key
+    (BLAKE2b keyed with no bytes is plain BLAKE2b)."""
+    return arrays_digest(arrays, names, key, b"")
 
 
 def forge(path: Path, change: Callable[[dict[str, np.ndarray]], None], old_format: bool = False) -> None:
