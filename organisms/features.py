@@ -37,7 +37,7 @@ import numpy as np
 from organisms.feature_cache import cached_matrix
 from organisms.feature_cache import default_cache_dir as default_cache_dir  # re-exported: evolve.data imports it
 from organisms.feature_cache import read_cached_features as read_cached_features  # re-exported (tests)
-from organisms.feature_cache import save_npz_atomic as save_npz_atomic  # re-exported: evolve.data.cache
+from organisms.feature_cache import save_npz_atomic as save_npz_atomic  # re-exported (tests)
 from organisms.feature_cache import write_cached_features as write_cached_features  # re-exported (tests)
 from organisms.terms import PHASE_MAX, board_terms, raw_terms
 
@@ -252,8 +252,8 @@ def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
     Extraction runs in ``n_jobs`` workers of ``search.runtime.workers`` (``-1``: all cores; fewer than
     2,000 rows in this process) and is cached on disk as ``.npz`` under ``cache_dir`` (default
     :func:`default_cache_dir`), keyed by a BLAKE2 hash of the positions and :func:`feature_set_id` of the
-    layout, with that key and a checksum of the values stored inside: a cache hit whose key and checksum
-    agree returns without extracting anything; any other file is recomputed
+    layout, with that key and a digest of both keyed with the user's secret cache key stored inside: a cache hit
+    whose key and digest agree returns without extracting anything; any other file is recomputed
     (:func:`organisms.feature_cache.cached_matrix`).
     """
     rows = boards if isinstance(boards, np.ndarray) else np.array(

@@ -11,7 +11,6 @@ import chess
 import numpy as np
 import pytest
 
-from evolve.data.cache import save_keyed_npz
 from evolve.data.dataset import load_dataset
 from evolve.ga.evolution import GASettings
 from evolve.ga.fit import exact_fit
@@ -20,6 +19,7 @@ from evolve.ga.run import RunSettings, evolve
 from mentor.labels import Label, LabelWriter
 from mentor.samplers import random_playouts
 from organisms.expert import Expert
+from organisms.feature_cache import save_keyed_npz
 from organisms.genome import default_genome
 
 
@@ -87,7 +87,7 @@ def test_a_forged_or_corrupt_entry_is_solved_again(labels: Path, tmp_path: Path)
     good = cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, "l2", cache_dir=folder)
     [entry] = folder.glob("*.npz")
     key = entry.stem
-    # Forged: other weights within the bounds, under the right key and with a valid checksum; the stored
+    # Forged: other weights within the bounds, under the right key and with a valid keyed digest; the stored
     # errors no longer are those of the weights, so the entry is refused.
     forged = np.clip(good.weights + 1.0, genome.low, genome.high)
     save_keyed_npz(entry, {"weights": forged, "maes": np.array([good.train_mae, good.held_mae]),

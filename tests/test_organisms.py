@@ -147,7 +147,7 @@ def test_feature_matrix_parallel_and_cache(tmp_path: Path) -> None:
     files = list(tmp_path.glob("*.npz"))
     assert len(files) == 1
     # A cache hit reads the file: store recognisably different values through the cache's own writer
-    # (key and checksum consistent) and read them back.
+    # (key and keyed digest consistent) and read them back.
     with np.load(files[0]) as data:
         stored, key = data["features"].copy(), str(data["key"])
     stored[0, 0] = 12345.0
@@ -159,7 +159,7 @@ def test_feature_matrix_parallel_and_cache(tmp_path: Path) -> None:
 
 
 def test_feature_cache_with_other_values_or_truncated_is_recomputed(tmp_path: Path) -> None:
-    # Values of the right shape written over the cache without their checksum (the defect: an L1 fit of
+    # Values of the right shape written over the cache without their digest (the defect: an L1 fit of
     # 48 cp became 502 cp), a truncated file, a file for other positions, and an empty file are all
     # recomputed, and the cache is rewritten whole.
     # Which 300 positions does not matter to the cache (any positions, one key): drawn along playouts, cheaply.
@@ -169,9 +169,9 @@ def test_feature_cache_with_other_values_or_truncated_is_recomputed(tmp_path: Pa
     (path,) = tmp_path.glob("*.npz")
     good = path.read_bytes()
     with np.load(path) as data:
-        key, checksum = str(data["key"]), str(data["checksum"])
+        key, digest = str(data["key"]), str(data["digest"])
     other = truth[::-1].copy()
-    np.savez(path, features=other, key=np.array(key), checksum=np.array(checksum))
+    np.savez(path, features=other, key=np.array(key), digest=np.array(digest))
     assert np.array_equal(feature_matrix(boards, cache_dir=tmp_path), truth)
     assert read_cached_features(path, key, len(boards), N_FEATURES) is not None  # rewritten with the true values
     for broken in (good[: len(good) // 2], b"", b"not a zip"):
@@ -179,7 +179,7 @@ def test_feature_cache_with_other_values_or_truncated_is_recomputed(tmp_path: Pa
         assert np.array_equal(feature_matrix(boards, cache_dir=tmp_path), truth)
         rewritten = read_cached_features(path, key, len(boards), N_FEATURES)
         assert rewritten is not None and np.array_equal(rewritten, truth)
-    np.savez(path, features=truth, key=np.array("0" * 40), checksum=np.array(checksum))
+    np.savez(path, features=truth, key=np.array("0" * 40), digest=np.array(digest))
     assert read_cached_features(path, key, len(boards), N_FEATURES) is None  # made for other positions
 
 

@@ -62,7 +62,7 @@ def test_cache_is_reused_for_the_same_file(tmp_path: Path) -> None:
 
 
 def test_cache_hit_returns_what_the_cache_holds(tmp_path: Path) -> None:
-    # Recognisably different values written through the cache's own writer (key and checksum consistent)
+    # Recognisably different values written through the cache's own writer (key and keyed digest consistent)
     # come back: the second load reads the cache and does no target work.
     path = _labels(tmp_path, bad_line=False)
     cache = tmp_path / "cache"
@@ -135,7 +135,7 @@ def test_a_truncated_or_tampered_label_cache_is_recomputed(tmp_path: Path) -> No
     again = resolve_labels(path, cache_dir=cache)
     assert not again.cached and np.array_equal(again.y, truth.y)
     assert stored.read_bytes() == good  # rewritten whole
-    # Values changed without their checksum.
+    # Values changed without their digest.
     with np.load(stored) as data:
         arrays = {k: data[k] for k in data.files}
     arrays["y"] = arrays["y"] + 1.0

@@ -11,9 +11,10 @@ capture quiescence, in Python) are the slow part of a large file: lines are pars
 
 The result is stored as one ``.npz`` (no pickle) under ``$MIMIC_CACHE/labels/``, named by its key: a
 BLAKE2 hash of the label file's bytes, the target mode, the cap and :data:`FORMAT_VERSION`. The file
-holds that key and a checksum of every array; a file whose key or checksum disagrees (another label
-file, a truncated or tampered cache) is ignored and rewritten. The features are cached separately,
-by :func:`organisms.features.feature_matrix`, keyed by these rows and
+holds that key and a digest of it and of every array keyed with the user's secret cache key
+(:func:`organisms.feature_cache.save_keyed_npz`, :mod:`search.runtime.cachekey`); a file whose key or digest
+disagrees (another label file, a truncated, tampered or forged cache) is ignored and rewritten. The features
+are cached separately, by :func:`organisms.features.feature_matrix`, keyed by these rows and
 :func:`organisms.features.feature_key` (the feature set's name and version), so a new feature version
 recomputes the features and keeps the parsed labels.
 """
@@ -21,8 +22,7 @@ recomputes the features and keeps the parsed labels.
 from __future__ import annotations
 
 import hashlib
-import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,11 +31,13 @@ import numpy as np
 from evolve.data.chunks import ChunkTally, map_label_chunks, read_chunk
 from mentor.labels import DEFAULT_CAP
 from mentor.target import target_with_plies
-from organisms.features import bitboard_row, default_cache_dir, save_npz_atomic
+from organisms.feature_cache import load_keyed_npz, save_keyed_npz
+from organisms.features import bitboard_row, default_cache_dir
 from search.conventions import result_points
 
-FORMAT_VERSION = 2
-"""Bumped whenever what :func:`resolve_labels` computes changes (target rules, stored arrays)."""
+FORMAT_VERSION = 3
+"""Bumped whenever what :func:`resolve_labels` computes or how it is stored changes (target rules, stored
+arrays; 3: a keyed digest instead of a checksum)."""
 
 CHUNK = 5000
 """Label lines per worker task."""
@@ -154,44 +156,9 @@ def _arrays(r: ResolvedLabels) -> dict[str, np.ndarray]:
             "errors": np.array(r.errors, dtype=np.str_).reshape(-1)}
 
 
-def arrays_checksum(arrays: dict[str, np.ndarray], names: Sequence[str]) -> str:
-    """BLAKE2 of the named arrays' names, dtypes, shapes and bytes, in that order."""
-    digest = hashlib.blake2b(digest_size=20)
-    for name in names:
-        a = np.ascontiguousarray(arrays[name])
-        digest.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-        digest.update(a.tobytes())
-    return digest.hexdigest()
-
-
-def save_keyed_npz(path: Path, arrays: dict[str, np.ndarray], names: Sequence[str], key: str) -> bool:
-    """Store the named ``arrays`` with ``key`` and their checksum (:func:`arrays_checksum`) as one ``.npz``,
-    written beside ``path`` and moved into place; False when it cannot be written (see ``save_npz_atomic``).
-    The one format of every cache of ours that is keyed by its inputs (labels, moves, recognised sides)."""
-    return save_npz_atomic(path, {**{n: arrays[n] for n in names}, "key": np.array(key),
-                                  "checksum": np.array(arrays_checksum(arrays, names))})
-
-
-def load_keyed_npz(path: Path, names: Sequence[str], key: str) -> dict[str, np.ndarray] | None:
-    """The arrays :func:`save_keyed_npz` stored in ``path``, or ``None`` when the file is missing,
-    unreadable, truncated, holds other arrays, was made for another key, or fails its checksum (callers
-    check their arrays' shapes)."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if set(data.files) != {*names, "key", "checksum"}:
-                return None
-            arrays = {name: data[name] for name in names}
-            stored_key, checksum = str(data["key"]), str(data["checksum"])
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
-        return None
-    if stored_key != key or checksum != arrays_checksum(arrays, names):
-        return None
-    return arrays
-
-
 def read_cached_labels(path: Path, key: str) -> ResolvedLabels | None:
     """The resolved labels stored in ``path``, or ``None`` when the file is missing, unreadable,
-    truncated, made for another key, inconsistent, or its arrays do not match their checksum."""
+    truncated, made for another key, inconsistent, or its keyed digest does not verify."""
     arrays = load_keyed_npz(path, _ARRAYS, key)
     if arrays is None:
         return None
@@ -206,7 +173,7 @@ def read_cached_labels(path: Path, key: str) -> ResolvedLabels | None:
 
 
 def write_cached_labels(path: Path, key: str, resolved: ResolvedLabels) -> bool:
-    """Store ``resolved`` under ``key`` with its checksum, written beside ``path`` and moved into place.
-    A cache that cannot be written (full disk, read-only) is skipped: returns False, nothing half-written
-    is left."""
+    """Store ``resolved`` under ``key`` with its keyed digest, written beside ``path`` and moved into place.
+    A cache that cannot be written (full disk, read-only, no trusted secret key) is skipped: returns False,
+    nothing half-written is left."""
     return save_keyed_npz(path, _arrays(resolved), _ARRAYS, key)

@@ -15,8 +15,9 @@ Children are stored move by move in ``board.legal_moves`` order, position after 
 position's segment; ``played`` is the index (into the children) of the move the player made. Replaying
 and resolving the games runs in :func:`search.runtime.workers.parallel_map` workers; the result is cached as one
 ``.npz`` (no pickle) under ``$MIMIC_CACHE/moves/``, keyed by a BLAKE2 hash of the PGN file's bytes, the
-player's name, ``skip_plies`` and :data:`FORMAT_VERSION` (the features of the resolved children are
-cached by :func:`organisms.features.feature_matrix`, keyed by the rows and the feature set's version).
+player's name, ``skip_plies`` and :data:`FORMAT_VERSION`, sealed with a digest keyed with the user's secret
+cache key (:func:`organisms.feature_cache.save_keyed_npz`). The features of the resolved children are
+cached by :func:`organisms.features.feature_matrix`, keyed by the rows and the feature set's version.
 
 Malformed games (an illegal move, a bad FEN header, another variant) are reported as
 ``FILE:LINE: reason`` (:func:`search.formats.pgn.read_games`), counted and skipped.
@@ -34,14 +35,16 @@ import chess
 import chess.pgn
 import numpy as np
 
-from evolve.data.cache import file_digest, load_keyed_npz, save_keyed_npz
+from evolve.data.cache import file_digest
 from mentor.target import quiet_leaf
+from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from organisms.features import bitboard_row, default_cache_dir, feature_matrix
 from search.formats.pgn import read_games
 from search.runtime.workers import parallel_map
 
-FORMAT_VERSION = 1
-"""Bumped whenever what :func:`extract_moves` computes changes (resolution rules, stored arrays)."""
+FORMAT_VERSION = 2
+"""Bumped whenever what :func:`extract_moves` computes or how it is stored changes (resolution rules, stored
+arrays; 2: a keyed digest instead of a checksum)."""
 
 MATE_SCORE = 30_000.0
 """The mover's score of a move that mates (centipawns): above any evaluation, so it is always chosen."""
@@ -263,7 +266,7 @@ def _arrays(d: MoveData) -> dict[str, np.ndarray]:
 
 def _read_cached(path: Path, key: str) -> MoveData | None:
     """The extracted moves stored in ``path``, or ``None`` when missing, unreadable, for another key,
-    inconsistent, or not matching their checksum."""
+    inconsistent, or its keyed digest does not verify."""
     a = load_keyed_npz(path, _ARRAYS, key)
     if a is None:
         return None

@@ -4,19 +4,20 @@ them again.
 :func:`cached_exact_fit` returns what :func:`evolve.ga.fit.exact_fit` returns for the same arguments, from
 ``$MIMIC_CACHE/fits/`` (``~/.cache/mimic/fits`` by default, beside the label and feature caches) when an
 entry there was made from the same inputs. An entry is one ``.npz`` (no pickle) named by its key, written by
-:func:`evolve.data.cache.save_keyed_npz`: the key is a BLAKE2 hash of everything the fit depends on — the
+:func:`organisms.feature_cache.save_keyed_npz`: the key is a BLAKE2 hash of everything the fit depends on — the
 feature matrix and the mentor's scores themselves (so the label file's bytes, the target mode, the cap, the
 genome layout's feature set and its version are all in it), the training and held-out rows (the held-out
 share and the seed), the genome's gene names and bounds, the loss, the row limits that pick the solver
 (:data:`evolve.ga.fit.LP_MAX_ROWS`, :data:`evolve.ga.fit.IRLS_MAX_ROWS`), :data:`FIT_VERSION` and the
 installed scipy's version (the solvers are scipy's).
 
-On reading, an entry must carry that key and its arrays' checksum, hold one weight per gene within the
+On reading, an entry must carry that key and a digest of it and of its arrays keyed with the user's secret cache
+key (:mod:`search.runtime.cachekey`), hold one weight per gene within the
 genes' bounds, and its stored mean absolute errors must be those of its weights on these rows, recomputed;
 anything else (another label file, a truncated, tampered or forged file) is ignored, the fit solved again
 and the entry rewritten. A cache that cannot be written is skipped.
 
-May import: numpy, ``evolve.ga.fit``, ``evolve.data.cache``, ``organisms``.
+May import: numpy, ``evolve.ga.fit``, ``organisms``.
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.data.cache import load_keyed_npz, save_keyed_npz
 from evolve.ga.fit import IRLS_MAX_ROWS, LP_MAX_ROWS, Fit, exact_fit, mean_abs_error
+from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from organisms.features import default_cache_dir
 from organisms.genome import Genome
 
-FIT_VERSION = 1
-"""Bumped whenever what :func:`evolve.ga.fit.exact_fit` computes changes (solvers, their settings)."""
+FIT_VERSION = 2
+"""Bumped whenever what :func:`evolve.ga.fit.exact_fit` computes or how an entry is stored changes (solvers,
+their settings; 2: a keyed digest instead of a checksum)."""
 
 _ARRAYS = ("weights", "maes", "seconds", "method")
 

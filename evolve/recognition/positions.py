@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.data.cache import load_keyed_npz, save_keyed_npz
 from evolve.data.moves import CHUNK_GAMES, extract_games
 from evolve.data.moves import FORMAT_VERSION as MOVES_FORMAT
 from evolve.ga.objectives import MoveAgreement
 from evolve.recognition.gameset import GameSet, Progress
+from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from organisms.features import default_cache_dir, feature_matrix
 from organisms.genome import layout_genome
 from search.runtime.workers import parallel_map
@@ -64,7 +64,7 @@ def resolved_key(entries: Sequence[tuple[int, str, list[str], list[bool]]], skip
     digest = hashlib.blake2b(digest_size=20)
     for _, fen, moves, colors in entries:
         digest.update(f"{fen}|{' '.join(moves)}|{''.join('w' if c else 'b' for c in colors)}\n".encode())
-    digest.update(f"|skip={skip_plies}|moves-v{MOVES_FORMAT}|sides-v1".encode())
+    digest.update(f"|skip={skip_plies}|moves-v{MOVES_FORMAT}|sides-v2".encode())
     return digest.hexdigest()
 
 
