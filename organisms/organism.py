@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +34,7 @@ from organisms.genome import Genome, default_genome
 from organisms.linear import TermWeights, square_table_sum
 from organisms.terms import PHASE_MAX, raw_terms
 from search.runtime.atomic import write_atomic
+from search.runtime.readback import parse_json, read_text
 
 MAX_FILE_BYTES = 1 << 20
 """Organism files are a few kilobytes; a larger file (1 MiB) is refused rather than read."""
@@ -209,13 +208,9 @@ class Organism:
 
     @classmethod
     def from_json(cls, text: str, source: str = "<organism>") -> Organism:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{source}:{exc.lineno}: {exc.msg}") from exc
-        except RecursionError as exc:
-            raise ValueError(f"{source}: JSON nested too deeply for an organism file") from exc
-        return cls.from_dict(data, source)
+        """An organism from its JSON text (:func:`search.runtime.readback.parse_json`: nesting bounded);
+        ``ValueError`` names ``source`` and what is wrong."""
+        return cls.from_dict(parse_json(text, source, "the organism file", top=object), source)
 
     def save(self, path: str | Path) -> None:
         """Write the organism file whole or not at all (:func:`search.runtime.atomic.write_atomic`: a file
@@ -230,7 +225,7 @@ class Organism:
         """Read an organism file. Only a regular file of at most ``MAX_FILE_BYTES`` is read (a FIFO or
         ``/dev/stdin`` would block); ``ValueError`` names the file and what is wrong with it, and
         ``OSError`` reports a file that cannot be opened."""
-        return cls.from_json(read_small_text(path, MAX_FILE_BYTES, "organism file"), str(path))
+        return cls.from_json(read_text(path, MAX_FILE_BYTES, "organism file"), str(path))
 
     def values(self) -> dict[str, float]:
         """Decoded gene values by name."""
@@ -255,26 +250,3 @@ def _pst_tables(weights: np.ndarray) -> list[list[list[float]]]:
         eg[6 + piece] = -eg[piece, flipped]
     phases = np.arange(PHASE_MAX + 1, dtype=np.float64)[:, None, None]
     return (mg[None] * phases + eg[None] * (PHASE_MAX - phases)).tolist()
-
-
-def read_small_text(path: str | Path, max_bytes: int, what: str) -> str:
-    """The UTF-8 text of a regular file of at most ``max_bytes``. The file is opened without blocking
-    and checked before anything is read: a FIFO, a device or ``/dev/stdin``, a directory, a larger
-    file or undecodable bytes raise ``ValueError`` naming the file; failing to open it raises ``OSError``."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError(f"{path}: not a regular file (a {what} must be one)")
-        if st.st_size > max_bytes:
-            raise ValueError(f"{path}: {st.st_size} bytes is too large for a {what} (at most {max_bytes})")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:
-        raise ValueError(f"{path}: too large for a {what} (more than {max_bytes} bytes)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
