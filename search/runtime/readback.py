@@ -7,8 +7,9 @@ folders, caches) may have been damaged or crafted in between, so none is trusted
 - **JSON** (:func:`read_text`, :func:`parse_json`, :func:`read_json`): a regular file (a FIFO or a device would
   block) of at most a stated size, UTF-8, nested at most :data:`MAX_JSON_DEPTH` deep (checked before parsing, so
   no ``RecursionError``), of the expected top-level type;
-- **values** (:func:`require`, :func:`finite`, :func:`whole`, :func:`strings`, :func:`rows`): required keys of a
-  JSON type, finite numbers, whole numbers in a range, lists of strings, tables of numbers;
+- **values** (:func:`require`, :func:`finite`, :func:`whole`, :func:`strings`, :func:`rows`, :func:`records`):
+  required keys of a JSON type, finite numbers, whole numbers in a range, lists of strings, tables of numbers,
+  lists of records;
 - **arrays** (:class:`NpzFile`): an ``.npz`` read member by member, each member's ``.npy`` header checked first:
   no Python objects (never a pickle), at most :data:`MAX_ARRAY_ELEMENTS` elements (or the caller's cap), no
   more bytes than the member holds, then the caller's shape, dtype kinds and finiteness.
@@ -25,7 +26,7 @@ import math
 import os
 import stat
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -211,6 +212,29 @@ def rows(value: object, width: int, what: str, source: str, *, error: Error = Re
     return value
 
 
+def records(value: object, fields: Mapping[str, type], what: str, source: str, *,
+            error: Error = ReadbackError) -> list[dict[str, Any]]:
+    """``value`` as a list of objects with exactly the keys of ``fields``, each an ``int`` (a whole number >= 0) or
+    a ``float`` (any number: mimic writes NaN for an error it could not measure), else ``error`` naming the first
+    bad record.
+
+    >>> records([{"epoch": 1, "loss": 0.5}], {"epoch": int, "loss": float}, "epoch_curve", "b.npz")
+    [{'epoch': 1, 'loss': 0.5}]
+    >>> records([{"epoch": 1}], {"epoch": int, "loss": float}, "epoch_curve", "b.npz")
+    Traceback (most recent call last):
+    search.runtime.readback.ReadbackError: b.npz: epoch_curve[0] is {'epoch': 1}, expected {epoch, loss} (numbers)
+    """
+    if not isinstance(value, list):
+        raise error(f"{source}: {what} is {json_type(value)}, expected a list of objects")
+    for i, rec in enumerate(value):
+        if (not isinstance(rec, dict) or set(rec) != set(fields)
+                or not all(type(rec[k]) is int and rec[k] >= 0 if kind is int else
+                           isinstance(rec[k], int | float) and not isinstance(rec[k], bool)
+                           for k, kind in fields.items())):
+            raise error(f"{source}: {what}[{i}] is {repr(rec)[:80]}, expected {{{', '.join(fields)}}} (numbers)")
+    return value
+
+
 class NpzFile:
     """An ``.npz`` read member by member, never with pickles, each array's ``.npy`` header checked before its data
     is read (see the module docstring). Use it as a context manager::
@@ -252,7 +276,7 @@ class NpzFile:
         """The arrays the file holds."""
         return set(self.members)
 
-    def require(self, names: list[str] | set[str] | Mapping[str, Any]) -> None:
+    def require(self, names: Iterable[str]) -> None:
         """Refuse a file without every array of ``names``."""
         missing = [n for n in names if n not in self.members]
         if missing:

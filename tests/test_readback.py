@@ -1,0 +1,216 @@
+"""Files mimic reads back (issue 23): checkpoints of every trainer and of the GA, the label sidecar, recognition
+clone folders and the DeepChess positions file, each crafted bad by the tests and refused before anything is
+restored: exit 2 (or :class:`~search.runtime.errors.MimicError` from the real loader), one line naming the file
+and what is wrong, and nothing written (the folder's files byte for byte as they were).
+
+The good files come from real tiny runs of the commands (module fixtures); each case copies the run and damages
+one thing. Net files and the experience book are covered by test_hostile_files.py, ``games --resume``'s sidecar
+by test_games_sidecar.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from search.runtime.errors import MimicError
+
+from .conftest import run_mimic
+
+Arrays = dict[str, np.ndarray]
+Header = dict[str, Any]
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (relative name: bytes), to show that nothing was written."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _refused(args: list[str], folder: Path, path: Path, says: str) -> None:
+    """``mimic ARGS`` exits 2 with one line naming ``path`` and saying ``says``, and writes nothing in ``folder``."""
+    before = _files(folder)
+    done = run_mimic(*args)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1 and str(path) in lines[0] and says in lines[0], done.stderr
+    assert _files(folder) == before
+
+
+def _load_npz(path: Path, header: str = "header") -> tuple[Arrays, Header]:
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    return {k: v for k, v in arrays.items() if k != header}, json.loads(str(arrays[header]))
+
+
+def _save_npz(path: Path, arrays: Arrays, header: Header, name: str = "header") -> None:
+    out = io.BytesIO()
+    np.savez(out, **{name: np.array(json.dumps(header))}, **arrays)
+    path.write_bytes(out.getvalue())
+
+
+Edit = Callable[[Arrays, Header], None]
+
+
+def _drop(name: str) -> Edit:
+    def edit(a: Arrays, h: Header) -> None:
+        del a[name]
+    return edit
+
+
+def _set(name: str, value: Callable[[np.ndarray], np.ndarray]) -> Edit:
+    def edit(a: Arrays, h: Header) -> None:
+        a[name] = value(a[name])
+    return edit
+
+
+def _head(change: Callable[[Header], None]) -> Edit:
+    return lambda a, h: change(h)
+
+
+# ---------------------------------------------------------------------------------------------- train-cmp
+CMP_ARGS = ["--pos2vec", "8", "--top", "4", "--small-pos2vec", "4", "--small-top", "2", "--ae-epochs", "1",
+            "--distill-epochs", "1", "--batch", "32", "--no-speed"]
+
+
+@pytest.fixture(scope="module")
+def cmp_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished tiny train-cmp run (1 epoch a phase) on 60 random positions: its checkpoint is in the
+    distillation phase, with Adam's state."""
+    pytest.importorskip("torch")
+    from organisms.comparator import N_BITS
+
+    root = tmp_path_factory.mktemp("cmp")
+    rng = np.random.default_rng(0)
+    n = 60
+    (root / "data").mkdir()
+    np.savez(root / "data" / "positions.npz", bits=np.packbits(rng.integers(0, 2, (n, N_BITS), np.uint8), axis=1),
+             result=np.where(np.arange(n) % 2 == 0, 1, -1).astype(np.int8),
+             part=np.array([0, 0, 0, 1, 2], np.uint8)[(np.arange(n) // 2) % 5], game=np.arange(n, dtype=np.int64))
+    run_mimic("train-cmp", root / "data", "--out", root / "run", "--epochs", "1", *CMP_ARGS, check=True)
+    assert _load_npz(root / "run" / "checkpoint.npz")[1]["phase"] == "distill"
+    return root
+
+
+CMP_CASES: list[tuple[str, Edit, str]] = [
+    ("missing array", _drop("big_enc_w0"), "missing arrays big_enc_w0"),
+    ("missing Adam state", _drop("phase_adam_0_exp_avg"), "missing arrays phase_adam_0_exp_avg"),
+    ("curves missing", _head(lambda h: h.pop("curves")), "curves is missing"),
+    ("curves a list", _head(lambda h: h.__setitem__("curves", [])), "curves is a list, not an object"),
+    ("curve row of text", _head(lambda h: h["curves"].__setitem__("compare", [[1, "x", 0, 0]])),
+     "curves.compare[0] is [1, 'x', 0, 0], expected 4 finite numbers"),
+    ("curve row short", _head(lambda h: h["curves"].__setitem__("distill", [[1]])), "curves.distill[0]"),
+    ("curve key missing", _head(lambda h: h["curves"].pop("pretrain")), "curves has the keys"),
+    ("Adam state of strings", _set("phase_adam_0_exp_avg", lambda a: np.full(a.shape, "x")),
+     "phase_adam_0_exp_avg is of type <U1, expected floats"),
+    ("Adam step of another shape", _set("phase_adam_1_step", lambda a: np.zeros(3, np.float32)),
+     "phase_adam_1_step has shape (3,), these settings need ()"),
+    ("wrong shape", _set("big_enc_w0", lambda a: a.T.copy()), "big_enc_w0 has shape (8, 773), these settings need"),
+    ("NaN weight", _set("small_top_b0", lambda a: np.full_like(a, np.nan)), "small_top_b0 must hold finite floats"),
+    ("unknown phase", _head(lambda h: h.__setitem__("phase", "pretrain-7")), "phase is 'pretrain-7'"),
+    ("seconds text", _head(lambda h: h.__setitem__("seconds", "x")), "seconds is a string, not a number"),
+    ("header empty", _head(lambda h: h.clear()), "curves is missing"),
+]
+
+
+@pytest.mark.parametrize(("case", "edit", "says"), CMP_CASES, ids=[c[0] for c in CMP_CASES])
+def test_a_crafted_train_cmp_checkpoint_is_refused(cmp_run: Path, tmp_path: Path, case: str, edit: Edit,
+                                                   says: str) -> None:
+    out = tmp_path / "run"
+    shutil.copytree(cmp_run / "run", out)
+    ck = out / "checkpoint.npz"
+    arrays, header = _load_npz(ck)
+    edit(arrays, header)
+    _save_npz(ck, arrays, header)
+    # Two comparator epochs: the resumed run would train one more and rewrite the checkpoint if it went on.
+    _refused(["train-cmp", cmp_run / "data", "--out", out, "--epochs", "2", "--resume", *CMP_ARGS], out, ck, says)
+
+
+def test_the_untouched_train_cmp_checkpoint_resumes(cmp_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    shutil.copytree(cmp_run / "run", out)
+    run_mimic("train-cmp", cmp_run / "data", "--out", out, "--epochs", "2", "--resume", *CMP_ARGS, check=True)
+    assert [r[0] for r in _load_npz(out / "checkpoint.npz")[1]["curves"]["compare"]] == [1, 2]
+
+
+# ---------------------------------------------------------------------------------------------- train-net
+LABELS = Path(__file__).resolve().parent.parent / "results" / "paper-builtin" / "labels.epd"
+NET_ARGS = ["--limit", "40", "--epochs", "1", "--units", "2", "2", "2", "--hidden", "4", "--td-games", "1",
+            "--td-plies", "2", "--td-nodes", "20", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def net_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished tiny train-net run: a bootstrap of one epoch and one TD-Leaf iteration."""
+    pytest.importorskip("torch")
+    out = tmp_path_factory.mktemp("net") / "run"
+    run_mimic("train-net", LABELS, "--out", out, "--td-iterations", "1", *NET_ARGS, check=True)
+    return out
+
+
+NET_CASES: list[tuple[str, str, Edit, str]] = [
+    ("bootstrap without its curve", "bootstrap.npz", _head(lambda h: h.pop("epoch_curve")),
+     "epoch_curve is null, expected a list of objects"),
+    ("bootstrap curve of text", "bootstrap.npz", _head(lambda h: h.__setitem__("epoch_curve", [{"epoch": "1"}])),
+     "epoch_curve[0] is {'epoch': '1'}, expected {epoch, loss, train_mae, held_mae} (numbers)"),
+    ("bootstrap missing an array", "bootstrap.npz", _drop("w_out"), "missing arrays w_out"),
+    ("bootstrap of another net", "bootstrap.npz", _head(lambda h: h.__setitem__("hidden", 5)),
+     "w_hidden has shape (6, 4), the header's architecture needs (6, 5)"),
+    ("TD iteration of text", "td-checkpoint.npz", _head(lambda h: h.__setitem__("td_iteration", "1")),
+     "td_iteration is a string, not a number"),
+    ("TD curve missing", "td-checkpoint.npz", _head(lambda h: h.pop("td_curve")), "td_curve is missing"),
+    ("TD curve short", "td-checkpoint.npz", _head(lambda h: h.__setitem__("td_curve", [])),
+     "td_curve has 0 rows for td_iteration 1"),
+    ("TD weights of another shape", "td-checkpoint.npz", _set("w_hidden", lambda a: a[:1]),
+     "w_hidden has shape (1, 4), these settings need (6, 4)"),
+    ("TD weights of strings", "td-checkpoint.npz", _set("b_out", lambda a: np.full(a.shape, "x")),
+     "b_out is of type <U1, expected floats"),
+]
+
+
+@pytest.mark.parametrize(("case", "name", "edit", "says"), NET_CASES, ids=[c[0] for c in NET_CASES])
+def test_a_crafted_train_net_checkpoint_is_refused(net_run: Path, tmp_path: Path, case: str, name: str, edit: Edit,
+                                                   says: str) -> None:
+    out = tmp_path / "run"
+    shutil.copytree(net_run, out)
+    ck = out / name
+    arrays, header = _load_npz(ck)
+    edit(arrays, header)
+    _save_npz(ck, arrays, header)
+    # Two TD-Leaf iterations: the resumed run would play one more and rewrite the checkpoint if it went on.
+    _refused(["train-net", LABELS, "--out", out, "--td-iterations", "2", "--resume", *NET_ARGS], out, ck, says)
+
+
+# ---------------------------------------------------------------------------------------------- the GA's checkpoint
+def _npy_claiming(shape: tuple[int, ...], descr: str = "|u1") -> bytes:
+    """A ``.npy`` header claiming ``shape`` over 8 bytes of data."""
+    out = io.BytesIO()
+    np.lib.format.write_array_header_1_0(out, {"descr": descr, "fortran_order": False, "shape": shape})
+    return out.getvalue() + b"\0" * 8
+
+
+def test_a_ga_checkpoint_array_claiming_a_terabyte_is_refused_before_it_is_allocated(tmp_path: Path) -> None:
+    # The other GA checkpoint cases (every key, bad values and arrays: 50 of them) are in test_runs.py; np.load
+    # would allocate the 10^12 bytes this population claims before any check.
+    from evolve.ga.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
+
+    path = tmp_path / "checkpoint"
+    write_checkpoint(path, {}, population=np.zeros((2, 3), np.uint8), losses=np.zeros(2), hof_bits=np.zeros((0, 3)),
+                     hof_losses=np.zeros(0))
+    with zipfile.ZipFile(path.with_suffix(".npz")) as zf:
+        members = {i.filename: zf.read(i) for i in zf.infolist()}
+    members["population.npy"] = _npy_claiming((10**6, 10**6))
+    with zipfile.ZipFile(path.with_suffix(".npz"), "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    with pytest.raises(CheckpointError, match=f"^{path}.npz: array population claims shape "
+                                              r"\(1000000, 1000000\) \(1,000,000,000,000 elements\)"):
+        read_checkpoint(path)
+    assert issubclass(CheckpointError, MimicError)
