@@ -214,3 +214,47 @@ def test_a_ga_checkpoint_array_claiming_a_terabyte_is_refused_before_it_is_alloc
                                               r"\(1000000, 1000000\) \(1,000,000,000,000 elements\)"):
         read_checkpoint(path)
     assert issubclass(CheckpointError, MimicError)
+
+
+# ---------------------------------------------------------------------------------------------- labels.epd.json
+LABEL_ARGS = ["--mentor", "builtin", "--depth", "1", "--positions", "3", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A label file of 2 positions (of the 3 asked for later: a resume would label one more) and its sidecar."""
+    out = tmp_path_factory.mktemp("labels") / "l.epd"
+    run_mimic("label", *LABEL_ARGS[:4], "--positions", "2", "--no-progress", "--out", out, check=True)
+    return out
+
+
+SIDECARS: dict[str, tuple[Callable[[Header], object], str]] = {
+    "a list": (lambda h: [h], "the label file's sidecar is a list, not an object"),
+    "null": (lambda h: None, "the label file's sidecar is null, not an object"),
+    "nested 100k deep": (lambda h: "[" * 100_000 + "]" * 100_000, "nests deeper than 32 levels"),
+    "runs not a list": (lambda h: {**h, "runs": 3}, "runs is a number, not a list"),
+    "a run not an object": (lambda h: {**h, "runs": [1]}, "runs[0] is a number, not an object"),
+    "legacy header of numbers": (lambda h: {**h, "legacy_header": [1, 2]}, "legacy_header is a list, expected a "
+                                                                           "list of strings"),
+    "schema a number": (lambda h: {**h, "schema": 2}, "schema is a number, not a string"),
+}
+
+
+@pytest.mark.parametrize("case", list(SIDECARS))
+def test_a_crafted_label_sidecar_is_refused(labelled: Path, tmp_path: Path, case: str) -> None:
+    make, says = SIDECARS[case]
+    out = tmp_path / "l.epd"
+    out.write_bytes(labelled.read_bytes())
+    side = tmp_path / "l.epd.json"
+    made = make(json.loads(Path(f"{labelled}.json").read_text()))
+    side.write_text(made if isinstance(made, str) else json.dumps(made))
+    _refused(["label", *LABEL_ARGS, "--out", out, "--resume"], tmp_path, side, says)
+
+
+def test_the_untouched_label_sidecar_resumes(labelled: Path, tmp_path: Path) -> None:
+    out = tmp_path / "l.epd"
+    out.write_bytes(labelled.read_bytes())
+    Path(f"{out}.json").write_bytes(Path(f"{labelled}.json").read_bytes())
+    run_mimic("label", *LABEL_ARGS, "--out", out, "--resume", check=True)
+    assert len(out.read_text().splitlines()) == 3  # the 2 labels kept, the third one added
+    assert len(json.loads(Path(f"{out}.json").read_text())["runs"]) == 2
