@@ -258,3 +258,90 @@ def test_the_untouched_label_sidecar_resumes(labelled: Path, tmp_path: Path) -> 
     run_mimic("label", *LABEL_ARGS, "--out", out, "--resume", check=True)
     assert len(out.read_text().splitlines()) == 3  # the 2 labels kept, the third one added
     assert len(json.loads(Path(f"{out}.json").read_text())["runs"]) == 2
+
+
+# ---------------------------------------------------------------------------------------------- clone folders
+ENGINES = Path(__file__).resolve().parent.parent / "results" / "recognition-engines"
+QUERY = '[White "Toga"]\n[Black "Sunfish"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0\n\n'
+
+
+def _manifest(change: Callable[[Header], object]) -> Callable[[Path], tuple[str, str]]:
+    def make(folder: Path) -> tuple[str, str]:
+        data = json.loads((folder / "recognize.json").read_text())
+        made = change(data)
+        return "recognize.json", json.dumps(data if made is None else made)
+    return make
+
+
+def _file(name: str, text: str) -> Callable[[Path], tuple[str, str]]:
+    return lambda folder: (name, text)
+
+
+def _no_clone_file(folder: Path) -> tuple[str, str]:
+    (folder / "clone-Toga.json").unlink()
+    return "recognize.json", (folder / "recognize.json").read_text()
+
+
+def _split(change: Callable[[Header], object]) -> Callable[[Path], tuple[str, str]]:
+    def make(folder: Path) -> tuple[str, str]:
+        data = json.loads((folder / "split.json").read_text())
+        made = change(data)
+        return "split.json", json.dumps(data if made is None else made)
+    return make
+
+
+FOLDERS: dict[str, tuple[Callable[[Path], tuple[str, str]], str, str]] = {
+    # case: (how to damage the folder -> (the file named, its new text), the file named, what the line says)
+    "manifest a list": (_manifest(lambda m: [m]), "recognize.json", "the recognize manifest is a list, not an object"),
+    "manifest nested deep": (_file("recognize.json", "[" * 100_000), "recognize.json", "nests deeper than"),
+    "players missing": (_manifest(lambda m: m.pop("players") and None), "recognize.json", "players is missing"),
+    "players of numbers": (_manifest(lambda m: m.__setitem__("players", [1])), "recognize.json",
+                           "players is a list, expected a list of strings"),
+    "a player without a clone": (_manifest(lambda m: m["clones"].pop("Toga") and None), "recognize.json",
+                                 "clones.Toga is missing"),
+    "clones a list": (_manifest(lambda m: m.__setitem__("clones", [])), "recognize.json",
+                      "clones is a list, not an object"),
+    "beta of text": (_manifest(lambda m: m["clones"]["Toga"].__setitem__("beta", "x")), "recognize.json",
+                     "clones.Toga.beta is a string, not a number"),
+    "settings missing": (_manifest(lambda m: m.pop("settings") and None), "recognize.json", "settings is missing"),
+    "skip plies negative": (_manifest(lambda m: m["settings"].__setitem__("skip_plies", -1)), "recognize.json",
+                            "settings.skip_plies is -1"),
+    "clone outside the folder": (_manifest(lambda m: m["clones"]["Toga"].__setitem__("organism", "../x.json")),
+                                 "recognize.json", "clones.Toga.organism is '../x.json', expected a file name"),
+    "clone file missing": (_no_clone_file, "clone-Toga.json", "cannot read the clone of Toga: No such file"),
+    "clone file malformed": (_file("clone-Toga.json", '{"format": '), "clone-Toga.json",
+                             "the organism file is not JSON"),
+    "split a list": (_split(lambda s: [s]), "split.json", "the split of the clones' games is a list, not an object"),
+    "split part unknown": (_split(lambda s: s["games"][0].__setitem__("part", "x")), "split.json", "games[0] is"),
+}
+
+
+def _clone_folder(tmp_path: Path) -> Path:
+    """A copy of the shipped engines' clone folder: its manifest, split and clones."""
+    folder = tmp_path / "clones"
+    folder.mkdir()
+    for p in ENGINES.glob("*.json"):
+        if p.name == "recognize.json" or p.name == "split.json" or p.name.startswith("clone-"):
+            shutil.copy(p, folder / p.name)
+    return folder
+
+
+def test_the_untouched_clone_folder_classifies(tmp_path: Path) -> None:
+    folder = _clone_folder(tmp_path)
+    (tmp_path / "q.pgn").write_text(QUERY)
+    run_mimic("recognize", "classify", folder, tmp_path / "q.pgn", "--csv", tmp_path / "q.csv", "--no-progress",
+              check=True)
+    assert len((tmp_path / "q.csv").read_text().splitlines()) == 3  # a header and one row a game side
+
+
+@pytest.mark.parametrize("case", list(FOLDERS))
+def test_a_crafted_clone_folder_is_refused_by_classify(tmp_path: Path, case: str) -> None:
+    folder = _clone_folder(tmp_path)
+    make, named, says = FOLDERS[case]
+    name, text = make(folder)
+    (folder / name).write_text(text)
+    query = tmp_path / "q.pgn"
+    query.write_text(QUERY)
+    csv = tmp_path / "q.csv"
+    _refused(["recognize", "classify", folder, query, "--csv", csv, "--no-progress"], tmp_path, folder / named, says)
+    assert not csv.exists()
