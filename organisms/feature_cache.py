@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from search.runtime.atomic import atomic_path
+from search.runtime.readback import NpzFile, ReadbackError
 from search.runtime.workers import parallel_map
 
 CACHE_ENV = "MIMIC_CACHE"
@@ -81,13 +81,16 @@ def read_cached_features(path: Path, key: str, n: int, n_cols: int) -> np.ndarra
     unreadable, made for other positions (``key``), of another shape, or its values do not match the
     checksum stored with them: the caller then recomputes (and rewrites) them."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if set(data.files) != {"features", "key", "checksum"}:
+        with NpzFile(path, "feature cache") as data:
+            if data.names != {"features", "key", "checksum"}:
                 return None
-            features, stored_key, checksum = data["features"], str(data["key"]), str(data["checksum"])
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+            stored_key, checksum = (str(data.array(k, (), kinds="U", max_elements=1)) for k in ("key", "checksum"))
+            if stored_key != key:
+                return None
+            features = data.array("features", (n, n_cols), kinds="f", max_elements=max(n * n_cols, 1))
+    except ReadbackError:
         return None
-    if (stored_key != key or features.dtype != np.float32 or features.shape != (n, n_cols)
+    if (features.dtype != np.float32
             or checksum != _checksum(features)):
         return None
     return features

@@ -345,3 +345,63 @@ def test_a_crafted_clone_folder_is_refused_by_classify(tmp_path: Path, case: str
     csv = tmp_path / "q.csv"
     _refused(["recognize", "classify", folder, query, "--csv", csv, "--no-progress"], tmp_path, folder / named, says)
     assert not csv.exists()
+
+
+# ---------------------------------------------------------------------------------------------- positions and caches
+def _zip(path: Path, members: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(f"{name}.npy", data)
+
+
+def _npy(array: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    np.save(out, array, allow_pickle=False)
+    return out.getvalue()
+
+
+POSITIONS: dict[str, tuple[Callable[[dict[str, bytes]], None], str]] = {
+    "bits claiming a terabyte": (lambda m: m.__setitem__("bits", _npy_claiming((10**10, 97))),
+                                 "array bits claims shape (10000000000, 97) (970,000,000,000 elements)"),
+    "results of text": (lambda m: m.__setitem__("result", _npy(np.full(60, "x"))),
+                        "result is of type <U1, expected signed integers"),
+    "a part 7": (lambda m: m.__setitem__("part", _npy(np.full(60, 7, np.uint8))),
+                 "results must be +1 or -1 and parts 0, 1 or 2"),
+    "game missing": (lambda m: m.pop("game") and None, "missing arrays game"),
+    "bits of another width": (lambda m: m.__setitem__("bits", _npy(np.zeros((60, 96), np.uint8))),
+                              "bits has shape (60, 96), expected (60, 97)"),
+}
+
+
+@pytest.mark.parametrize("case", list(POSITIONS))
+def test_a_crafted_positions_file_is_refused_by_train_cmp(cmp_run: Path, tmp_path: Path, case: str) -> None:
+    change, says = POSITIONS[case]
+    with zipfile.ZipFile(cmp_run / "data" / "positions.npz") as zf:
+        members = {i.filename[:-4]: zf.read(i) for i in zf.infolist()}
+    change(members)
+    data = tmp_path / "data" / "positions.npz"
+    data.parent.mkdir()
+    _zip(data, members)
+    _refused(["train-cmp", data.parent, "--out", tmp_path / "run", "--epochs", "1", *CMP_ARGS], tmp_path, data, says)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_cache_entry_claiming_a_terabyte_is_a_miss_not_an_allocation(tmp_path: Path) -> None:
+    # A cache entry is ours; one that is not what we wrote is recomputed (None), never read as it claims.
+    from evolve.data.cache import load_keyed_npz, save_keyed_npz
+    from organisms.feature_cache import read_cached_features, write_cached_features
+
+    path = tmp_path / "entry.npz"
+    assert save_keyed_npz(path, {"y": np.arange(3.0)}, ["y"], "k")
+    assert load_keyed_npz(path, ["y"], "k") is not None  # the good entry is a hit
+    with zipfile.ZipFile(path) as zf:
+        members = {i.filename[:-4]: zf.read(i) for i in zf.infolist()}
+    _zip(path, {**members, "y": _npy_claiming((10**12,), "<f8")})
+    assert load_keyed_npz(path, ["y"], "k") is None
+    features = tmp_path / "features.npz"
+    assert write_cached_features(features, "k", np.ones((2, 3), np.float32))
+    assert read_cached_features(features, "k", 2, 3) is not None
+    with zipfile.ZipFile(features) as zf:
+        members = {i.filename[:-4]: zf.read(i) for i in zf.infolist()}
+    _zip(features, {**members, "features": _npy_claiming((10**6, 10**6), "<f4")})
+    assert read_cached_features(features, "k", 2, 3) is None

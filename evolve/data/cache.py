@@ -21,7 +21,6 @@ recomputes the features and keeps the parsed labels.
 from __future__ import annotations
 
 import hashlib
-import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from mentor.labels import DEFAULT_CAP
 from mentor.target import target_with_plies
 from organisms.features import bitboard_row, default_cache_dir, save_npz_atomic
 from search.conventions import result_points
+from search.runtime.readback import NpzFile, ReadbackError
 
 FORMAT_VERSION = 2
 """Bumped whenever what :func:`resolve_labels` computes changes (target rules, stored arrays)."""
@@ -172,17 +172,23 @@ def save_keyed_npz(path: Path, arrays: dict[str, np.ndarray], names: Sequence[st
                                   "checksum": np.array(arrays_checksum(arrays, names))})
 
 
+MAX_CACHE_ELEMENTS = 1 << 34
+"""An array of a cache holds at most this many elements (its ``.npy`` header is checked against it and against the
+bytes the file holds before anything is allocated)."""
+
+
 def load_keyed_npz(path: Path, names: Sequence[str], key: str) -> dict[str, np.ndarray] | None:
     """The arrays :func:`save_keyed_npz` stored in ``path``, or ``None`` when the file is missing,
-    unreadable, truncated, holds other arrays, was made for another key, or fails its checksum (callers
-    check their arrays' shapes)."""
+    unreadable, truncated, holds other arrays (or arrays whose ``.npy`` headers claim more than
+    :data:`MAX_CACHE_ELEMENTS` elements or than the file holds: :class:`search.runtime.readback.NpzFile`), was
+    made for another key, or fails its checksum (callers check their arrays' shapes)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if set(data.files) != {*names, "key", "checksum"}:
+        with NpzFile(path, "cache") as data:
+            if data.names != {*names, "key", "checksum"}:
                 return None
-            arrays = {name: data[name] for name in names}
-            stored_key, checksum = str(data["key"]), str(data["checksum"])
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+            arrays = {name: data.array(name, max_elements=MAX_CACHE_ELEMENTS) for name in names}
+            stored_key, checksum = (str(data.array(k, (), kinds="U", max_elements=1)) for k in ("key", "checksum"))
+    except ReadbackError:
         return None
     if stored_key != key or checksum != arrays_checksum(arrays, names):
         return None

@@ -285,12 +285,14 @@ class NpzFile:
     def array(self, name: str, shape: tuple[int, ...] | None = None, *, kinds: str | None = None,
               finite: bool = False, max_elements: int = MAX_ARRAY_ELEMENTS, max_bytes: int | None = None) -> np.ndarray:
         """Array ``name``, its ``.npy`` header checked before its data is read: no objects, at most ``max_elements``
-        elements of at most ``max_bytes`` in all (default: 8 bytes an element) and no more bytes than the member
-        holds; then, when given, exactly ``shape``, a dtype of one of the numpy ``kinds`` (``"f"`` floats, ``"iu"``
-        integers, ``"U"`` text, ...), and ``finite`` values."""
+        elements of at most ``max_bytes`` in all (default: 8 bytes an element, at least 1 MiB) and no more bytes than
+        the member holds; then, when given, exactly ``shape``, a dtype of one of the numpy ``kinds`` (``"f"`` floats,
+        ``"iu"`` integers, ``"U"`` text, ...), and ``finite`` values."""
         if name not in self.members:
             raise self.error(f"{self.path}: missing arrays {name}")
         info, path = self.members[name], self.path
+        if info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size:
+            raise self._not(f"array {name} claims {info.file_size:,} bytes stored in {info.compress_size:,}")
         try:
             with self.zip.open(info) as fh:
                 version = np.lib.format.read_magic(fh)
@@ -303,7 +305,7 @@ class NpzFile:
                 n = math.prod(found)
                 if dtype.hasobject:
                     raise self._not(f"array {name} holds Python objects")
-                limit = min(info.file_size, max_bytes or 8 * max_elements)
+                limit = min(info.file_size, max(8 * max_elements, 1 << 20) if max_bytes is None else max_bytes)
                 if n > max_elements or n * dtype.itemsize > limit:
                     raise self.error(f"{path}: array {name} claims shape {found} ({n:,} elements), more than it may "
                                      f"hold (at most {max_elements:,} elements, {limit:,} bytes)")
@@ -337,4 +339,5 @@ class NpzFile:
                           error=self.error)
 
 
-_KIND_NAMES = {"f": "floats", "iu": "integers", "biu": "integers", "U": "text", "biuf": "numbers"}
+_KIND_NAMES = {"f": "floats", "i": "signed integers", "u": "unsigned integers", "iu": "integers", "biu": "integers",
+               "U": "text", "biuf": "numbers"}
