@@ -405,3 +405,14 @@ def test_a_cache_entry_claiming_a_terabyte_is_a_miss_not_an_allocation(tmp_path:
         members = {i.filename[:-4]: zf.read(i) for i in zf.infolist()}
     _zip(features, {**members, "features": _npy_claiming((10**6, 10**6), "<f4")})
     assert read_cached_features(features, "k", 2, 3) is None
+
+
+@pytest.mark.parametrize(("text", "says"), [(b"\xff\xfe,,\n", "not a mimic suite CSV (not UTF-8 text"),
+                                            (b"id,x\n", "not a mimic suite CSV (columns")])
+def test_a_crafted_suite_csv_is_refused_on_resume(tmp_path: Path, text: bytes, says: str) -> None:
+    epd = tmp_path / "s.epd"
+    epd.write_text('7k/8/8/8/8/8/8/R3K3 w - - bm Ra8+; id "x";\n')
+    csv = tmp_path / "s.csv"
+    csv.write_bytes(text)
+    _refused(["suite", epd, "--engine", "material@depth=1", "--csv", csv, "--resume", "--no-progress"], tmp_path,
+             csv, says)
