@@ -202,6 +202,8 @@ def checkpoint_shapes(header: dict[str, Any], settings: TrainSettings, big: Any,
     layers = len(big.enc)
     for i, r in enumerate(curves["pretrain"]):
         whole(r[0], f"curves.pretrain[{i}] layer", source, 0, layers - 1, error=CheckpointError)
+    header.setdefault("seconds", 0.0)  # checkpoints written before the wall time and the phase were kept
+    header.setdefault("phase", "")
     finite(require(header, "seconds", (int, float), source, error=CheckpointError), "seconds", source, 0,
            error=CheckpointError)
     phase = require(header, "phase", str, source, error=CheckpointError)
