@@ -23,7 +23,7 @@ import pytest
 
 from search.runtime.errors import MimicError
 
-from .conftest import run_mimic
+from .conftest import npy_bytes, npz_of, run_mimic
 
 Arrays = dict[str, np.ndarray]
 Header = dict[str, Any]
@@ -265,12 +265,17 @@ ENGINES = Path(__file__).resolve().parent.parent / "results" / "recognition-engi
 QUERY = '[White "Toga"]\n[Black "Sunfish"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0\n\n'
 
 
-def _manifest(change: Callable[[Header], object]) -> Callable[[Path], tuple[str, str]]:
+def _edited(name: str, change: Callable[[Header], object]) -> Callable[[Path], tuple[str, str]]:
+    """The folder's JSON file ``name`` changed in place by ``change``, or replaced by what it returns."""
     def make(folder: Path) -> tuple[str, str]:
-        data = json.loads((folder / "recognize.json").read_text())
+        data = json.loads((folder / name).read_text())
         made = change(data)
-        return "recognize.json", json.dumps(data if made is None else made)
+        return name, json.dumps(data if made is None else made)
     return make
+
+
+def _manifest(change: Callable[[Header], object]) -> Callable[[Path], tuple[str, str]]:
+    return _edited("recognize.json", change)
 
 
 def _file(name: str, text: str) -> Callable[[Path], tuple[str, str]]:
@@ -283,11 +288,7 @@ def _no_clone_file(folder: Path) -> tuple[str, str]:
 
 
 def _split(change: Callable[[Header], object]) -> Callable[[Path], tuple[str, str]]:
-    def make(folder: Path) -> tuple[str, str]:
-        data = json.loads((folder / "split.json").read_text())
-        made = change(data)
-        return "split.json", json.dumps(data if made is None else made)
-    return make
+    return _edited("split.json", change)
 
 
 FOLDERS: dict[str, tuple[Callable[[Path], tuple[str, str]], str, str]] = {
@@ -348,27 +349,15 @@ def test_a_crafted_clone_folder_is_refused_by_classify(tmp_path: Path, case: str
 
 
 # ---------------------------------------------------------------------------------------------- positions and caches
-def _zip(path: Path, members: dict[str, bytes]) -> None:
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(f"{name}.npy", data)
-
-
-def _npy(array: np.ndarray) -> bytes:
-    out = io.BytesIO()
-    np.save(out, array, allow_pickle=False)
-    return out.getvalue()
-
-
 POSITIONS: dict[str, tuple[Callable[[dict[str, bytes]], None], str]] = {
     "bits claiming a terabyte": (lambda m: m.__setitem__("bits", _npy_claiming((10**10, 97))),
                                  "array bits claims shape (10000000000, 97) (970,000,000,000 elements)"),
-    "results of text": (lambda m: m.__setitem__("result", _npy(np.full(60, "x"))),
+    "results of text": (lambda m: m.__setitem__("result", npy_bytes(np.full(60, "x"))),
                         "result is of type <U1, expected signed integers"),
-    "a part 7": (lambda m: m.__setitem__("part", _npy(np.full(60, 7, np.uint8))),
+    "a part 7": (lambda m: m.__setitem__("part", npy_bytes(np.full(60, 7, np.uint8))),
                  "results must be +1 or -1 and parts 0, 1 or 2"),
     "game missing": (lambda m: m.pop("game") and None, "missing arrays game"),
-    "bits of another width": (lambda m: m.__setitem__("bits", _npy(np.zeros((60, 96), np.uint8))),
+    "bits of another width": (lambda m: m.__setitem__("bits", npy_bytes(np.zeros((60, 96), np.uint8))),
                               "bits has shape (60, 96), expected (60, 97)"),
 }
 
@@ -381,7 +370,7 @@ def test_a_crafted_positions_file_is_refused_by_train_cmp(cmp_run: Path, tmp_pat
     change(members)
     data = tmp_path / "data" / "positions.npz"
     data.parent.mkdir()
-    _zip(data, members)
+    npz_of(data, members)
     _refused(["train-cmp", data.parent, "--out", tmp_path / "run", "--epochs", "1", *CMP_ARGS], tmp_path, data, says)
     assert not (tmp_path / "run").exists()
 
@@ -396,14 +385,14 @@ def test_a_cache_entry_claiming_a_terabyte_is_a_miss_not_an_allocation(tmp_path:
     assert load_keyed_npz(path, ["y"], "k") is not None  # the good entry is a hit
     with zipfile.ZipFile(path) as zf:
         members = {i.filename[:-4]: zf.read(i) for i in zf.infolist()}
-    _zip(path, {**members, "y": _npy_claiming((10**12,), "<f8")})
+    npz_of(path, {**members, "y": _npy_claiming((10**12,), "<f8")})
     assert load_keyed_npz(path, ["y"], "k") is None
     features = tmp_path / "features.npz"
     assert write_cached_features(features, "k", np.ones((2, 3), np.float32))
     assert read_cached_features(features, "k", 2, 3) is not None
     with zipfile.ZipFile(features) as zf:
         members = {i.filename[:-4]: zf.read(i) for i in zf.infolist()}
-    _zip(features, {**members, "features": _npy_claiming((10**6, 10**6), "<f4")})
+    npz_of(features, {**members, "features": _npy_claiming((10**6, 10**6), "<f4")})
     assert read_cached_features(features, "k", 2, 3) is None
 
 
