@@ -178,7 +178,7 @@ class Organism:
             raise OrganismFileError(f"{source}: 'encoding' must be a string")
         try:
             genome = Genome.from_list(items, encoding)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise OrganismFileError(f"{source}: {exc}") from exc
         names = feature_names(layout)
         if genome.names != names:

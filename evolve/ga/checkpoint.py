@@ -22,7 +22,7 @@ import numpy as np
 from evolve.ga.settings import GASettings
 from organisms.genome import Genome
 from search.runtime.atomic import atomic_path
-from search.runtime.readback import NpzFile, ReadbackError, read_json
+from search.runtime.readback import NpzFile, ReadbackError, number, read_json
 
 NEW_SETTINGS = {"mutation_kind": "bit", "mutation_sigma": 0.1, "mutation_sigma_final": None}
 """Settings added after checkpoints were first written: a checkpoint without them ran with these values."""
@@ -79,8 +79,8 @@ class CheckpointError(ReadbackError):
     """A GA checkpoint that cannot be resumed: one line naming the file and the first thing wrong."""
 
 
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+_number = number
+"""A JSON number a float can hold (:func:`search.runtime.readback.number`)."""
 
 
 def read_checkpoint(path: Path) -> CheckpointState:
@@ -150,7 +150,7 @@ def _validate(source: str, meta: object, arrays: dict[str, np.ndarray], legacy: 
         raise bad("'genome' must be a list of gene objects and 'encoding' a string")
     try:
         genome = Genome.from_list(genes, encoding)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise bad(f"invalid genome ({exc})") from exc
     # Generation, time, logbook: generations 0..generation, one record each.
     gen = meta["generation"]

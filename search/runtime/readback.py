@@ -29,7 +29,7 @@ import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -155,6 +155,15 @@ def require(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], so
     return value
 
 
+def number(value: object) -> TypeGuard[int | float]:
+    """Whether ``value`` is a JSON number a float can hold (not a bool, nor an integer of hundreds of digits).
+
+    >>> number(2), number(2.5), number(True), number(10**400)
+    (True, True, False, False)
+    """
+    return isinstance(value, float) or (type(value) is int and abs(value) < 1 << 1023)
+
+
 def finite(value: object, what: str, source: str, low: float = -math.inf, high: float = math.inf, *,
            error: Error = ReadbackError) -> float:
     """``value`` as a finite number in [``low``, ``high``] (a bool is not one), else ``error``.
@@ -165,8 +174,7 @@ def finite(value: object, what: str, source: str, low: float = -math.inf, high: 
     Traceback (most recent call last):
     search.runtime.readback.ReadbackError: m.json: beta is nan, expected a finite number
     """
-    if (not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value)
-            or not low <= value <= high):
+    if not number(value) or not math.isfinite(value) or not low <= value <= high:
         bounds = "" if (low, high) == (-math.inf, math.inf) else f" in [{low:g}, {high:g}]"
         raise error(f"{source}: {what} is {repr(value)[:40]}, expected a finite number{bounds}")
     return float(value)
@@ -207,7 +215,7 @@ def rows(value: object, width: int, what: str, source: str, *, error: Error = Re
         raise error(f"{source}: {what} is {json_type(value)}, expected a list of rows")
     for i, row in enumerate(value):
         if (not isinstance(row, list) or len(row) != width
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in row)):
+                or not all(number(v) and math.isfinite(v) for v in row)):
             raise error(f"{source}: {what}[{i}] is {repr(row)[:60]}, expected {width} finite numbers")
     return value
 
@@ -229,8 +237,7 @@ def records(value: object, fields: Mapping[str, type], what: str, source: str, *
     for i, rec in enumerate(value):
         if (not isinstance(rec, dict) or set(rec) != set(fields)
                 or not all(type(rec[k]) is int and rec[k] >= 0 if kind is int else
-                           isinstance(rec[k], int | float) and not isinstance(rec[k], bool)
-                           for k, kind in fields.items())):
+                           number(rec[k]) for k, kind in fields.items())):
             raise error(f"{source}: {what}[{i}] is {repr(rec)[:80]}, expected {{{', '.join(fields)}}} (numbers)")
     return value
 
