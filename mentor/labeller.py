@@ -121,12 +121,8 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: L
     and ``summary`` (:class:`LabelSummary`), under a random ``run_id``. Calling it again with the
     same ``run_id`` replaces that entry. The file is replaced atomically.
     """
-    side = read_sidecar(path)
+    side = read_sidecar(path)  # a damaged sidecar: SidecarError, never overwritten
     side_file = sidecar_path(path)
-    if not side and side_file.exists() and side_file.stat().st_size > 0:  # damaged: kept, never overwritten
-        keep = side_file.with_name(side_file.name + ".unreadable")
-        side_file.replace(keep)
-        warnings.warn(f"{side_file}: not a JSON object; moved to {keep}, a new one begins", stacklevel=2)
     prov = provenance()
     entry = {
         "run_id": run_id,
@@ -151,7 +147,8 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
     """Label ``samples`` into ``out`` (EPD). Refuses to overwrite an existing non-empty file unless
     ``resume`` is set, in which case positions already in the file are skipped.
 
-    In order: ``out`` is checked (a directory is refused), the mentor is started once
+    In order: ``out`` is checked (a directory is refused), then its sidecar (:func:`mentor.labels.read_sidecar`:
+    a damaged one is :class:`~mentor.labels.SidecarError`, nothing written), the mentor is started once
     (:func:`mentor_identity`; :class:`EngineError` when it cannot start, with nothing written), an
     old file's ``#`` header is moved to the sidecar on resume, and the run is recorded in the
     sidecar when ``run`` is given (again at the end, with its summary). A failing write (disk full)
@@ -164,6 +161,7 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
     exists = out.exists() and out.stat().st_size > 0
     if exists and not resume:
         raise FileExistsError(f"{out} exists; pass --resume to continue it, or choose another --out")
+    read_sidecar(out)  # checked before anything starts or is written (SidecarError names it)
     summary.mentor = mentor_identity(config)
     done: set[int] = set()
     if exists:

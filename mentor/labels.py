@@ -23,7 +23,6 @@ file grows by appending (:class:`LabelWriter`). May import: chess and ``search/`
 from __future__ import annotations
 
 import errno
-import json
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator
@@ -36,6 +35,7 @@ import chess
 from search.conventions import ce_is_mate, legal_prefix
 from search.formats.epd import EpdError, epd_lines, parse_epd_line
 from search.runtime.atomic import atomic_open, write_json_atomic
+from search.runtime.readback import ReadbackError, json_type, read_json, require, strings
 from search.tt import position_key
 
 DEFAULT_CAP = 1500
@@ -276,14 +276,31 @@ def sidecar_path(path: str | Path) -> Path:
     return Path(str(path) + ".json")
 
 
+class SidecarError(ReadbackError):
+    """A label file's sidecar that is not one: one line naming it and what is wrong."""
+
+
+SIDECAR_KEYS: dict[str, type] = {"schema": str, "labels": str, "runs": list, "legacy_header": list}
+"""The keys a sidecar may hold (each optional: a sidecar of schema 1 lacks some) and their JSON types."""
+
+
 def read_sidecar(path: str | Path) -> dict[str, Any]:
-    """The provenance of label file ``path`` (``{}`` when it has none, or it is not a JSON object)."""
+    """The provenance of label file ``path`` (``{}`` when it has none, or an empty sidecar), checked through
+    :mod:`search.runtime.readback`: a JSON object of bounded size and nesting whose keys of :data:`SIDECAR_KEYS`
+    have their types, ``runs`` a list of objects and ``legacy_header`` a list of strings; :class:`SidecarError`
+    otherwise (a damaged sidecar is never overwritten: the user moves it away)."""
     side = sidecar_path(path)
-    try:
-        data = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    if not side.exists() or (side.is_file() and side.stat().st_size == 0):
         return {}
-    return data if isinstance(data, dict) else {}
+    data: dict[str, Any] = read_json(side, "label file's sidecar", error=SidecarError)
+    for key, kind in SIDECAR_KEYS.items():
+        if key in data:
+            require(data, key, kind, str(side), error=SidecarError)
+    bad = next((i for i, r in enumerate(data.get("runs", [])) if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise SidecarError(f"{side}: runs[{bad}] is {json_type(data['runs'][bad])}, not an object")
+    strings(data.get("legacy_header", []), "legacy_header", str(side), error=SidecarError)
+    return data
 
 
 def _migrate_run(old: dict[str, Any], command: str | None) -> dict[str, Any]:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ import numpy as np
 
 from search.runtime.atomic import atomic_path
 from search.runtime.cachekey import cache_root, cache_secret, keyed_hasher
+from search.runtime.readback import NpzFile, ReadbackError
 from search.runtime.workers import parallel_map
 
 FORMAT_VERSION = 2
@@ -121,24 +121,32 @@ def save_keyed_npz(path: Path, arrays: dict[str, np.ndarray], names: Sequence[st
                                   "digest": np.array(arrays_digest(arrays, names, key, secret))})
 
 
+MAX_CACHE_ELEMENTS = 1 << 34
+"""An array of a cache holds at most this many elements (its ``.npy`` header is checked against it and against the
+bytes the file holds before anything is allocated)."""
+
+
 def load_keyed_npz(path: Path, names: Sequence[str], key: str) -> dict[str, np.ndarray] | None:
     """The arrays :func:`save_keyed_npz` stored in ``path``, or ``None`` when no secret key can be trusted or
-    the file is missing, unreadable, truncated, holds other arrays, was made for another key, or its keyed
-    digest does not verify (a file forged or altered by anything without the key; callers check their
-    arrays' shapes)."""
+    the file is missing, unreadable, truncated, holds other arrays (or arrays whose ``.npy`` headers claim more
+    than :data:`MAX_CACHE_ELEMENTS` elements or than the file holds: :class:`search.runtime.readback.NpzFile`),
+    was made for another key, or its keyed digest does not verify (a file forged or altered by anything without
+    the key; callers check their arrays' shapes)."""
     secret = cache_secret()
     if secret is None:
         return None
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if set(data.files) != {*names, "key", "digest"}:
+        with NpzFile(path, "cache") as data:
+            if data.names != {*names, "key", "digest"}:
                 return None
-            arrays = {name: data[name] for name in names}
-            stored_key, digest = str(data["key"]), str(data["digest"])
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile):
+            stored_key, digest = (str(data.array(k, (), kinds="U", max_elements=1)) for k in ("key", "digest"))
+            if stored_key != key:
+                return None
+            arrays = {name: data.array(name, max_elements=MAX_CACHE_ELEMENTS) for name in names}
+    except ReadbackError:
         return None
     expected = arrays_digest(arrays, names, key, secret)
-    if stored_key != key or not hmac.compare_digest(digest.encode("utf-8", "surrogatepass"), expected.encode()):
+    if not hmac.compare_digest(digest.encode("utf-8", "surrogatepass"), expected.encode()):
         return None
     return arrays
 

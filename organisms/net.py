@@ -16,9 +16,10 @@ b_out``; a weight matrix is (inputs, units), so a layer is ``x @ w + b``. The he
 :data:`~organisms.giraffe.GIRAFFE_FEATURE_VERSION`: a net trained on other features is refused), the
 architecture (``groups``: name, first column, end column, units; ``hidden``), ``scale`` (centipawns per
 output unit), and whatever its writer records (training settings, provenance). Reading trusts nothing
-(:func:`read_net_file`, the one reader of every net file): the header's size and JSON nesting are bounded,
-widths are whole numbers in [1, :data:`MAX_WIDTH`], and each array's shape and dtype are checked from its ``.npy``
-header, against the architecture and :data:`MAX_ARRAY_ELEMENTS`, before it is read (issue 23).
+(:func:`read_net_file`, the one reader of every net file, through :mod:`search.runtime.readback`): the header's
+size and JSON nesting are bounded, widths are whole numbers in [1, :data:`MAX_WIDTH`], and each array's shape and
+dtype are checked from its ``.npy`` header, against the architecture and the element cap, before it is read
+(issue 23).
 
 For speed the three group layers are assembled, once, into one block-diagonal (363, units) matrix, so a
 position costs three small matrix-vector products; positions are cached by the integers their features
@@ -28,8 +29,6 @@ depend on (:func:`~organisms.giraffe.giraffe_row`), in a bounded dictionary.
 from __future__ import annotations
 
 import json
-import math
-import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,7 @@ import numpy as np
 
 from organisms.giraffe import GIRAFFE_FEATURE_VERSION, N_GIRAFFE, N_GLOBAL, N_PIECE, features_from_row, giraffe_row
 from search.runtime.atomic import atomic_path
-from search.runtime.errors import MimicError
+from search.runtime.readback import NpzFile, ReadbackError, whole
 
 FORMAT = "mimic-net"
 FORMAT_VERSION = 1
@@ -65,7 +64,7 @@ ARRAY_NAMES = ("w_global", "b_global", "w_piece", "b_piece", "w_square", "b_squa
                "w_hidden", "b_hidden", "w_out", "b_out")
 
 
-class NetFileError(MimicError, ValueError):
+class NetFileError(ReadbackError):
     """A net file that cannot be used: unreadable, another format or feature version, or wrong shapes."""
 
 
@@ -108,11 +107,6 @@ def write_net_file(path: str | Path, arrays: Mapping[str, np.ndarray], header: M
 
 MAX_HEADER_CHARS = 1 << 20
 """A net file's JSON header is at most this many characters (a real one is a few thousand)."""
-MAX_JSON_DEPTH = 32
-"""A header's JSON nests at most this deep (a real one: 3)."""
-MAX_ARRAY_ELEMENTS = 1 << 26
-"""An array of a net file holds at most this many elements (256 MiB of float32), checked from its ``.npy`` header
-before anything is allocated."""
 MAX_WIDTH = 1 << 14
 """A layer of a net is at most this many units wide."""
 
@@ -121,99 +115,26 @@ ShapesOf = Callable[[dict[str, Any]], Mapping[str, tuple[int, ...]]]
 every array its architecture needs (a :class:`NetFileError` when the header is wrong)."""
 
 
-def read_net_file(path: str | Path, shapes_of: ShapesOf | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The arrays and header of a net file; :class:`NetFileError` naming the file and what is wrong if it is
-    not one. Every array's shape and dtype are read from its ``.npy`` header inside the zip and checked before it is
-    loaded: at most :data:`MAX_ARRAY_ELEMENTS` elements, no objects; with ``shapes_of``, only the arrays the
-    header's architecture names are read, each of exactly its shape and of floats. The JSON header is at most
-    :data:`MAX_HEADER_CHARS` characters nested at most :data:`MAX_JSON_DEPTH` deep, and an object."""
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(len(NPY_MAGIC)) == NPY_MAGIC:
-                raise NetFileError(f"{path}: not a net file (.npz without pickles): a bare .npy array")
-        with zipfile.ZipFile(path) as zf:
-            members = {i.filename[:-4]: i for i in zf.infolist() if i.filename.endswith(".npy")}
-            if "header" not in members:
-                raise NetFileError(f"{path}: not a net file (no header array)")
-            header = _parse_header(_read_member(zf, members["header"], path, "header", None), path)
-            wanted = dict(shapes_of(header)) if shapes_of is not None else dict.fromkeys(set(members) - {"header"})
-            missing = [n for n in wanted if n not in members]
-            if missing:
-                raise NetFileError(f"{path}: missing arrays {', '.join(missing)}")
-            return {n: _read_member(zf, members[n], path, n, shape) for n, shape in wanted.items()}, header
-    except NetFileError:
-        raise
-    except OSError as exc:
-        raise NetFileError(f"{path}: cannot read the net: {exc.strerror or exc}") from exc
-    except (ValueError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
-        raise NetFileError(f"{path}: not a net file (.npz without pickles): {exc}") from exc
-
-
-NPY_MAGIC = b"\x93NUMPY"
-
-
-def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str | Path, name: str,
-                 shape: tuple[int, ...] | None) -> np.ndarray:
-    """One array of the zip, its ``.npy`` header checked (bounds, then ``shape`` when given) before reading."""
-    with zf.open(info) as fh:
-        version = np.lib.format.read_magic(fh)
-        if version == (1, 0):
-            found, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            found, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-        else:
-            raise NetFileError(f"{path}: array {name}: .npy format version {version}, expected 1.0 or 2.0")
-        n = math.prod(found)
-        if dtype.hasobject:
-            raise NetFileError(f"{path}: not a net file (.npz without pickles): array {name} holds Python objects")
-        if n > MAX_ARRAY_ELEMENTS:
-            raise NetFileError(f"{path}: array {name} claims shape {found} ({n:,} elements), more than "
-                               f"{MAX_ARRAY_ELEMENTS:,}")
-        if shape is not None and tuple(found) != shape:
-            raise NetFileError(f"{path}: {name} has shape {tuple(found)}, the header's architecture needs {shape}")
-        if shape is not None and dtype.kind != "f":
-            raise NetFileError(f"{path}: {name} must hold finite floats, not {dtype}")
-        if name == "header" and (found != () or dtype.kind != "U" or dtype.itemsize > 4 * MAX_HEADER_CHARS):
-            raise NetFileError(f"{path}: the header array is {dtype} of shape {found}, expected one string of at "
-                               f"most {MAX_HEADER_CHARS:,} characters")
-        data = fh.read(n * dtype.itemsize)
-        if len(data) != n * dtype.itemsize:
-            raise NetFileError(f"{path}: array {name} is cut short ({len(data)} of {n * dtype.itemsize} bytes)")
-    flat = np.frombuffer(data, dtype=dtype)
-    return (flat.reshape(found[::-1]).T if fortran else flat.reshape(found)).copy(order="K")
-
-
-def _parse_header(array: np.ndarray, path: str | Path) -> dict[str, Any]:
-    text = str(array[()])
-    depth = deepest = 0
-    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:  # only then can it nest too deep: scan it
-        quoted = escaped = False
-        for c in text:
-            if quoted:
-                quoted, escaped = (c != '"' or escaped), (c == "\\" and not escaped)
-            elif c == '"':
-                quoted = True
-            elif c in "[{":
-                depth += 1
-                deepest = max(deepest, depth)
-                if deepest > MAX_JSON_DEPTH:
-                    raise NetFileError(f"{path}: the header nests deeper than {MAX_JSON_DEPTH} levels")
-            elif c in "]}":
-                depth -= 1
-    try:
-        header = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise NetFileError(f"{path}: the header is not JSON: {str(exc)[:200]}") from exc
-    if not isinstance(header, dict):
-        raise NetFileError(f"{path}: the header is not a JSON object")
-    return header
+def read_net_file(path: str | Path, shapes_of: ShapesOf | None = None, *,
+                  error: type[NetFileError] | None = None, needs: str = "the header's architecture needs",
+                  noun: str = "net file") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and header of a net file (or of a checkpoint in its format: ``noun`` and ``error`` name it);
+    :class:`NetFileError` naming the file and what is wrong if it is not one. Read through
+    :class:`search.runtime.readback.NpzFile`: every array's ``.npy`` header is checked before it is loaded (at most
+    :data:`~search.runtime.readback.MAX_ARRAY_ELEMENTS` elements, no objects); with ``shapes_of``, only the arrays
+    the header's architecture names are read, each of exactly its shape and of floats. The JSON header is one
+    string of at most :data:`MAX_HEADER_CHARS` characters nested at most
+    :data:`~search.runtime.readback.MAX_JSON_DEPTH` deep, and an object."""
+    with NpzFile(path, noun, error=error or NetFileError, needs=needs) as npz:
+        header = npz.json("header", MAX_HEADER_CHARS)
+        wanted = dict(shapes_of(header)) if shapes_of is not None else dict.fromkeys(npz.names - {"header"})
+        npz.require(wanted)
+        return {n: npz.array(n, shape, kinds=None if shape is None else "f") for n, shape in wanted.items()}, header
 
 
 def width(value: Any, what: str, source: str) -> int:
     """``value`` as a layer width: a whole number in [1, :data:`MAX_WIDTH`], else :class:`NetFileError`."""
-    if type(value) is not int or not 1 <= value <= MAX_WIDTH:
-        raise NetFileError(f"{source}: {what} is {repr(value)[:40]}, expected a whole number in [1, {MAX_WIDTH}]")
-    return value
+    return whole(value, what, source, 1, MAX_WIDTH, error=NetFileError)
 
 
 class NetEvaluator:

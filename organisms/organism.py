@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +34,7 @@ from organisms.genome import Genome, default_genome
 from organisms.linear import TermWeights, square_table_sum
 from organisms.terms import PHASE_MAX, raw_terms
 from search.runtime.atomic import write_atomic
+from search.runtime.readback import ReadbackError, parse_json, read_text
 
 MAX_FILE_BYTES = 1 << 20
 """Organism files are a few kilobytes; a larger file (1 MiB) is refused rather than read."""
@@ -44,6 +43,10 @@ FORMAT_VERSION = 1
 RANDOM_ENCODING = "binary"
 """How :meth:`Organism.random` reads its random bits when given no genome (kept binary, so that
 ``random:SEED`` names the same weights it named before Gray codes became the default)."""
+
+
+class OrganismFileError(ReadbackError):
+    """An organism file that is not one (a ``ValueError`` too): one line naming the file and what is wrong."""
 
 
 class Organism:
@@ -154,32 +157,32 @@ class Organism:
         ``chromosome``), or a gene with no ``chromosome``, is re-encoded to the nearest bit pattern.
         A file without ``layout`` is ``paper`` (it predates the rich layout)."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"{source}: not a {FORMAT} file")
+            raise OrganismFileError(f"{source}: not a {FORMAT} file")
         if data.get("feature_version") != FEATURE_VERSION:
-            raise ValueError(f"{source}: made for feature version {data.get('feature_version')}, "
+            raise OrganismFileError(f"{source}: made for feature version {str(data.get('feature_version'))[:40]}, "
                              f"this is {FEATURE_VERSION}")
         items = data.get("genes")
         if not isinstance(items, list):
-            raise ValueError(f"{source}: 'genes' must be a list")
+            raise OrganismFileError(f"{source}: 'genes' must be a list")
         for i, item in enumerate(items):
             if not isinstance(item, dict):
-                raise ValueError(f"{source}: gene {i} must be an object, got {type(item).__name__}")
+                raise OrganismFileError(f"{source}: gene {i} must be an object, got {type(item).__name__}")
             missing = [k for k in ("name", "bits", "low", "high") if k not in item]
             if missing:
-                raise ValueError(f"{source}: gene {i} lacks {', '.join(missing)}")
+                raise OrganismFileError(f"{source}: gene {i} lacks {', '.join(missing)}")
         layout = data.get("layout", "paper")
         if layout not in LAYOUTS:
-            raise ValueError(f"{source}: unknown 'layout' {str(layout)[:40]!r} (one of {', '.join(LAYOUTS)})")
+            raise OrganismFileError(f"{source}: unknown 'layout' {str(layout)[:40]!r} (one of {', '.join(LAYOUTS)})")
         encoding = data.get("encoding", "binary")
         if not isinstance(encoding, str):
-            raise ValueError(f"{source}: 'encoding' must be a string")
+            raise OrganismFileError(f"{source}: 'encoding' must be a string")
         try:
             genome = Genome.from_list(items, encoding)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{source}: {exc}") from exc
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise OrganismFileError(f"{source}: {exc}") from exc
         names = feature_names(layout)
         if genome.names != names:
-            raise ValueError(f"{source}: the genes must be the {layout} layout's features of version "
+            raise OrganismFileError(f"{source}: the genes must be the {layout} layout's features of version "
                              f"{FEATURE_VERSION}, in order ({len(names)} genes from {names[0]!r} to {names[-1]!r})")
         bits = np.zeros(genome.total_bits, dtype=np.uint8)
         for j, (g, item) in enumerate(zip(genome.genes, items, strict=True)):
@@ -188,19 +191,19 @@ class Organism:
             value = item.get("value")
             if chrom is not None:
                 if not isinstance(chrom, str) or len(chrom) != g.bits or set(chrom) - {"0", "1"}:
-                    raise ValueError(f"{source}: gene {g.name}: chromosome must be {g.bits} 0/1 characters")
+                    raise OrganismFileError(f"{source}: gene {g.name}: chromosome must be {g.bits} 0/1 characters")
                 gene_bits = np.array([int(c) for c in chrom], dtype=np.uint8)
                 probe = np.zeros((1, genome.total_bits), dtype=np.uint8)
                 probe[0, start:start + g.bits] = gene_bits
                 decoded = genome.decode(probe)[0, j]
                 if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)
                                           or not math.isfinite(value)):
-                    raise ValueError(f"{source}: gene {g.name}: value must be a finite number, got {value!r}")
+                    raise OrganismFileError(f"{source}: gene {g.name}: value must be a finite number, got {value!r}")
                 if value is None or abs(float(value) - decoded) <= genome.scale[j] / 2:
                     bits[start:start + g.bits] = gene_bits
                     continue
             if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-                raise ValueError(f"{source}: gene {g.name} has neither a chromosome nor a finite numeric value")
+                raise OrganismFileError(f"{source}: gene {g.name} has neither a chromosome nor a finite numeric value")
             one = genome.low.copy()
             one[j] = float(value)
             bits[start:start + g.bits] = genome.encode(one)[start:start + g.bits]
@@ -209,13 +212,10 @@ class Organism:
 
     @classmethod
     def from_json(cls, text: str, source: str = "<organism>") -> Organism:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{source}:{exc.lineno}: {exc.msg}") from exc
-        except RecursionError as exc:
-            raise ValueError(f"{source}: JSON nested too deeply for an organism file") from exc
-        return cls.from_dict(data, source)
+        """An organism from its JSON text (:func:`search.runtime.readback.parse_json`: nesting bounded);
+        ``ValueError`` names ``source`` and what is wrong."""
+        return cls.from_dict(parse_json(text, source, "the organism file", top=object, error=OrganismFileError),
+                             source)
 
     def save(self, path: str | Path) -> None:
         """Write the organism file whole or not at all (:func:`search.runtime.atomic.write_atomic`: a file
@@ -230,7 +230,7 @@ class Organism:
         """Read an organism file. Only a regular file of at most ``MAX_FILE_BYTES`` is read (a FIFO or
         ``/dev/stdin`` would block); ``ValueError`` names the file and what is wrong with it, and
         ``OSError`` reports a file that cannot be opened."""
-        return cls.from_json(read_small_text(path, MAX_FILE_BYTES, "organism file"), str(path))
+        return cls.from_json(read_text(path, MAX_FILE_BYTES, "organism file", error=OrganismFileError), str(path))
 
     def values(self) -> dict[str, float]:
         """Decoded gene values by name."""
@@ -255,26 +255,3 @@ def _pst_tables(weights: np.ndarray) -> list[list[list[float]]]:
         eg[6 + piece] = -eg[piece, flipped]
     phases = np.arange(PHASE_MAX + 1, dtype=np.float64)[:, None, None]
     return (mg[None] * phases + eg[None] * (PHASE_MAX - phases)).tolist()
-
-
-def read_small_text(path: str | Path, max_bytes: int, what: str) -> str:
-    """The UTF-8 text of a regular file of at most ``max_bytes``. The file is opened without blocking
-    and checked before anything is read: a FIFO, a device or ``/dev/stdin``, a directory, a larger
-    file or undecodable bytes raise ``ValueError`` naming the file; failing to open it raises ``OSError``."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError(f"{path}: not a regular file (a {what} must be one)")
-        if st.st_size > max_bytes:
-            raise ValueError(f"{path}: {st.st_size} bytes is too large for a {what} (at most {max_bytes})")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    finally:
-        os.close(fd)
-    if len(data) > max_bytes:
-        raise ValueError(f"{path}: too large for a {what} (more than {max_bytes} bytes)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc

@@ -207,3 +207,21 @@ def ticking_clock(monkeypatch: pytest.MonkeyPatch) -> TickingClock:
     clock = TickingClock(0.015)
     monkeypatch.setattr(time, "perf_counter", clock)
     return clock
+
+
+def npz_of(path: Path, members: dict[str, bytes]) -> None:
+    """Write an ``.npz`` of these ``.npy`` members (name: bytes) as given, for crafting files that np.savez refuses."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(f"{name}.npy", data)
+
+
+def npy_bytes(array: object) -> bytes:
+    """The ``.npy`` bytes of ``array`` (a member for :func:`npz_of`)."""
+    import numpy as np
+
+    out = io.BytesIO()
+    np.save(out, np.asarray(array), allow_pickle=False)
+    return out.getvalue()

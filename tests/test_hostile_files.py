@@ -12,7 +12,6 @@ import json
 import math
 import sqlite3
 import subprocess
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from evolve.cli import main
 from search.book.schema import FORMAT
 from search.book.tree import Book
 
-from .conftest import mimic_command
+from .conftest import mimic_command, npy_bytes, npz_of
 
 GAME = '[Event "t"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n'
 EDGE = "parent INTEGER, move INTEGER, child INTEGER, wins INTEGER, draws INTEGER, losses INTEGER"
@@ -148,7 +147,7 @@ def test_a_refused_run_creates_no_learn_book(tmp_path: Path, capsys: pytest.Capt
     book = tmp_path / "learned.sqlite"
     assert main(["games", "material@depth=1", "expert@depth=1", "--depth", "1", "--out", str(out), "--resume",
                  "--learn", str(book)]) == 2
-    assert "not a game set's sidecar" in capsys.readouterr().err
+    assert "sidecar is a list, not an object" in capsys.readouterr().err
     assert main(["match", "material@depth=1", "expert@depth=1", "--tc", "garbage", "--learn", str(book)]) == 2
     capsys.readouterr()
     assert not book.exists()
@@ -217,22 +216,10 @@ def _net_parts(kind: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     return read_net_file(DATA / ("material_net.npz" if kind == "net" else "material_cmp.npz"))
 
 
-def _npz(path: Path, members: dict[str, bytes]) -> None:
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(f"{name}.npy", data)
-
-
-def _npy(array: np.ndarray) -> bytes:
-    out = io.BytesIO()
-    np.save(out, array, allow_pickle=False)
-    return out.getvalue()
-
-
 def _with_header(header: str) -> Callable[[Path, str], None]:
     def make(path: Path, kind: str) -> None:
         arrays, _ = _net_parts(kind)
-        _npz(path, {"header": _npy(np.array(header)), **{n: _npy(a) for n, a in arrays.items()}})
+        npz_of(path, {"header": npy_bytes(np.array(header)), **{n: npy_bytes(a) for n, a in arrays.items()}})
     return make
 
 
@@ -246,7 +233,8 @@ def _widened(value: object) -> Callable[[Path, str], None]:
             header["pos2vec"][-1] = value
         else:
             header["hidden"] = value
-        _npz(path, {"header": _npy(np.array(json.dumps(header))), **{n: _npy(a) for n, a in arrays.items()}})
+        npz_of(path, {"header": npy_bytes(np.array(json.dumps(header))),
+                      **{n: npy_bytes(a) for n, a in arrays.items()}})
     return make
 
 
@@ -256,13 +244,13 @@ def _claims_huge(path: Path, kind: str) -> None:
     first = sorted(arrays)[0]
     fake = io.BytesIO()
     np.lib.format.write_array_header_1_0(fake, {"descr": "<f4", "fortran_order": False, "shape": (10**6, 10**6)})
-    members = {n: _npy(a) for n, a in arrays.items()}
+    members = {n: npy_bytes(a) for n, a in arrays.items()}
     members[first] = fake.getvalue() + b"\0" * 8
-    _npz(path, {"header": _npy(np.array(json.dumps(header))), **members})
+    npz_of(path, {"header": npy_bytes(np.array(json.dumps(header))), **members})
 
 
 def _bare_npy(path: Path, kind: str) -> None:
-    path.write_bytes(_npy(np.zeros((3, 3), np.float32)))
+    path.write_bytes(npy_bytes(np.zeros((3, 3), np.float32)))
 
 
 def _not_zip(path: Path, kind: str) -> None:

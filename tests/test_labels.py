@@ -27,7 +27,14 @@ import pytest
 from evolve.cli import main
 from evolve.data.dataset import load_dataset
 from mentor.labeller import BUILTIN_NAME, LabelRun, MentorConfig, label_samples
-from mentor.labels import LegacyHeaderWarning, convert_legacy, provenance_lines, read_labels, read_sidecar
+from mentor.labels import (
+    LegacyHeaderWarning,
+    SidecarError,
+    convert_legacy,
+    provenance_lines,
+    read_labels,
+    read_sidecar,
+)
 from mentor.samplers import Sample
 from mentor.uci_client import UciEngine
 from search.formats.epd import read_epd
@@ -108,15 +115,16 @@ def test_builtin_mentor_is_named_with_the_version(tmp_path: Path) -> None:
     assert _assert_standard_epd(out) == 1
 
 
-def test_a_damaged_sidecar_is_kept_aside(tmp_path: Path) -> None:
+def test_a_damaged_sidecar_is_refused_and_kept(tmp_path: Path) -> None:
+    # Issue 23: a sidecar mimic did not write is one line naming it, and nothing is written (not even the labels);
+    # more cases in test_readback.py.
     out = tmp_path / "d.epd"
     (tmp_path / "d.epd.json").write_text('{"runs": [')  # cut short
     run = LabelRun("mimic label", ("test",), 1, 0, 1, False)
-    with pytest.warns(UserWarning, match=r"d\.epd\.json: not a JSON object; moved to .*d\.epd\.json\.unreadable"):
+    with pytest.raises(SidecarError, match=r"d\.epd\.json:1: the label file's sidecar is not JSON"):
         label_samples([Sample(chess.Board(), "test")], MentorConfig("builtin", depth=1), out, progress=False,
                       run=run)
-    assert (tmp_path / "d.epd.json.unreadable").read_text() == '{"runs": ['
-    assert [r["command"] for r in read_sidecar(out)["runs"]] == ["mimic label"]
+    assert (tmp_path / "d.epd.json").read_text() == '{"runs": [' and not out.exists()
 
 
 # ---------------------------------------------------------------------- old files with '#' lines

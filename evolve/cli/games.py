@@ -103,41 +103,25 @@ SIDECAR_KEYS: dict[str, type] = {"players": dict, "time_control": str, "adjudica
                                  "event": str, "runs": list}
 
 
-def _json_type(value: object) -> str:
-    """JSON's name for the type of a parsed value (``object``, ``array``, ``null``, ...)."""
-    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
-
-
 def read_sidecar(path: Path) -> dict[str, object]:
-    """The sidecar ``OUT.json`` of a game set, checked: a JSON object with every key of :data:`SIDECAR_KEYS`
-    of its type, ``players`` mapping names to specs (strings) and ``runs`` a list of objects. Raises
-    :class:`~search.runtime.errors.MimicError` (one line naming the file and what is wrong) otherwise."""
-    import json
+    """The sidecar ``OUT.json`` of a game set, checked (:mod:`search.runtime.readback`): a JSON object of bounded size
+    and nesting with every key of :data:`SIDECAR_KEYS` of its type, ``players`` mapping names to specs (strings)
+    and ``runs`` a list of objects. Raises :class:`~search.runtime.readback.ReadbackError` (a
+    :class:`~search.runtime.errors.MimicError`: one line naming the file and what is wrong) otherwise."""
+    from search.runtime.readback import ReadbackError, json_type, read_json, require
 
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        reason = os_error(exc) if isinstance(exc, OSError) else "not JSON" if isinstance(exc, RecursionError) else exc
-        raise MimicError(f"cannot read {path}: {reason}") from exc
-    if not isinstance(data, dict):
-        raise MimicError(f"{path}: not a game set's sidecar (a JSON {_json_type(data)}, not an object)")
-    missing = [k for k in SIDECAR_KEYS if k not in data]
-    if missing:
-        raise MimicError(f"{path}: not a game set's sidecar (lacks {', '.join(missing)})")
-    wrong = [f"{k} is a JSON {_json_type(data[k])}, not {_json_type(kind())}" for k, kind in SIDECAR_KEYS.items()
-             if not isinstance(data[k], kind)]
-    if wrong:
-        raise MimicError(f"{path}: {'; '.join(wrong)}")
+    data: dict[str, object] = read_json(path, "game set's sidecar")
+    for key, kind in SIDECAR_KEYS.items():
+        require(data, key, kind, str(path))
     players = data["players"]
     assert isinstance(players, dict)
     if not all(isinstance(v, str) for v in players.values()):
-        raise MimicError(f"{path}: players must map names to player specs (strings)")
+        raise ReadbackError(f"{path}: players must map names to player specs (strings)")
     runs = data["runs"]
     assert isinstance(runs, list)
     bad = next((i for i, r in enumerate(runs) if not isinstance(r, dict)), None)
     if bad is not None:
-        raise MimicError(f"{path}: runs[{bad}] is a JSON {_json_type(runs[bad])}, not an object")
+        raise ReadbackError(f"{path}: runs[{bad}] is {json_type(runs[bad])}, not an object")
     return data
 
 

@@ -4,14 +4,14 @@ cannot run code on load. :func:`write_checkpoint` writes one whole through
 :func:`search.runtime.atomic.atomic_path`; :func:`read_checkpoint` validates everything before anything is
 restored.
 
-May import: numpy, ``evolve.ga.settings``, ``organisms.genome``, ``search.runtime.atomic``.
+May import: numpy, ``evolve.ga.settings``, ``organisms.genome``, ``search.runtime`` (the atomic writer, the
+checks on files read back).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -22,6 +22,7 @@ import numpy as np
 from evolve.ga.settings import GASettings
 from organisms.genome import Genome
 from search.runtime.atomic import atomic_path
+from search.runtime.readback import NpzFile, ReadbackError, number, read_json
 
 NEW_SETTINGS = {"mutation_kind": "bit", "mutation_sigma": 0.1, "mutation_sigma_final": None}
 """Settings added after checkpoints were first written: a checkpoint without them ran with these values."""
@@ -70,62 +71,50 @@ _LOGBOOK_KEYS = ("gen", "best", "mean", "std", "held_out", "seconds")
 _ARRAYS = ("population", "losses", "hof_bits", "hof_losses")
 MAX_CHECKPOINT_BYTES = 1 << 30
 """A checkpoint larger than this (1 GiB) is refused rather than read."""
+MAX_META_CHARS = 64 << 20
+"""The checkpoint's JSON (settings, genome, generator states, logbook: a few kB a generation) is at most this long."""
 
 
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+class CheckpointError(ReadbackError):
+    """A GA checkpoint that cannot be resumed: one line naming the file and the first thing wrong."""
+
+
+_number = number
+"""A JSON number a float can hold (:func:`search.runtime.readback.number`)."""
 
 
 def read_checkpoint(path: Path) -> CheckpointState:
-    """Read and validate the checkpoint at ``path`` (without suffix); ``ValueError`` names the file and
-    the first thing wrong. The schema: see :func:`write_checkpoint` and
+    """Read and validate the checkpoint at ``path`` (without suffix); :class:`CheckpointError` names the file and
+    the first thing wrong. The arrays are read through :class:`search.runtime.readback.NpzFile` (each ``.npy``
+    header checked before anything is allocated; numbers only), the JSON nested at most
+    :data:`~search.runtime.readback.MAX_JSON_DEPTH` deep. The schema: see :func:`write_checkpoint` and
     :meth:`evolve.ga.evolution.Evolution.save`."""
     path = Path(path)
     npz = path.with_suffix(".npz")
     legacy = path.with_suffix(".json")
     source = str(npz)
     if not npz.is_file():
-        raise ValueError(f"{npz}: no checkpoint file" + (" (its JSON half is there)" if legacy.exists() else ""))
+        raise CheckpointError(f"{npz}: no checkpoint file" + (" (its JSON half is there)" if legacy.exists() else ""))
     if npz.stat().st_size > MAX_CHECKPOINT_BYTES:
-        raise ValueError(f"{npz}: too large for a checkpoint ({npz.stat().st_size} bytes)")
-    arrays: dict[str, np.ndarray] = {}
-    meta_text: str | None = None
-    try:
-        with np.load(npz, allow_pickle=False) as data:
-            names = set(data.files)
-            for name in _ARRAYS:
-                if name not in names:
-                    raise ValueError(f"{npz}: not a checkpoint (no array {name!r})")
-                arrays[name] = np.asarray(data[name])
-            if "meta" in names:
-                meta_arr = data["meta"]
-                if meta_arr.dtype.kind != "U" or meta_arr.shape != ():
-                    raise ValueError(f"{npz}: 'meta' must be one JSON string")
-                meta_text = str(meta_arr)
-    except ValueError as exc:
-        if str(exc).startswith(str(npz)):
-            raise
-        raise ValueError(f"{npz}: not a readable checkpoint ({exc})") from exc
-    except (OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{npz}: not a readable checkpoint ({exc})") from exc
-    if meta_text is None:  # the first format: the rest in path.json
+        raise CheckpointError(f"{npz}: too large for a checkpoint ({npz.stat().st_size} bytes)")
+    meta: object = None
+    with NpzFile(npz, "checkpoint", error=CheckpointError) as data:
+        data.require(_ARRAYS)
+        arrays = {name: data.array(name, kinds="biuf") for name in _ARRAYS}
+        if "meta" in data.names:
+            meta = data.json("meta", MAX_META_CHARS, top=object)
+    if meta is None:  # the first format: the rest in path.json
         source = str(legacy)
-        try:
-            meta_text = legacy.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{legacy}: cannot read the checkpoint's JSON half ({exc})") from exc
-    try:
-        meta = json.loads(meta_text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{source}: the checkpoint's JSON is malformed ({exc})") from exc
-    except RecursionError as exc:
-        raise ValueError(f"{source}: the checkpoint's JSON is nested too deeply") from exc
+        if not legacy.is_file():
+            raise CheckpointError(f"{npz}: not a checkpoint (no meta array, and no {legacy.name} beside it)")
+        meta = read_json(legacy, "checkpoint's JSON half", top=object, max_bytes=MAX_META_CHARS,
+                         error=CheckpointError)
     return _validate(source, meta, arrays, legacy=source == str(legacy))
 
 
 def _validate(source: str, meta: object, arrays: dict[str, np.ndarray], legacy: bool) -> CheckpointState:
-    def bad(what: str) -> ValueError:
-        return ValueError(f"{source}: {what}")
+    def bad(what: str) -> CheckpointError:
+        return CheckpointError(f"{source}: {what}")
 
     if not isinstance(meta, dict):
         raise bad("the checkpoint's metadata must be a JSON object")
@@ -161,7 +150,7 @@ def _validate(source: str, meta: object, arrays: dict[str, np.ndarray], legacy: 
         raise bad("'genome' must be a list of gene objects and 'encoding' a string")
     try:
         genome = Genome.from_list(genes, encoding)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise bad(f"invalid genome ({exc})") from exc
     # Generation, time, logbook: generations 0..generation, one record each.
     gen = meta["generation"]

@@ -46,7 +46,7 @@ import numpy as np
 from deap import base, tools
 
 from evolve.ga.blas import one_blas_thread
-from evolve.ga.checkpoint import checkpoint_exists, jsonable_state, read_checkpoint, write_checkpoint
+from evolve.ga.checkpoint import CheckpointError, checkpoint_exists, jsonable_state, read_checkpoint, write_checkpoint
 from evolve.ga.objectives import Objective
 from evolve.ga.operators import (
     as_individual,
@@ -232,17 +232,18 @@ class Evolution:
         """Restore a checkpoint written by :meth:`save` with the same settings (``generations`` may grow).
 
         Everything is validated before anything is restored: a malformed, truncated or foreign file, or
-        one written with other settings, raises ``ValueError`` naming the file and what is wrong, and
-        leaves this run untouched. A checkpoint of the first format (``path.npz`` + ``path.json``) loads too.
+        one written with other settings, raises :class:`~evolve.ga.checkpoint.CheckpointError` (a ``ValueError``)
+        naming the file and what is wrong, and leaves this run untouched. A checkpoint of the first format
+        (``path.npz`` + ``path.json``) loads too.
         """
         state = read_checkpoint(path)
         # The layout first: another genome's checkpoint also has that genome's default settings.
         if state.genome != self.genome:
             theirs, ours = layout_of(state.genome.names), layout_of(self.genome.names)
             if theirs is not None and theirs != ours:
-                raise ValueError(f"{state.source}: the checkpoint evolves the {theirs} genome layout, not "
-                                 f"{ours} (resume with --genome {theirs})")
-            raise ValueError(f"{state.source}: the checkpoint has another genome layout")
+                raise CheckpointError(f"{state.source}: the checkpoint evolves the {theirs} genome layout, not "
+                                      f"{ours} (resume with --genome {theirs})")
+            raise CheckpointError(f"{state.source}: the checkpoint has another genome layout")
         saved = dict(state.settings)
         mine = asdict(self.settings)
         if allow_more_generations:
@@ -250,15 +251,15 @@ class Evolution:
             mine.pop("generations")
         if saved != mine:
             diff = {k: (saved.get(k), v) for k, v in mine.items() if saved.get(k) != v}
-            raise ValueError(f"{state.source}: settings differ from the checkpoint's (checkpoint, now): {diff}")
+            raise CheckpointError(f"{state.source}: settings differ from the checkpoint's (checkpoint, now): {diff}")
         rng_ops = np.random.default_rng()
         rng_sample = np.random.default_rng()
         for rng, key in ((rng_ops, "rng_ops"), (rng_sample, "rng_sample")):
             try:
                 rng.bit_generator.state = state.rng[key]
             except (KeyError, TypeError, ValueError, OverflowError) as exc:
-                raise ValueError(f"{state.source}: {key} is not a {type(rng.bit_generator).__name__} "
-                                 f"state ({exc})") from exc
+                raise CheckpointError(f"{state.source}: {key} is not a {type(rng.bit_generator).__name__} "
+                                      f"state ({exc})") from exc
         # Validated: now restore (the generators keep their identity: the toolbox holds rng_ops).
         self.population, self.losses = state.population, state.losses
         self.hof.clear()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from evolve.data.dataset import Dataset
 from evolve.ga.objectives import MoveAgreement, ResultLoss
 from evolve.ga.report import plot_curve, plot_pst, values_table, write_logbook
-from mentor.labels import comment_lines, provenance_lines
+from mentor.labels import SidecarError, comment_lines, provenance_lines
 from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe, provenance
 
@@ -163,7 +163,10 @@ def _moves_lines(settings: RunSettings, o: RunOutcome) -> list[str]:
 def _label_provenance(path: Path) -> list[str]:
     """What made a label file: its sidecar's runs (:func:`mentor.labels.provenance_lines`), or the
     ``#`` lines of an old file not yet converted."""
-    lines = provenance_lines(path)
+    try:
+        lines = provenance_lines(path)
+    except SidecarError as exc:  # the run is done: its summary says what is wrong rather than failing
+        return [f"(provenance unreadable: {exc})"]
     if lines:
         return lines
     try:

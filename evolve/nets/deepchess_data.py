@@ -27,6 +27,7 @@ from organisms.comparator import N_BITS, board_bits
 from search.formats.pgn import read_games
 from search.runtime.atomic import atomic_path, write_json_atomic
 from search.runtime.provenance import provenance
+from search.runtime.readback import NpzFile, ReadbackError
 from search.runtime.workers import parallel_map
 
 PARTS = ("training", "validation", "test")
@@ -191,23 +192,30 @@ class CmpData:
         return np.flatnonzero((self.part == part) & (self.result == sign))
 
 
+MAX_POSITIONS = 1 << 25
+"""A positions file holds at most this many positions (33 M; 3.3 GB of packed bits), checked before reading."""
+
+
 def load_positions(folder: str | Path) -> CmpData:
-    """Read ``folder/positions.npz`` (or the file itself); :class:`ValueError` naming the file if unusable."""
+    """Read ``folder/positions.npz`` (or the file itself), checked through :class:`search.runtime.readback.NpzFile`
+    before anything is allocated: ``bits`` (N, 97) uint8 and ``result``, ``part``, ``game`` (N,) integers, results
+    +1 or -1 and parts 0, 1, 2; a :class:`~search.runtime.readback.ReadbackError` (a ``ValueError``) naming the
+    file and what is wrong otherwise."""
     path = Path(folder)
     if path.is_dir():
         path = path / "positions.npz"
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            packed, result, part, game = data["bits"], data["result"], data["part"], data["game"]
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read the positions: {exc.strerror or exc}") from exc
-    except (KeyError, ValueError, EOFError) as exc:
-        raise ValueError(f"{path}: not a positions file of mimic deepchess-data: {exc}") from exc
-    if packed.ndim != 2 or packed.shape[1] != (N_BITS + 7) // 8 or not (len(result) == len(part) == len(packed)):
-        raise ValueError(f"{path}: arrays of the wrong shapes (bits {packed.shape}, result {result.shape})")
+    with NpzFile(path, "positions file of mimic deepchess-data") as data:
+        data.require(["bits", "result", "part", "game"])
+        result = data.array("result", kinds="i", max_elements=MAX_POSITIONS)
+        n = len(result) if result.ndim == 1 else -1
+        if n < 0:
+            raise ReadbackError(f"{path}: result has shape {result.shape}, expected one number a position")
+        packed = data.array("bits", (n, (N_BITS + 7) // 8), kinds="u", max_elements=MAX_POSITIONS * 97)
+        part, game = (data.array(k, (n,), kinds="iu", max_elements=MAX_POSITIONS) for k in ("part", "game"))
+    if not np.isin(result, (-1, 1)).all() or not np.isin(part, (0, 1, 2)).all():
+        raise ReadbackError(f"{path}: results must be +1 or -1 and parts 0, 1 or 2")
     bits = np.unpackbits(packed, axis=1, count=N_BITS)
     return CmpData(bits, result, part, game, str(path))
-
 
 
 __all__ = ["PARTS", "CmpData", "DataSettings", "DataSummary", "FileDraw", "balance", "draw_file", "extract_positions",

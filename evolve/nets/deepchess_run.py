@@ -42,11 +42,12 @@ from evolve.nets.deepchess import (
 from evolve.nets.deepchess_data import PARTS, CmpData, load_positions
 from evolve.nets.giraffe import require_torch
 from organisms.comparator import ComparatorNet, make_header, save_comparator
-from organisms.net import read_net_file
+from organisms.net import NetFileError, read_net_file
 from search.base import Limit
 from search.compare import CompareEngine
 from search.runtime.atomic import atomic_path, write_atomic
 from search.runtime.provenance import describe, provenance
+from search.runtime.readback import finite, require, rows, whole
 
 SPEED_FENS = ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
               "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -102,21 +103,22 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
     ck = out / "checkpoint.npz"
     if ck.exists() and not resume:
         raise FileExistsError(f"{out}: holds a comparator training run (use --resume to continue it)")
+    big = build_model(settings.shape, settings.seed)
+    small = build_model(settings.small, settings.seed + 1)
+    kept = read_checkpoint(ck, settings, big, small) if resume and ck.exists() else None  # before anything else
     data = load_positions(data_dir)
     counts = {name: int((data.part == i).sum()) for i, name in enumerate(PARTS)}
     say(f"{len(data.result)} positions in {data.source}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
-    big = build_model(settings.shape, settings.seed)
-    small = build_model(settings.small, settings.seed + 1)
     curves = Curves()
     state = PhaseState()
     earlier = 0.0
-    if resume and ck.exists():
-        arrays, header = read_net_file(ck)
+    if kept is not None:
+        arrays, header = kept
         load_arrays(big, arrays, "big_")
         load_arrays(small, arrays, "small_")
         curves = Curves(**header["curves"])
-        earlier = float(header.get("seconds", 0.0))
-        state = PhaseState(str(header.get("phase", "")),
+        earlier = float(header["seconds"])
+        state = PhaseState(header["phase"],
                            {k.removeprefix("phase_"): v for k, v in arrays.items() if k.startswith("phase_")})
         say(f"resuming from {ck}: {len(curves.pretrain)} pretraining, {len(curves.compare)} comparator and "
             f"{len(curves.distill)} distillation epochs done")
@@ -170,6 +172,72 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
     plot_curves(out / "curve.png", curves)
     write_atomic(out / "summary.md", "\n".join(summary_lines(data, settings, outcome, command)) + "\n")
     return outcome
+
+
+class CheckpointError(NetFileError):
+    """A ``train-cmp`` checkpoint that cannot be resumed: one line naming it and what is wrong."""
+
+
+CURVE_WIDTHS = {"pretrain": 3, "compare": 4, "distill": 4}
+"""The columns of each curve's rows (:class:`~evolve.nets.deepchess.Curves`)."""
+
+
+def _adam_shapes(params: list[tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """The arrays :func:`~evolve.nets.deepchess.optimizer_arrays` saves for Adam over parameters of these shapes."""
+    return {f"adam_{i}_{name}": shape for i, p in enumerate(params)
+            for name, shape in (("step", ()), ("exp_avg", p), ("exp_avg_sq", p))}
+
+
+def checkpoint_shapes(header: dict[str, Any], settings: TrainSettings, big: Any, small: Any,
+                      source: str) -> dict[str, tuple[int, ...]]:
+    """The header of a ``train-cmp`` checkpoint checked (curves: lists of rows of finite numbers; ``seconds``;
+    ``phase``: a phase of these settings) and the shape of every array it must hold: both nets' weights as these
+    settings build them, and the running phase's state (its decoder, Adam's step and moments per parameter, with
+    ``keep_best`` the best epoch's weights); :class:`CheckpointError` otherwise."""
+    curves = require(header, "curves", dict, source, error=CheckpointError)
+    if set(curves) != set(CURVE_WIDTHS):
+        raise CheckpointError(f"{source}: curves has the keys {sorted(curves)[:5]}, expected {sorted(CURVE_WIDTHS)}")
+    for name, width in CURVE_WIDTHS.items():
+        rows(curves[name], width, f"curves.{name}", source, error=CheckpointError)
+    layers = len(big.enc)
+    for i, r in enumerate(curves["pretrain"]):
+        whole(r[0], f"curves.pretrain[{i}] layer", source, 0, layers - 1, error=CheckpointError)
+    header.setdefault("seconds", 0.0)  # checkpoints written before the wall time and the phase were kept
+    header.setdefault("phase", "")
+    finite(require(header, "seconds", (int, float), source, error=CheckpointError), "seconds", source, 0,
+           error=CheckpointError)
+    phase = require(header, "phase", str, source, error=CheckpointError)
+    shapes = {k: v.shape for k, v in {**model_arrays(big, "big_"), **model_arrays(small, "small_")}.items()}
+    state: dict[str, tuple[int, ...]] = {}
+    if phase.startswith("pretrain-") and phase.removeprefix("pretrain-") in {str(i) for i in range(layers)}:
+        enc = big.enc[int(phase.removeprefix("pretrain-"))]
+        n_in, n_out = enc.in_features, enc.out_features
+        state = {"decoder_w": (n_in, n_out), "decoder_b": (n_in,),
+                 **_adam_shapes([(n_out, n_in), (n_out,), (n_in, n_out), (n_in,)])}
+    elif phase == "compare":
+        state = _adam_shapes([tuple(p.shape) for p in big.parameters()])
+        if settings.keep_best:
+            state.update({k: v.shape for k, v in model_arrays(big, "best_").items()})
+    elif phase == "distill":
+        state = _adam_shapes([tuple(p.shape) for p in small.parameters()])
+    elif phase not in ("", "compare-done"):
+        raise CheckpointError(f"{source}: phase is {phase[:40]!r}, expected pretrain-0 to pretrain-{layers - 1}, "
+                              "compare, compare-done or distill")
+    return {**shapes, **{f"phase_{k}": v for k, v in state.items()}}
+
+
+def read_checkpoint(path: Path, settings: TrainSettings, big: Any, small: Any) -> tuple[dict[str, np.ndarray],
+                                                                                        dict[str, Any]]:
+    """The arrays and header of the checkpoint ``path`` of a run of ``settings`` (nets ``big`` and ``small``, as
+    built), everything checked before anything is restored (:func:`checkpoint_shapes`; the arrays through
+    :func:`organisms.net.read_net_file`, finite floats of exactly their shapes); :class:`CheckpointError`, one line
+    naming the file and what is wrong, otherwise."""
+    arrays, header = read_net_file(path, lambda h: checkpoint_shapes(h, settings, big, small, str(path)),
+                                   error=CheckpointError, noun="checkpoint", needs="these settings need")
+    bad = next((k for k, a in arrays.items() if not np.all(np.isfinite(a))), None)
+    if bad is not None:
+        raise CheckpointError(f"{path}: {bad} must hold finite floats")
+    return arrays, header
 
 
 NET_LABELS = (("big", "comparator"), ("small", "distilled"))

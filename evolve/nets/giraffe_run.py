@@ -34,12 +34,13 @@ from evolve.nets.giraffe import (
     require_torch,
     train_supervised,
 )
-from evolve.nets.tdleaf import TDRow, TDSettings, td_leaf
+from evolve.nets.tdleaf import TDRow, TDSettings, load_checkpoint, td_leaf
 from mentor.labels import DEFAULT_CAP
-from organisms.net import make_header, read_net_file, save_net
+from organisms.net import NetEvaluator, NetFileError, make_header, save_net
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe, provenance
+from search.runtime.readback import records
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,17 +87,19 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     if not resume and (boot_path.exists() or td_path.exists()):
         raise FileExistsError(f"{out}: holds a net training run (use --resume to continue it)")
     say = report or (lambda _line: None)
+    shape = settings.shape
+    boot = read_bootstrap(boot_path, shape) if resume and boot_path.exists() else None
+    if resume and td_path.exists() and settings.td.iterations > 0:
+        load_checkpoint(td_path, shape)  # checked before anything is trained or written; td_leaf reads it again
     data = load_net_data(settings.labels, settings.target, settings.cap, settings.held_out, settings.seed,
                          n_jobs=settings.jobs, limit=settings.limit)
     say(data.describe())
     base = baselines(data)
-    shape = settings.shape
     model = build_model(shape, settings.seed)
     out.mkdir(parents=True, exist_ok=True)
-    if resume and boot_path.exists():
-        arrays, header = read_net_file(boot_path)
+    if boot is not None:
+        arrays, epochs = boot
         load_arrays(model, arrays)
-        epochs = [EpochRow(**r) for r in header["epoch_curve"]]
         say(f"resuming: the bootstrap ({len(epochs)} epochs) read from {boot_path}")
     else:
         epochs = train_supervised(model, data, shape, settings.supervised,
@@ -125,6 +128,22 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     plot_net_curve(out / "curve.png", epochs, td_rows, base)
     write_atomic(out / "summary.md", "\n".join(summary_lines(settings, outcome, command)) + "\n")
     return outcome
+
+
+EPOCH_FIELDS = {"epoch": int, "loss": float, "train_mae": float, "held_mae": float}
+"""The keys of a row of the bootstrap's curve (:class:`~evolve.nets.giraffe.EpochRow`) and their types."""
+
+
+def read_bootstrap(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray], list[EpochRow]]:
+    """The weights and epoch curve of ``bootstrap.npz``, checked before anything is restored: a net file
+    (:meth:`organisms.net.NetEvaluator.load`: header, shapes, finite floats) of the architecture ``shape`` and a
+    curve of :data:`EPOCH_FIELDS` records; :class:`~organisms.net.NetFileError`, one line naming the file, otherwise."""
+    net = NetEvaluator.load(path)
+    if (net.units, net.hidden, net.scale) != (tuple(shape.units), shape.hidden, shape.scale):
+        raise NetFileError(f"{path}: a net of units {list(net.units)}, hidden {net.hidden}, scale {net.scale:g}; these "
+                           f"settings need units {list(shape.units)}, hidden {shape.hidden}, scale {shape.scale:g}")
+    curve = records(net.header.get("epoch_curve"), EPOCH_FIELDS, "epoch_curve", str(path), error=NetFileError)
+    return net.arrays, [EpochRow(**r) for r in curve]
 
 
 def _openings(path: str | None) -> list[Opening]:

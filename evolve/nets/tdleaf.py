@@ -35,10 +35,11 @@ import numpy as np
 from evolve.nets.giraffe import NetShape, evaluator, load_arrays, mae, model_arrays, require_torch
 from mentor.target import quiet_leaf
 from organisms.giraffe import giraffe_features
-from organisms.net import ARRAY_NAMES, NetFileError, read_net_file
+from organisms.net import NetFileError, check_arrays, expected_shapes, read_net_file
 from search import Engine, Limit
 from search.games.openings import Opening
 from search.runtime.atomic import atomic_path
+from search.runtime.readback import records, require, whole
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,12 +142,26 @@ def save_checkpoint(path: Path, arrays: dict[str, Any], header: dict[str, Any]) 
         np.savez(tmp, header=np.array(json.dumps(header, sort_keys=True)), **arrays)
 
 
-def load_checkpoint(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    arrays, header = read_net_file(path)
-    missing = [n for n in ARRAY_NAMES if n not in arrays]
-    if missing or "td_iteration" not in header:
-        raise NetFileError(f"{path}: not a TD-Leaf checkpoint (missing {', '.join(missing) or 'td_iteration'})")
-    return arrays, header
+TD_FIELDS = {"iteration": int, "positions": int, "td_error": float, "held_mae": float}
+"""The keys of a row of the TD-Leaf curve (:class:`TDRow`) and their types."""
+
+
+def load_checkpoint(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray], int, list[TDRow]]:
+    """The weights, iteration and curve of a TD-Leaf checkpoint of a net of ``shape``, checked before anything is
+    restored: the net's arrays of exactly its shapes and finite (:func:`organisms.net.read_net_file`,
+    :func:`organisms.net.check_arrays`), ``td_iteration`` a whole number and ``td_curve`` one :data:`TD_FIELDS`
+    record per iteration; :class:`~organisms.net.NetFileError`, one line naming the file, otherwise."""
+    shapes = expected_shapes(shape.units, shape.hidden)
+    arrays, header = read_net_file(path, lambda h: shapes, noun="TD-Leaf checkpoint", needs="these settings need")
+    arrays = check_arrays(arrays, shapes, str(path))
+    source = str(path)
+    done = whole(require(header, "td_iteration", (int, float), source, error=NetFileError), "td_iteration", source, 0,
+                 1 << 30, error=NetFileError)
+    curve = records(require(header, "td_curve", list, source, error=NetFileError), TD_FIELDS, "td_curve", source,
+                    error=NetFileError)
+    if len(curve) != done:
+        raise NetFileError(f"{source}: td_curve has {len(curve)} rows for td_iteration {done}")
+    return arrays, done, [TDRow(**r) for r in curve]
 
 
 def td_leaf(model: Any, shape: NetShape, openings: Sequence[Opening], settings: TDSettings, checkpoint: Path,
@@ -161,10 +176,8 @@ def td_leaf(model: Any, shape: NetShape, openings: Sequence[Opening], settings: 
     rows: list[TDRow] = []
     first = 0
     if resume and checkpoint.exists():
-        arrays, header = load_checkpoint(checkpoint)
+        arrays, first, rows = load_checkpoint(checkpoint, shape)
         load_arrays(model, arrays)
-        first = int(header["td_iteration"])
-        rows = [TDRow(**r) for r in header["td_curve"]]
     elif checkpoint.exists() and not resume:
         raise FileExistsError(f"{checkpoint}: a TD-Leaf checkpoint is there (resume it, or choose another folder)")
     opt = torch.optim.SGD(model.parameters(), lr=settings.lr)

@@ -6,13 +6,13 @@ keeps the columns ``player``, ``predicted``, ``rank`` and one ``score:NAME`` col
 is recounted from that CSV (:func:`read_csv_accuracy`).
 
 May import numpy, :mod:`organisms`, :mod:`search.runtime` and the recognition modules below it (gameset,
-positions, measures, training's file names).
+positions, measures, training's file names). A clone folder is checked before it is used (:func:`load_clones`,
+:func:`used_games`).
 """
 
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +22,13 @@ import numpy as np
 
 from evolve.data.moves import normal_name
 from evolve.recognition.gameset import Progress, parse_aliases, read_game_set
-from evolve.recognition.measures import position_measures, score_groups, side_counts, side_means
+from evolve.recognition.measures import SCORES, position_measures, score_groups, side_counts, side_means
 from evolve.recognition.positions import extract_positions
-from evolve.recognition.training import MANIFEST, SPLIT
+from evolve.recognition.training import MANIFEST, PARTS, SPLIT
 from organisms import Organism
+from organisms.features import LAYOUTS, feature_names
 from search.runtime.atomic import atomic_open
+from search.runtime.readback import ReadbackError, finite, read_json, require, strings, whole
 
 NORMS = ("validation", "query")
 """What ``classify`` subtracts from a clone's measure: its average on the validation sides or on the query file's."""
@@ -79,16 +81,60 @@ def group_sides(labels: Sequence[str], k: int | None) -> list[list[int]]:
     return out
 
 
+class CloneFolderError(ReadbackError):
+    """A clone folder (``recognize.json``, ``split.json``, the clones' organism files) that cannot be used: one line
+    naming the file and what is wrong."""
+
+
 def load_clones(folder: str | Path) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
-    """The manifest of a trained DIR, the clones' weights (players, genes) and their β."""
+    """The manifest of a trained DIR, the clones' weights (players, genes) and their β, everything checked
+    (:mod:`search.runtime.readback`) before it is used: the manifest a ``mimic-recognize`` object of version 1;
+    ``players`` distinct names; a ``clones`` entry for each, naming an organism file in DIR (a plain file name),
+    with a finite ``beta`` and a numeric ``normalisation``; ``settings`` with ``skip_plies``, ``genome`` (a
+    layout), ``score``, ``aliases`` and ``exclude``; each clone's organism file readable and of that layout.
+    :class:`CloneFolderError` otherwise."""
     folder = Path(folder)
-    manifest = json.loads((folder / MANIFEST).read_text())
-    if manifest.get("format") != "mimic-recognize":
-        raise ValueError(f"{folder / MANIFEST}: not a mimic recognize manifest")
-    players = manifest["players"]
-    organisms = [Organism.load(folder / manifest["clones"][p]["organism"]) for p in players]
+    path = folder / MANIFEST
+    src = str(path)
+
+    def need(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str = "") -> Any:
+        return require(data, key, kind, src, where, error=CloneFolderError)
+
+    manifest: dict[str, Any] = read_json(path, "recognize manifest", error=CloneFolderError)
+    if manifest.get("format") != "mimic-recognize" or manifest.get("version", 1) != 1:
+        raise CloneFolderError(f"{path}: not a mimic recognize manifest of version 1 (format "
+                               f"{str(manifest.get('format'))[:40]!r}, version {str(manifest.get('version'))[:20]})")
+    players = strings(need(manifest, "players", list), "players", src, error=CloneFolderError)
+    if not players or len(set(players)) != len(players):
+        raise CloneFolderError(f"{path}: players must be distinct names, at least one")
+    clones = need(manifest, "clones", dict)
+    st = need(manifest, "settings", dict)
+    whole(need(st, "skip_plies", int, "settings."), "settings.skip_plies", src, 0, 1 << 20, error=CloneFolderError)
+    if need(st, "genome", str, "settings.") not in LAYOUTS or need(st, "score", str, "settings.") not in SCORES:
+        raise CloneFolderError(f"{path}: settings.genome {st['genome'][:40]!r} or settings.score "
+                               f"{st['score'][:40]!r} is not one of {', '.join(LAYOUTS)} and {', '.join(SCORES)}")
+    strings(st.get("exclude", []), "settings.exclude", src, error=CloneFolderError)
+    try:
+        parse_aliases(strings(st.get("aliases", []), "settings.aliases", src, error=CloneFolderError))
+    except ValueError as exc:
+        raise CloneFolderError(f"{path}: settings.aliases: {exc}") from exc
+    organisms = []
+    for p in players:
+        entry = need(clones, p, dict, "clones.")
+        name = need(entry, "organism", str, f"clones.{p}.")
+        finite(need(entry, "beta", (int, float), f"clones.{p}."), f"clones.{p}.beta", src, error=CloneFolderError)
+        need(entry, "normalisation", (int, float), f"clones.{p}.")  # NaN when no side measured it
+        if Path(name).name != name or name in ("", ".", ".."):
+            raise CloneFolderError(f"{path}: clones.{p}.organism is {name[:60]!r}, expected a file name in {folder}")
+        try:
+            organism = Organism.load(folder / name)
+        except OSError as exc:
+            raise CloneFolderError(f"{folder / name}: cannot read the clone of {p}: {exc.strerror or exc}") from exc
+        if organism.genome.names != feature_names(st["genome"]):
+            raise CloneFolderError(f"{folder / name}: the clone of {p} is not of the {st['genome']} layout")
+        organisms.append(organism)
     return (manifest, np.array([o.weights for o in organisms]),
-            np.array([manifest["clones"][p]["beta"] for p in players], dtype=np.float64))
+            np.array([clones[p]["beta"] for p in players], dtype=np.float64))
 
 
 def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int = 1,
@@ -142,13 +188,17 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
 
 
 def used_games(folder: str | Path) -> set[str]:
-    """The keys of the games that the split of ``folder`` put in training or validation (none when the
-    folder has no readable ``split.json``)."""
-    try:
-        split = json.loads((Path(folder) / SPLIT).read_text())
-        return {g["key"] for g in split["games"] if g["part"] != "test"}
-    except (OSError, ValueError, KeyError, TypeError):
-        return set()
+    """The keys of the games that the split of ``folder`` (``split.json``) put in training or validation;
+    :class:`CloneFolderError` when it is missing or not a split (``games``: objects with a ``key`` and a ``part``
+    of ``train``, ``validation``, ``test``)."""
+    path = Path(folder) / SPLIT
+    split = read_json(path, "split of the clones' games", error=CloneFolderError)
+    games = require(split, "games", list, str(path), error=CloneFolderError)
+    for i, g in enumerate(games):
+        if not isinstance(g, dict) or not isinstance(g.get("key"), str) or g.get("part") not in PARTS:
+            raise CloneFolderError(f"{path}: games[{i}] is {repr(g)[:80]}, expected {{key, part}} with a part of "
+                                   f"{', '.join(PARTS)}")
+    return {g["key"] for g in games if g["part"] != "test"}
 
 
 def write_csv(path: str | Path, queries: Sequence[Query], players: Sequence[str], k: int | None = 1) -> None:

@@ -196,18 +196,23 @@ def read_csv(path: str | Path) -> list[SuiteRow]:
     """The rows of a suite CSV written by ``SuiteCsv``. A torn last line (a killed run) is dropped; any
     other malformed line raises ``ValueError`` naming the file and line."""
     rows: list[SuiteRow] = []
-    with open(path, newline="") as fh:
-        text = fh.read()
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a mimic suite CSV (not UTF-8 text: {exc.reason} at byte {exc.start})") from exc
     lines = text.splitlines(keepends=True)
     complete = lines if text.endswith("\n") else lines[:-1]
     reader = csv.DictReader(complete)
-    if reader.fieldnames is not None and list(reader.fieldnames) != _FIELDS:
-        raise ValueError(f"{path}:1: not a mimic suite CSV (columns {reader.fieldnames})")
-    for raw in reader:
-        try:
-            rows.append(_parse_row(raw))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"{path}:{reader.line_num}: malformed suite row ({exc})") from exc
+    try:
+        if reader.fieldnames is not None and list(reader.fieldnames) != _FIELDS:
+            raise ValueError(f"{path}:1: not a mimic suite CSV (columns {str(reader.fieldnames)[:200]})")
+        for raw in reader:
+            try:
+                rows.append(_parse_row(raw))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"{path}:{reader.line_num}: malformed suite row ({exc})") from exc
+    except csv.Error as exc:
+        raise ValueError(f"{path}:{reader.line_num}: not a mimic suite CSV ({exc})") from exc
     return rows
 
 
