@@ -310,6 +310,7 @@ class UciFrontEnd:
             legal = list(board.legal_moves)
             result = SearchResult(legal[0] if legal else None, 0, 0, 0, 0, 0.0)
         go.release.wait()
+        go.done.set()  # decided: a go that comes in reply to this bestmove is no longer "during a search"
         if result.move is None:
             self.send("bestmove (none)")
         elif len(result.pv) >= 2 and result.pv[0] == result.move:

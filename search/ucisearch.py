@@ -45,16 +45,18 @@ def echo(text: str) -> str:
 
 @dataclass(eq=False)
 class Go:
-    """One ``go``: the position (a copy), the limit, the ``searchmoves`` and whether the ``bestmove`` is held until
-    ``stop`` or ``ponderhit`` (``go infinite``, ``go ponder``).
+    """One ``go``: the position (a copy), the limit, the ``searchmoves``, whether the ``bestmove`` is held until
+    ``stop`` (``hold``: ``go infinite``, ``go ponder``) and whether ``ponderhit`` lets it out too (``ponder``).
 
     ``stop`` tells the search to end (the front end raises it, the search only reads it); ``release`` lets the
-    ``bestmove`` go out (raised at once unless ``hold``); ``done`` is raised once the ``bestmove`` is written."""
+    ``bestmove`` go out (raised at once unless ``hold``); ``done`` is raised once the ``bestmove`` is decided (just
+    before it is written)."""
 
     board: chess.Board
     limit: Limit
     searchmoves: list[chess.Move] | None = None
     hold: bool = False
+    ponder: bool = False
     stop: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
@@ -118,7 +120,7 @@ def parse_go(args: list[str], board: chess.Board, cap: Limit | None, warn: Calla
         else:
             warn(f"go: unknown token {echo(tok)}; ignored")
     limit = Limit(**fields).capped(cap)  # type: ignore[arg-type]
-    return Go(board.copy(), limit, searchmoves, hold=limit.infinite or ponder)
+    return Go(board.copy(), limit, searchmoves, hold=limit.infinite or ponder, ponder=ponder)
 
 
 Job = Go | Callable[[], None]
@@ -175,10 +177,11 @@ class EngineThread:
             self._halt_all()
 
     def ponderhit(self) -> None:
-        """``ponderhit``: let out the ``bestmove`` of every search queued or running, which go on to their limits."""
+        """``ponderhit``: let out the ``bestmove`` of every ``go ponder`` queued or running, which go on to their
+        limits (the clock of a ``go ponder`` runs from the ``go``)."""
         with self._cond:
             for job in self._jobs():
-                if isinstance(job, Go):
+                if isinstance(job, Go) and job.ponder:
                     job.release.set()
 
     # ------------------------------------------------------------------ the end of a session

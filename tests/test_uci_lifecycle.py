@@ -115,7 +115,27 @@ def test_stop_before_the_engine_thread_starts_and_after_the_search_ended(specs: 
     assert front.wait(HANG)
     assert "info string ucinewgame during a search: the search was stopped" in lines
     assert sum(line.startswith("bestmove ") for line in lines) == 3
-    front.run(["quit"])
+    # ponderhit lets out a go ponder's bestmove, not a go infinite's.
+    front.handle("position startpos")
+    front.handle("go infinite")
+    front.handle("ponderhit")
+    assert not front.wait(0.1)
+    front.handle("stop")
+    front.handle("go ponder")
+    assert not front.wait(0.1)
+    front.handle("ponderhit")
+    assert front.wait(HANG) and [line for line in lines if line.startswith("bestmove")][-2:] == ["bestmove d2d4"] * 2
+    # position during a search: the search keeps its own position (1.a3 h6, out of the book, searched), the
+    # next go has the new one (the start, in the book).
+    front.handle("position startpos moves a2a3 h7h6")
+    front.handle("go infinite")
+    front.handle("position startpos")
+    front.handle("stop")
+    assert front.wait(HANG)
+    played = chess.Move.from_uci(lines[-1].split()[1])
+    assert played in chess.Board("rnbqkbnr/ppppppp1/7p/8/8/P7/1PPPPPPP/RNBQKBNR w KQkq - 0 2").legal_moves
+    front.run(["go depth 1"])  # the end of the input: a go with a limit runs to it
+    assert lines[-1] == "bestmove d2d4" and sum(line.startswith("bestmove ") for line in lines) == 7
 
 
 class Slow:

@@ -113,13 +113,17 @@ def burst(rng: random.Random, spec: str) -> list[tuple[float, str]]:
 
 @dataclass
 class Tally:
-    """What a session's bursts showed: bursts run, bursts that hung, the slowest ``readyok`` (seconds after its
+    """What a session's bursts showed: bursts run, bursts that hung, every ``readyok``'s latency (seconds after its
     ``isready`` was written) and the slowest ``bestmove`` after the burst's last ``stop``."""
 
     bursts: int = 0
     hung: list[str] = field(default_factory=list)
-    slowest_ready: float = 0.0
+    ready: list[float] = field(default_factory=list)
     slowest_stop: float = 0.0
+
+    @property
+    def slowest_ready(self) -> float:
+        return max(self.ready, default=0.0)
 
 
 class Session:
@@ -131,6 +135,7 @@ class Session:
         self.replies: queue.Queue[tuple[float, str]] = queue.Queue()
         self.readies: list[float] = []  # when each isready was written
         self.gos = self.bestmoves = self.readyoks = 0
+        self.latencies: list[float] = []  # of each readyok, seconds
         self.proc: subprocess.Popen[str] | None = None
         self.front_thread: threading.Thread | None = None
         self._streams: list[io.TextIOBase] = []
@@ -178,7 +183,7 @@ class Session:
         except queue.Empty:
             return False
         if line == "readyok":
-            self.last_ready = at - self.readies[self.readyoks]
+            self.latencies.append(at - self.readies[self.readyoks])
             self.readyoks += 1
         elif line.startswith("bestmove"):
             self.bestmoves += 1
@@ -187,14 +192,12 @@ class Session:
 
     def settle(self, timeout: float = HANG) -> tuple[float, bool]:
         """Read until every isready and go so far is answered: (slowest readyok latency, answered in time)."""
-        slowest = 0.0
+        first = len(self.latencies)
         deadline = time.perf_counter() + timeout
         while self.readyoks < len(self.readies) or self.bestmoves < self.gos:
-            before = self.readyoks
             if not self._take(deadline - time.perf_counter()):
-                return slowest, False
-            if self.readyoks > before:
-                slowest = max(slowest, self.last_ready)
+                break
+        slowest = max(self.latencies[first:], default=0.0)
         return slowest, self.bestmoves == self.gos and self.readyoks == len(self.readies)
 
     def run_burst(self, rng: random.Random, tally: Tally) -> None:
@@ -209,9 +212,10 @@ class Session:
             chunk.append(line)
         self.write(chunk)
         stopped = time.perf_counter()
-        slowest, ok = self.settle()
+        first = len(self.latencies)
+        _, ok = self.settle()
         tally.bursts += 1
-        tally.slowest_ready = max(tally.slowest_ready, slowest)
+        tally.ready += self.latencies[first:]
         if self.gos and ok and self.bestmoves:
             tally.slowest_stop = max(tally.slowest_stop, max(self.last_bestmove - stopped, 0.0))
         if not ok:
