@@ -73,7 +73,7 @@ class UciFrontEnd:
         self.overhead = self.engine.overhead
         """Seconds of ``Move Overhead`` (the engine's own copy changes in order with the other changes)."""
         self.board = chess.Board()
-        self.jobs = EngineThread(self._search, lambda text: self.info_string(f"error in a queued change: {text}"))
+        self.jobs = EngineThread(self._search, self.info_string)
         self.debug = False
 
     @staticmethod
@@ -127,7 +127,7 @@ class UciFrontEnd:
 
     @property
     def searching(self) -> bool:
-        """True from ``go`` until its ``bestmove`` is written."""
+        """True from ``go`` until its ``bestmove`` is decided."""
         return self.jobs.searching
 
     def wait(self, timeout: float | None = None) -> bool:

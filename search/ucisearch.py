@@ -17,6 +17,7 @@ Imports only the standard library, chess and :mod:`search.base`.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -130,7 +131,7 @@ Job = Go | Callable[[], None]
 class EngineThread:
     """Runs :class:`Go` searches (with ``run_go``, which must write exactly one ``bestmove``) and engine changes one
     at a time, in order, on one daemon thread started on first use. ``on_error(text)`` hears of a queued change that
-    failed (a change run at once raises to its caller instead)."""
+    failed (a change run at once raises to its caller instead) or of a ``run_go`` that raised; the thread goes on."""
 
     def __init__(self, run_go: Callable[[Go], None], on_error: Callable[[str], None]) -> None:
         self._run_go = run_go
@@ -240,16 +241,16 @@ class EngineThread:
                 job = self._running = self._queue.popleft()
             try:
                 if isinstance(job, Go):
-                    try:
-                        self._run_go(job)
-                    finally:
-                        job.done.set()
+                    self._run_go(job)
                 else:
-                    try:
-                        job()
-                    except Exception as exc:  # a change that failed: say so, and keep serving
-                        self._on_error(f"{type(exc).__name__}: {exc}")
+                    job()
+            except Exception as exc:  # a change (or a search's reply) that failed: say so, and keep serving
+                with contextlib.suppress(Exception):
+                    self._on_error(f"{'search' if isinstance(job, Go) else 'queued change'} failed: "
+                                   f"{type(exc).__name__}: {exc}")
             finally:
+                if isinstance(job, Go):
+                    job.done.set()
                 with self._cond:
                     self._running = None
                     self._cond.notify_all()
