@@ -59,7 +59,7 @@ class Limit:
 
     ``movetime``, ``wtime``, ``btime``, ``winc`` and ``binc`` are in seconds. A clock (``wtime``/``btime``)
     is turned into a time budget by :mod:`search.timeman`. With no field set and ``infinite`` false the
-    search is unlimited too: it runs until :meth:`search.Engine.stop`.
+    search is unlimited too: it runs until its stop flag is raised (:meth:`search.root.RootSearch.search`).
     """
 
     depth: int | None = None

@@ -3,7 +3,7 @@
 :class:`RootSearch` owns what the depth-limited (:class:`search.engine.Engine`), probability-limited
 (:class:`search.prob.ProbEngine`) and comparison (:class:`search.compare.CompareEngine`) searches have in common:
 the evaluator and its cache, the transposition table, killers and history, the repetition keys, the driver
-(iterative deepening within a :class:`~search.base.Limit`, the clock, :meth:`RootSearch.stop`, ``searchmoves``),
+(iterative deepening within a :class:`~search.base.Limit`, the clock, a stop flag, ``searchmoves``),
 aspiration windows and the principal-variation loop over the root moves. A subclass supplies the tree below the
 root (:meth:`RootSearch._root_child`).
 
@@ -13,6 +13,7 @@ root)``. This module imports only python-chess and the rest of :mod:`search` (ne
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
 
@@ -26,7 +27,7 @@ from search.tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, positi
 MAX_PLY = 100
 """Deepest ply the search reaches, extensions and quiescence included."""
 CHECK_EVERY = 512
-"""Nodes between checks of the clock and of :meth:`RootSearch.stop`."""
+"""Nodes between checks of the clock and of the node limit (the stop flag is looked at on every node)."""
 ASPIRATION = 35
 """Half-width of the first aspiration window, centipawns."""
 EVAL_CACHE_SLOTS = 1 << 18
@@ -34,7 +35,7 @@ EVAL_CACHE_SLOTS = 1 << 18
 
 
 class _Abort(Exception):
-    """Raised inside the search when the limit is reached or :meth:`RootSearch.stop` is called."""
+    """Raised inside the search when the limit is reached or its stop flag is raised."""
 
 
 InfoCallback = Callable[[SearchResult], None]
@@ -54,7 +55,7 @@ class RootSearch:
         self.tt: TranspositionTable = TranspositionTable(hash_mb) if use_tt else NullTable()
         self.aspiration = aspiration
         self.tt_cutoffs = tt_cutoffs
-        self._stop = False
+        self._halt = threading.Event()
         self.nodes = 0
         self._ekeys: list[int] = [0] * EVAL_CACHE_SLOTS
         self._evals: list[int] = [0] * EVAL_CACHE_SLOTS
@@ -95,10 +96,6 @@ class RootSearch:
         self._history = [[0] * 4096, [0] * 4096]
         self._killers = [[None, None] for _ in range(MAX_PLY + 2)]
 
-    def stop(self) -> None:
-        """Ask a running search to stop as soon as possible; safe to call from another thread."""
-        self._stop = True
-
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, board: chess.Board) -> int:
         """The static evaluation the search uses (cached, clamped inside the mate band)."""
@@ -125,6 +122,7 @@ class RootSearch:
         *,
         root_moves: Iterable[chess.Move] | None = None,
         on_iteration: InfoCallback | None = None,
+        stop: threading.Event | None = None,
     ) -> SearchResult:
         """Search ``board`` (left unchanged) within ``limit`` and return the best move found.
 
@@ -133,12 +131,16 @@ class RootSearch:
         iteration had proved better than the previous one's. ``root_moves`` restricts the moves considered at the
         root (UCI ``searchmoves``). ``on_iteration`` is called with the result of every completed iteration (and
         with bound results when an aspiration window fails), e.g. to print UCI ``info`` lines.
-        The first iteration always completes unless :meth:`stop` is called, so a legal move is
-        returned whenever one exists.
+
+        ``stop`` is the caller's flag, one per search: the search only reads it (on every node) and never clears
+        it, so a flag raised before the search starts, or from another thread while it runs, is never lost. The
+        search then ends at once with the best move found so far (the first root move when even the first
+        iteration was cut short). The first iteration always completes unless ``stop`` is raised, so a legal
+        move is returned whenever one exists.
         """
         limit = limit or Limit()
         self._start = time.perf_counter()
-        self._stop = False
+        self._halt = stop if stop is not None else threading.Event()
         self.nodes = 0
         self._seldepth = 0
         b: Budget = budget(limit, board.turn == chess.WHITE, self.overhead)
@@ -174,7 +176,7 @@ class RootSearch:
                 result = self._result(root[0], score, depth, list(self._pv[0]) or [root[0]])
                 if on_iteration is not None:
                     on_iteration(result)
-                if self._stop:
+                if self._halt.is_set():
                     break
                 if limit.mate is not None and score >= MATE_BOUND and MATE - score <= 2 * limit.mate - 1:
                     break
@@ -210,16 +212,17 @@ class RootSearch:
         return SearchResult(move, score, depth, self._seldepth, self.nodes, self._elapsed(), pv)
 
     def _visit(self, ply: int) -> None:
-        """Count a node ``ply`` plies from the root (checking the limits every :data:`CHECK_EVERY` nodes) and empty
-        its principal variation."""
+        """Count a node ``ply`` plies from the root (checking the stop flag on every node, the other limits every
+        :data:`CHECK_EVERY` nodes) and empty its principal variation."""
         self.nodes += 1
-        if self.nodes >= self._next_check:
+        if self.nodes >= self._next_check or self._halt.is_set():
             self._checkpoint()
         self._pv[ply] = []
 
     def _checkpoint(self) -> None:
-        """Called every CHECK_EVERY nodes (and exactly at a node limit): raise _Abort when done."""
-        if self._stop:
+        """Called every CHECK_EVERY nodes (and exactly at a node limit) and once the stop flag is up: raise _Abort
+        when done."""
+        if self._halt.is_set():
             raise _Abort
         if self._abortable:
             if self.nodes >= self._node_limit:

@@ -6,9 +6,14 @@ Handles ``uci``, ``isready``, ``ucinewgame``, ``position startpos|fen ... [moves
 ``setoption`` (``Hash``, ``Clear Hash``, ``Eval``, ``Move Overhead``) and ``debug``/``register``
 (accepted, no effect), plus ``d`` (print the position).
 
-The search runs in a thread, so ``stop``, ``isready`` and ``quit`` are answered while it thinks. A spec with
-an experience book (``SPEC+book:PATH``, ``deepred:PATH``) answers ``go`` with the book's move where it has one
-(``info string book move ...``), and searches elsewhere.
+The lines are read and answered on one thread; searches and changes to the engine run on another, in order
+(:mod:`search.ucisearch`, which states the lifecycle's rules): every ``go`` gets exactly one ``bestmove`` unless
+``quit`` comes first; ``stop``, ``ponderhit`` and ``quit`` take effect whenever they arrive, each ``go`` having its
+own stop flag; ``isready`` is answered at once whatever runs. ``ucinewgame`` and ``setoption`` during a search
+stop it (its ``bestmove`` goes out first) and take effect before the next ``go``; ``position`` during a search
+leaves it on the position it was given; a ``go`` during a search stops it and searches next.
+A spec with an experience book (``SPEC+book:PATH``, ``deepred:PATH``) answers ``go`` with the book's move where
+it has one (``info string book move ...``), and searches elsewhere.
 A malformed or unknown line is answered with ``info string`` and the reason, never with a crash.
 """
 
@@ -22,37 +27,24 @@ from typing import TextIO
 
 import chess
 
-from search.base import Limit, SearchResult
+from search.base import SearchResult
 from search.book.chooser import BookChooser
 from search.conventions import uci_score
 from search.players.spec import PlayerRegistry, PlayerSpec
 from search.prob import engine_class, make_engine
 from search.runtime.errors import MimicError
+from search.ucisearch import EngineThread, Go, cut, echo, parse_go
 
 NAME = "mimic"
 AUTHOR = "the mimic authors"
 MAX_HASH_MB = 4096
-GO_INT_PARAMS = ("depth", "nodes", "movestogo", "mate")
-GO_MS_PARAMS = ("movetime", "wtime", "btime", "winc", "binc")
-GO_KEYWORDS = set(GO_INT_PARAMS + GO_MS_PARAMS + ("searchmoves", "infinite", "ponder"))
 
 _UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
                | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_PAWNS_ON_BACKRANK | chess.STATUS_OPPOSITE_CHECK)
 """Positions the search cannot play from (a missing king, pawns on the back rank, the side not to move
 in check). Bad castling rights and en-passant squares are repaired instead."""
-ECHO_CHARS = 80
-"""Replies quote at most this many characters of a bad input text (then ``...``)."""
-
-
-def cut(text: str) -> str:
-    """``text``, or its first ``ECHO_CHARS`` characters and ``...`` when longer."""
-    return text if len(text) <= ECHO_CHARS else text[:ECHO_CHARS] + "..."
-
-
-def echo(text: str) -> str:
-    """A bad input ``text`` as quoted in a reply: the ``repr`` of :func:`cut` of it."""
-    return repr(cut(text))
-
+QUIT_WAIT = 0.9
+"""Seconds ``quit`` waits for a stopped search to end before the session ends anyway."""
 
 class UciError(MimicError, ValueError):
     """A command that cannot be carried out; its message goes out as ``info string``."""
@@ -78,10 +70,10 @@ class UciFrontEnd:
         self.engine = make_engine(make_evaluator(parsed), parsed.search, hash_mb, make_evaluator.policy(parsed))
         self.chooser = self._chooser(parsed)
         self.hash_mb = hash_mb
+        self.overhead = self.engine.overhead
+        """Seconds of ``Move Overhead`` (the engine's own copy changes in order with the other changes)."""
         self.board = chess.Board()
-        self._thread: threading.Thread | None = None
-        self._release = threading.Event()  # set when an infinite/ponder search may report bestmove
-        self._reported = threading.Event()  # set just before the search thread writes bestmove
+        self.jobs = EngineThread(self._search, self.info_string)
         self.debug = False
 
     @staticmethod
@@ -100,11 +92,12 @@ class UciFrontEnd:
 
     # ------------------------------------------------------------------ loop
     def run(self, lines: Iterable[str]) -> None:
-        """Handle lines until ``quit`` or the end of input."""
+        """Handle lines until ``quit`` or the end of input, where a search with a limit runs to it and one without
+        (``infinite``, ``ponder``, no limit) is stopped; every ``bestmove`` is written before returning."""
         for line in lines:
             if not self.handle(line):
                 return
-        self.stop_search()
+        self.jobs.close()
 
     def handle(self, line: str) -> bool:
         """Handle one line; return False after ``quit``."""
@@ -134,8 +127,18 @@ class UciFrontEnd:
 
     @property
     def searching(self) -> bool:
-        """True from ``go`` until the search has decided on its ``bestmove``."""
-        return self._thread is not None and not self._reported.is_set()
+        """True from ``go`` until its ``bestmove`` is decided."""
+        return self.jobs.searching
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait (without stopping anything) until every ``go`` so far has written its ``bestmove`` and every change
+        has been made; False on ``timeout`` (seconds). For tests and scripts: the reader never calls it."""
+        return self.jobs.wait(timeout)
+
+    def _change(self, what: str, fn: Callable[[], None]) -> None:
+        """Make the change ``fn`` to the engine (``what``: the command, for the reply) once no search runs."""
+        if self.jobs.change(fn):
+            self.info_string(f"{what} during a search: the search was stopped")
 
     # ------------------------------------------------------------------ commands
     def _uci(self, args: list[str]) -> None:
@@ -144,7 +147,7 @@ class UciFrontEnd:
         self.send(f"option name Hash type spin default {self.hash_mb} min 1 max {MAX_HASH_MB}")
         self.send("option name Clear Hash type button")
         self.send(f"option name Eval type string default {self.eval_spec}")
-        self.send(f"option name Move Overhead type spin default {round(self.engine.overhead * 1000)} "
+        self.send(f"option name Move Overhead type spin default {round(self.overhead * 1000)} "
                   "min 0 max 5000")
         self.send("uciok")
 
@@ -152,10 +155,12 @@ class UciFrontEnd:
         self.send("readyok")
 
     def _ucinewgame(self, args: list[str]) -> None:
-        self.stop_search()
-        self.engine.new_game()
-        if self.chooser is not None:
-            self.chooser.new_game()
+        def new_game() -> None:
+            self.engine.new_game()
+            if self.chooser is not None:
+                self.chooser.new_game()
+
+        self._change("ucinewgame", new_game)
         self.board = chess.Board()
 
     def _debug(self, args: list[str]) -> None:
@@ -225,12 +230,10 @@ class UciFrontEnd:
                 raise UciError(f"Hash needs a whole number of MiB, got {echo(value)}") from exc
             if not 1 <= mb <= MAX_HASH_MB:
                 raise UciError(f"Hash must be within 1..{MAX_HASH_MB}, got {mb}")
-            self.stop_search()
             self.hash_mb = mb
-            self.engine.set_hash(mb)
+            self._change("setoption", lambda: self.engine.set_hash(mb))
         elif key == "clear hash":
-            self.stop_search()
-            self.engine.new_game()
+            self._change("setoption", lambda: self.engine.new_game())
         elif key == "eval":
             spec = self.make_evaluator.parse(value)
             if spec.is_external:
@@ -242,86 +245,40 @@ class UciFrontEnd:
             except Exception as exc:  # any failure: one line, and the old evaluator stays
                 raise UciError(f"cannot load Eval {echo(value)}: {type(exc).__name__}: {cut(str(exc))}; "
                                f"keeping {self.eval_spec!r}") from exc
-            self.stop_search()
-            if spec.search != self.search_name or engine_class(evaluator, spec.search) is not type(self.engine):
-                # another search (or a comparator after an evaluator): a new engine (with an empty table)
-                overhead = self.engine.overhead
-                self.engine = make_engine(evaluator, spec.search, self.hash_mb, policy)
-                self.engine.overhead = overhead
-                self.search_name = spec.search
-            else:
-                self.engine.set_evaluator(evaluator)
-            if self.chooser is not None:
-                self.chooser.close()
-            self.eval_spec, self.cap, self.chooser = value, spec.limit, chooser
+            self.eval_spec, self.cap, hash_mb = value, spec.limit, self.hash_mb
+
+            def switch() -> None:
+                if spec.search != self.search_name or engine_class(evaluator, spec.search) is not type(self.engine):
+                    # another search (or a comparator after an evaluator): a new engine (with an empty table)
+                    overhead = self.engine.overhead
+                    self.engine = make_engine(evaluator, spec.search, hash_mb, policy)
+                    self.engine.overhead = overhead
+                    self.search_name = spec.search
+                else:
+                    self.engine.set_evaluator(evaluator)
+                if self.chooser is not None:
+                    self.chooser.close()
+                self.chooser = chooser
+
+            self._change("setoption", switch)
         elif key == "move overhead":
             try:
                 ms = int(value)
             except ValueError as exc:
                 raise UciError(f"Move Overhead needs milliseconds, got {echo(value)}") from exc
-            self.engine.overhead = min(max(ms, 0), 5000) / 1000
+            seconds = self.overhead = min(max(ms, 0), 5000) / 1000
+
+            def set_overhead() -> None:
+                self.engine.overhead = seconds
+
+            self._change("setoption", set_overhead)
         else:
             raise UciError(f"no option named {echo(name)}")
 
     def _go(self, args: list[str]) -> None:
-        if self.searching:
-            raise UciError("already searching; send stop first")
-        if self._thread is not None:  # it has written bestmove and is about to end
-            self._thread.join()
-        limit, searchmoves, ponder = self.parse_go(args)
-        board = self.board.copy()
-        self._release.clear()
-        self._reported.clear()
-        wait = limit.infinite or ponder
-        if not wait:
-            self._release.set()
-        self._thread = threading.Thread(target=self._search, args=(board, limit, searchmoves),
-                                        name="search", daemon=True)
-        self._thread.start()
-
-    def parse_go(self, args: list[str]) -> tuple[Limit, list[chess.Move] | None, bool]:
-        """The limit, the ``searchmoves`` and the ponder flag of a ``go`` command.
-
-        A bad value is reported with ``info string`` and skipped; the search still starts.
-        """
-        fields: dict[str, object] = {}
-        searchmoves: list[chess.Move] | None = None
-        ponder = False
-        i = 0
-        while i < len(args):
-            tok = args[i]
-            i += 1
-            if tok == "infinite":
-                fields["infinite"] = True
-            elif tok == "ponder":
-                ponder = True
-            elif tok == "searchmoves":
-                searchmoves = []
-                while i < len(args) and args[i] not in GO_KEYWORDS:
-                    try:
-                        searchmoves.append(self.board.parse_uci(args[i]))
-                    except ValueError:
-                        self.info_string(f"searchmoves: {echo(args[i])} is not a legal move; ignored")
-                    i += 1
-            elif tok in GO_INT_PARAMS or tok in GO_MS_PARAMS:
-                if i >= len(args):
-                    self.info_string(f"go {tok} needs a value; ignored")
-                    continue
-                raw = args[i]
-                i += 1
-                try:
-                    value = int(raw)
-                except ValueError:
-                    self.info_string(f"go {tok} {echo(raw)}: not an integer; ignored")
-                    continue
-                if tok in GO_MS_PARAMS:
-                    fields[tok] = max(value, 0) / 1000
-                else:
-                    fields[tok] = max(value, 1) if tok != "movestogo" else max(value, 0)
-            else:
-                self.info_string(f"go: unknown token {echo(tok)}; ignored")
-        limit = Limit(**fields).capped(self.cap)  # type: ignore[arg-type]
-        return limit, searchmoves, ponder
+        go = parse_go(args, self.board, self.cap, self.info_string)
+        if self.jobs.go(go):
+            self.info_string("go during a search: the search was stopped; this go searches next")
 
     def _book_move(self, board: chess.Board, searchmoves: list[chess.Move] | None) -> chess.Move | None:
         """The book's move for ``board`` (within ``searchmoves`` when given), ``None`` without one."""
@@ -337,19 +294,23 @@ class UciFrontEnd:
         self.info_string(f"book move {move.uci()}")
         return move
 
-    def _search(self, board: chess.Board, limit: Limit, searchmoves: list[chess.Move] | None) -> None:
+    def _search(self, go: Go) -> None:
+        """Run on the engine thread: answer ``go`` with exactly one ``bestmove`` (the book's move, or the search's
+        within ``go.limit`` until ``go.stop`` is raised), held until ``go.release`` is raised."""
+        board = go.board
         try:
-            book = self._book_move(board, searchmoves)
+            book = self._book_move(board, go.searchmoves)
             if book is not None:
                 result = SearchResult(book, 0, 0, 0, 0, 0.0)
             else:
-                result = self.engine.search(board, limit, root_moves=searchmoves, on_iteration=self._info)
+                result = self.engine.search(board, go.limit, root_moves=go.searchmoves, on_iteration=self._info,
+                                            stop=go.stop)
         except Exception as exc:  # report it, and still answer with a legal move
             self.info_string(f"search failed: {type(exc).__name__}: {exc}")
             legal = list(board.legal_moves)
             result = SearchResult(legal[0] if legal else None, 0, 0, 0, 0, 0.0)
-        self._release.wait()
-        self._reported.set()
+        go.release.wait()
+        go.done.set()  # decided: a go that comes in reply to this bestmove is no longer "during a search"
         if result.move is None:
             self.send("bestmove (none)")
         elif len(result.pv) >= 2 and result.pv[0] == result.move:
@@ -370,22 +331,14 @@ class UciFrontEnd:
             line += " pv " + " ".join(m.uci() for m in r.pv)
         self.send(line)
 
-    def stop_search(self) -> None:
-        """Stop a running search and wait for its ``bestmove``."""
-        if self._thread is not None:
-            self.engine.stop()
-            self._release.set()
-            self._thread.join()
-            self._thread = None
-
     def _stop(self, args: list[str]) -> None:
-        self.stop_search()
+        self.jobs.stop()
 
     def _ponderhit(self, args: list[str]) -> None:
-        self._release.set()
+        self.jobs.ponderhit()
 
     def _quit(self, args: list[str]) -> bool:
-        self.stop_search()
+        self.jobs.close(QUIT_WAIT, quit=True)
         return False
 
 

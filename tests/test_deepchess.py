@@ -229,8 +229,7 @@ def test_cmp_is_one_player_kind_and_plays_uci() -> None:
     front = UciFrontEnd(PLAYERS, f"cmp:{MATERIAL_CMP}", out=out)
     for line in ("position startpos moves e2e4 d7d5", "go depth 2"):
         front.handle(line)
-    assert front._thread is not None
-    front._thread.join(timeout=30)  # let the depth-2 search finish on its own
+    assert front.wait(timeout=30)  # let the depth-2 search finish on its own
     front.run(["isready"])
     lines = out.getvalue().splitlines()
     assert "bestmove e4d5 ponder d8d5" in lines, lines  # the free pawn

@@ -198,11 +198,12 @@ def test_stop_from_another_thread() -> None:
     board = chess.Board()
     engine = Engine(Material())
     out = {}
-    t = threading.Thread(target=lambda: out.setdefault("r", engine.search(board, Limit(infinite=True))))
+    stop = threading.Event()
+    t = threading.Thread(target=lambda: out.setdefault("r", engine.search(board, Limit(infinite=True), stop=stop)))
     t.start()
     time.sleep(0.3)
     assert t.is_alive()  # an infinite search does not end by itself
-    engine.stop()
+    stop.set()
     t.join(timeout=2)
     assert not t.is_alive()
     assert out["r"].move in board.legal_moves and out["r"].depth >= 2

@@ -3,8 +3,10 @@
 Owns :class:`TimeControl` (cutechess syntax), :class:`Adjudication` (cutechess's rules), :class:`GameResult`
 and :func:`play_game`, which starts both players, plays from an opening to the end (a rule, adjudication or a
 player's failure) and closes them. A player that crashes, overruns its clock or hangs, or plays an illegal
-move loses the game; the reason goes into the PGN (``Termination`` plus a comment). Scores in the PGN's move
-comments are the mover's, in centipawns. Imports chess and :mod:`search` (base, conventions, players) only.
+move loses the game; the reason goes into the PGN (``Termination`` plus a comment). A move request is stopped at
+its deadline (a little past the clock or the move's time); the clock, or without one that deadline, decides the
+forfeit. Scores in the PGN's move comments are the mover's, in centipawns. Imports chess and :mod:`search`
+(base, conventions, players) only.
 """
 
 from __future__ import annotations
@@ -184,6 +186,9 @@ def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeContro
                 if tc.moves and board.fullmove_number % tc.moves == 0 and side == chess.BLACK:
                     clocks[chess.WHITE] += tc.base or 0.0
                     clocks[chess.BLACK] += tc.base or 0.0
+            elif spent > allowed:  # our engine, stopped at the deadline an external engine is killed at
+                lose(side, "time forfeit", f"hung: no move within {allowed:.2f} s")
+                break
             move = report.move
             if move is None or move not in board.legal_moves:
                 lose(side, "rules infraction", f"played an illegal move {move.uci() if move else '(none)'}")

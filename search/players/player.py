@@ -1,10 +1,13 @@
 """Players for matches and test suites: our engine around an evaluator, or an external engine.
 
-Every player answers ``play(board, limit)`` with a :class:`MoveReport` or raises
-:class:`PlayerError` naming why it could not (``crash``, ``time forfeit``, ``error``). External
-engines run through python-chess (``uci:PATH`` and ``xboard:PATH`` specs), each call guarded by a
-deadline after which the engine process is killed. A spec with an experience book (``SPEC+book:PATH``, or
-the pure DeepRed player ``deepred:PATH``) is a :class:`BookPlayer` around the player it names.
+Every player answers ``play(board, limit, timeout)`` with a :class:`MoveReport` or raises
+:class:`PlayerError` naming why it could not (``crash``, ``time forfeit``, ``error``). A move request is
+never left running past its ``timeout`` (seconds): our engine's search gets its own stop flag, raised by a timer
+at the timeout, and answers with the best move found so far (whether that was too late is the game's clock's
+call, :mod:`search.games.game`); external engines run through python-chess (``uci:PATH`` and ``xboard:PATH``
+specs), each call guarded by that deadline, after which the engine process is killed. A spec with an
+experience book (``SPEC+book:PATH``, or the pure DeepRed player ``deepred:PATH``) is a :class:`BookPlayer` around
+the player it names.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import os
 import shutil
 import signal
 import sqlite3
+import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -67,10 +72,21 @@ class EnginePlayer:
         self.engine.new_game()
 
     def play(self, board: chess.Board, limit: Limit, timeout: float | None = None) -> MoveReport:
+        """Search ``board`` within ``limit`` (and the spec's cap); stopped at ``timeout`` seconds with the best move
+        found so far (the first legal move when even the first iteration was cut short)."""
+        stop = threading.Event()
+        timer = None
+        if timeout is not None:
+            timer = threading.Timer(max(timeout, 0.0), stop.set)
+            timer.daemon = True
+            timer.start()
         try:
-            r = self.engine.search(board, limit.capped(self.cap))
+            r = self.engine.search(board, limit.capped(self.cap), stop=stop)
         except Exception as exc:  # an evaluator that raises loses the game, it does not stop the match
             raise PlayerError("crash", f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            if timer is not None:
+                timer.cancel()
         return MoveReport(r.move, r.score, r.depth, r.nodes)
 
     def close(self) -> None:
@@ -177,13 +193,16 @@ class BookPlayer:
         self.chooser.new_game()
 
     def play(self, board: chess.Board, limit: Limit, timeout: float | None = None) -> MoveReport:
+        """The book's move, or the wrapped player's within what is left of ``timeout`` (seconds) after the book."""
+        t0 = time.perf_counter()
         try:
             move = self.chooser.choose(board)
         except sqlite3.Error as exc:
             raise PlayerError("crash", f"book {self.chooser.book.path}: {exc}") from exc
         if move is not None:
             return MoveReport(move)
-        return self.inner.play(board, limit, timeout)
+        left = None if timeout is None else max(timeout - (time.perf_counter() - t0), 0.0)
+        return self.inner.play(board, limit, left)
 
     def close(self) -> None:
         self.chooser.close()
