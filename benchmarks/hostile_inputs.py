@@ -8,7 +8,8 @@ first made by mimic itself (a book, the three net kinds, an organism, a GA check
 comparator trainer's checkpoints, a game set's sidecar, a label file's sidecar, a recognition clone folder), then
 mutated ``--runs`` times (seeded): truncated, bytes overwritten, or — for JSON and ``.npz`` — one key or array
 deleted, retyped (null, a string, a list, NaN, 10^12, a nested list) or reshaped; the command that reads it is run
-as a process (timeout 120 s). A run is counted as
+as a process (timeout 120 s; the unmutated files are read back once first, which must succeed and warms the caches).
+A run is counted as
 
 * ``traceback``: a Python traceback on stderr (a defect);
 * ``hung``: no exit within the timeout (a defect);
@@ -319,6 +320,13 @@ def main() -> None:
         good = made[kind.make]
         scratch = work / "trials" / kind.make.__name__.strip("_")
         scratch.mkdir(parents=True, exist_ok=True)
+        warm = scratch / "warm"  # the unmutated files, read back once: they must pass, and caches are then warm
+        shutil.copytree(good, warm, symlinks=True, dirs_exist_ok=True)
+        check = subprocess.run([*MIMIC, *map(str, kind.command(warm))], cwd=warm, capture_output=True, text=True,
+                               env=_env())
+        if check.returncode != 0:
+            print(f"| {kind.name} | the unmutated files fail: {check.stderr.strip()[-300:]} |", flush=True)
+            continue
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(lambda i, k=kind, g=good, s=scratch: trial(k, g, s, i, args.seed),
                                     range(args.runs)))
