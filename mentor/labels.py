@@ -3,8 +3,9 @@
 Opcodes (ARCHITECTURE.md, "Label file"): ``ce`` the mentor's score in centipawns from the side to move's view, ``acd``
 the depth searched, ``pv`` the mentor's principal variation (SAN), ``c9`` the game's result when the
 position comes from a game ("1-0", "0-1", "1/2-1/2"), ``id``. Also ``c0`` the position's source
-(``random``, ``FILE:LINE``), ``c1`` a flag (``mate`` or ``over-cap``) and ``c2`` the number of plies
-from the position to the end of its game (for the game-result objective).
+(``random``, ``FILE:LINE``), ``c1`` a flag (``mate`` or ``over-cap``), ``c2`` the number of plies
+from the position to the end of its game (for the game-result objective), and ``fmvn`` the move number when
+known (read as :attr:`Label.fullmove`, for a win-probability model's ply).
 
 A mate is written as ``ce ±(30000 − plies)`` (positive when the side to move mates), as EPD does;
 any ``|ce| ≥ 29000`` is a mate. Scores beyond the cap (default 1500 cp) are kept and flagged; fitness
@@ -53,6 +54,20 @@ class Label:
     id: str | None = None
     source: str | None = None
     plies_to_end: int | None = None
+    fullmove: int | None = None  # the EPD's fmvn (the labelled position's move number) when it has one
+
+    @property
+    def root_ply(self) -> int | None:
+        """The labelled position's ply from the game's start (0: White's first move), from ``fmvn``; ``None``
+        when the label does not say (EPD drops the move counters unless ``fmvn`` is written)."""
+        return None if self.fullmove is None else 2 * (self.fullmove - 1) + (self.board.turn == chess.BLACK)
+
+    def quiet(self) -> bool:
+        """Not in check, and the mentor's best move (the PV's first, when legal) neither a capture nor a
+        promotion. A label without a PV is not quiet (its best move is unknown)."""
+        first = legal_prefix(self.board, self.pv[:1])
+        return (not self.board.is_check() and bool(first) and not self.board.is_capture(first[0])
+                and first[0].promotion is None)
 
     @property
     def is_mate(self) -> bool:
@@ -84,6 +99,8 @@ class Label:
             ops["c1"] = flag
         if self.plies_to_end is not None:
             ops["c2"] = str(self.plies_to_end)
+        if self.fullmove is not None:
+            ops["fmvn"] = int(self.fullmove)
         return self.board.epd(**ops)  # type: ignore[arg-type]
 
 
@@ -130,11 +147,13 @@ def parse_label(text: str, path: str | Path = "<string>", line_no: int = 0) -> L
         except ValueError:
             plies = None
     result = ops.get("c9")
+    fmvn = ops.get("fmvn")
     return Label(rec.board, int(ce), int(acd) if isinstance(acd, int | float) else 0,
                  list(pv) if isinstance(pv, list) else [],
                  str(result) if result is not None else None,
                  str(ops["id"]) if "id" in ops else None,
-                 str(ops["c0"]) if "c0" in ops else None, plies)
+                 str(ops["c0"]) if "c0" in ops else None, plies,
+                 int(fmvn) if isinstance(fmvn, int) and fmvn >= 1 else None)
 
 
 def read_labels(path: str | Path, on_error: Callable[[EpdError], None] | None = None) -> Iterator[Label]:

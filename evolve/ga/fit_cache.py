@@ -9,14 +9,16 @@ feature matrix and the mentor's scores themselves (so the label file's bytes, th
 genome layout's feature set and its version are all in it), the training and held-out rows (the held-out
 share and the seed), the genome's gene names and bounds, the loss, the row limits that pick the solver
 (:data:`evolve.ga.fit.LP_MAX_ROWS`, :data:`evolve.ga.fit.IRLS_MAX_ROWS`), :data:`FIT_VERSION` and the
-installed scipy's version (the solvers are scipy's).
+installed scipy's version (the solvers are scipy's). The win-probability ceiling (``loss="wdl"``,
+:func:`cached_wdl_fit`) adds its targets (which carry the model, the ply and the result blend), its model's
+name, K, λ and the loss's power to the key, and its start (the L1 fit's weights).
 
 On reading, an entry must carry that key and its arrays' checksum, hold one weight per gene within the
 genes' bounds, and its stored mean absolute errors must be those of its weights on these rows, recomputed;
 anything else (another label file, a truncated, tampered or forged file) is ignored, the fit solved again
 and the entry rewritten. A cache that cannot be written is skipped.
 
-May import: numpy, ``evolve.ga.fit``, ``evolve.data.cache``, ``organisms``.
+May import: numpy, ``evolve.ga.fit``, ``evolve.ga.wdl``, ``evolve.data.cache``, ``organisms``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 
 from evolve.data.cache import load_keyed_npz, save_keyed_npz
 from evolve.ga.fit import IRLS_MAX_ROWS, LP_MAX_ROWS, Fit, exact_fit, mean_abs_error
+from evolve.ga.wdl import WdlTarget, exact_wdl_fit, wdl_loss
 from organisms.features import default_cache_dir
 from organisms.genome import Genome
 
@@ -51,13 +54,18 @@ def _scipy_version() -> str:
 
 
 def fit_key(features: np.ndarray, y: np.ndarray, train: np.ndarray, held: np.ndarray, genome: Genome, loss: str,
-            lp_max_rows: int = LP_MAX_ROWS, irls_max_rows: int = IRLS_MAX_ROWS) -> str:
+            lp_max_rows: int = LP_MAX_ROWS, irls_max_rows: int = IRLS_MAX_ROWS, wdl: WdlTarget | None = None,
+            start: np.ndarray | None = None) -> str:
     """The key of one exact fit: a BLAKE2 hash of everything it depends on (see the module docstring)."""
     digest = hashlib.blake2b(digest_size=20)
     digest.update(f"fit-v{FIT_VERSION}|loss={loss}|lp={lp_max_rows}|irls={irls_max_rows}|"
                   f"scipy={_scipy_version()}|genes={','.join(genome.names)}|".encode())
-    for name, array in (("features", features), ("y", y), ("train", train), ("held", held),
-                        ("low", genome.low), ("high", genome.high)):
+    arrays = [("features", features), ("y", y), ("train", train), ("held", held), ("low", genome.low),
+              ("high", genome.high)]
+    if wdl is not None:
+        digest.update(f"model={wdl.model}|k={wdl.k!r}|lambda={wdl.lambda_result!r}|power={wdl.power!r}|".encode())
+        arrays += [("p", wdl.p), ("start", np.zeros(0) if start is None else np.asarray(start, dtype=np.float64))]
+    for name, array in arrays:
         a = np.ascontiguousarray(array)
         digest.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
         digest.update(a.tobytes())
@@ -65,9 +73,10 @@ def fit_key(features: np.ndarray, y: np.ndarray, train: np.ndarray, held: np.nda
 
 
 def _read(path: Path, key: str, features: np.ndarray, y: np.ndarray, train: np.ndarray, held: np.ndarray,
-          genome: Genome, loss: str) -> Fit | None:
-    """The fit stored at ``path`` for ``key``, or ``None`` when it is missing or fails a check."""
-    arrays = load_keyed_npz(path, _ARRAYS, key)
+          genome: Genome, loss: str, wdl: WdlTarget | None = None) -> Fit | None:
+    """The fit stored at ``path`` for ``key``, or ``None`` when it is missing or fails a check (with ``wdl``,
+    its stored losses must also be those of its weights, recomputed)."""
+    arrays = load_keyed_npz(path, _ARRAYS if wdl is None else (*_ARRAYS, "losses"), key)
     if arrays is None:
         return None
     weights, maes, seconds, method = arrays["weights"], arrays["maes"], arrays["seconds"], arrays["method"]
@@ -80,7 +89,13 @@ def _read(path: Path, key: str, features: np.ndarray, y: np.ndarray, train: np.n
     held_mae = mean_abs_error(features[held], y[held], weights)
     if not np.array_equal(maes, np.array([train_mae, held_mae]), equal_nan=True):
         return None
-    return Fit(loss, weights, train_mae, held_mae, float(seconds), str(method), cached=True)
+    fit = Fit(loss, weights, train_mae, held_mae, float(seconds), str(method), cached=True)
+    if wdl is not None:
+        losses = np.array([wdl_loss(features[rows], wdl.p[rows], weights, wdl.k, wdl.power) for rows in (train, held)])
+        if not np.array_equal(arrays["losses"], losses, equal_nan=True):
+            return None
+        fit.train_loss, fit.held_loss = float(losses[0]), float(losses[1])
+    return fit
 
 
 def cached_exact_fit(features: np.ndarray, y: np.ndarray, train: np.ndarray, held: np.ndarray, genome: Genome,
@@ -103,4 +118,26 @@ def cached_exact_fit(features: np.ndarray, y: np.ndarray, train: np.ndarray, hel
                           "maes": np.array([fit.train_mae, fit.held_mae], dtype=np.float64),
                           "seconds": np.array(fit.seconds, dtype=np.float64), "method": np.array(fit.method)},
                    _ARRAYS, key)
+    return fit
+
+
+def cached_wdl_fit(features: np.ndarray, y: np.ndarray, train: np.ndarray, held: np.ndarray, genome: Genome,
+                   target: WdlTarget, start: np.ndarray | None = None, *, use_cache: bool = True,
+                   cache_dir: str | Path | None = None) -> Fit:
+    """:func:`evolve.ga.wdl.exact_wdl_fit` from ``start``, read from the fit cache when it holds this fit and
+    stored there when it did not. On reading, the stored weights' losses and centipawn errors must be those
+    recomputed on these rows."""
+    if not use_cache:
+        return exact_wdl_fit(features, y, target, train, held, genome.low, genome.high, start)
+    key = fit_key(features, y, train, held, genome, "wdl", wdl=target, start=start)
+    path = Path(cache_dir or fit_cache_dir()) / f"{key}.npz"
+    fit = _read(path, key, features, y, train, held, genome, "wdl", target)
+    if fit is not None:
+        return fit
+    fit = exact_wdl_fit(features, y, target, train, held, genome.low, genome.high, start)
+    save_keyed_npz(path, {"weights": np.asarray(fit.weights, dtype=np.float64),
+                          "maes": np.array([fit.train_mae, fit.held_mae], dtype=np.float64),
+                          "seconds": np.array(fit.seconds, dtype=np.float64), "method": np.array(fit.method),
+                          "losses": np.array([fit.train_loss, fit.held_loss], dtype=np.float64)},
+                   (*_ARRAYS, "losses"), key)
     return fit
