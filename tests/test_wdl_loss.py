@@ -79,13 +79,13 @@ def test_the_wdl_loss_of_a_hand_computed_case() -> None:
 
 def test_k_fitting_recovers_the_k_that_made_the_targets() -> None:
     rng = np.random.default_rng(5)
-    y = rng.uniform(-900, 900, 4000)
+    y = rng.uniform(-900, 900, 1000)
     for k in (60.0, 137.0, 400.0):
         p = 0.5 * (1 + np.tanh(0.5 * y / k))  # σ(y / k), written out
         for power in (2.0, 2.5):
             assert fit_k(y, p, np.ones(len(y)), power) == pytest.approx(k, rel=1e-4)
     # The logistic model with no result blend: its own scale comes back, 400 / ln 10.
-    target = wdl_target(y, np.full(len(y), np.nan), np.full(len(y), np.nan), np.arange(4000), "logistic")
+    target = wdl_target(y, np.full(len(y), np.nan), np.full(len(y), np.nan), np.arange(1000), "logistic")
     assert target.k == pytest.approx(400 / math.log(10), rel=1e-4)
     assert math.log(10) * LOGISTIC_SCALE == pytest.approx(400)
 
@@ -209,3 +209,19 @@ def test_bad_loss_settings_are_one_line_and_exit_2(cli: CliRunner, labels: Path,
     done = cli("fit", labels, "--loss", "wdl", "--target", "root", "--wdl-model", "logistic")
     assert done.returncode == 0, done.stderr
     assert "K 173.7" in done.stdout and "WDL fit (L-BFGS-B" in done.stdout
+
+
+def test_labels_from_a_game_carry_its_move_number(cli: CliRunner, tmp_path: Path) -> None:
+    # A 24-ply game; a label taken after ply k has c2 = 24 − k plies to the end, so its ply must be 24 − c2.
+    moves = "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 " \
+            "10. d4 Nbd7 11. c4 c6 12. cxb5 axb5 1/2-1/2"
+    pgn = tmp_path / "game.pgn"
+    pgn.write_text(f'[White "a"]\n[Black "b"]\n[Result "1/2-1/2"]\n\n{moves}\n')
+    out = tmp_path / "labels.epd"
+    done = cli("label", "--mentor", "builtin", "--depth", "1", "--source", pgn, "--per-game", "4",
+               "--positions", "4", "--skip-plies", "4", "--out", out, "--no-progress")
+    assert done.returncode == 0, done.stderr
+    labels = [parse_label(line) for line in out.read_text().splitlines()]
+    assert len(labels) == 4
+    for label in labels:
+        assert label.plies_to_end is not None and label.root_ply == 24 - label.plies_to_end
