@@ -5,6 +5,7 @@ move number of a label, the L-BFGS-B ceiling and its cache, and the L1 path left
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -15,7 +16,7 @@ import pytest
 from evolve.data.cache import resolve_labels
 from evolve.data.dataset import Dataset, load_dataset
 from evolve.ga.evolution import Evolution, GASettings
-from evolve.ga.fit_cache import cached_wdl_fit, fit_key
+from evolve.ga.fit_cache import cached_wdl_fit, fit_key, wdl_fit_key
 from evolve.ga.objectives import MentorLoss, fit_k
 from evolve.ga.run import RunSettings, build_objective, evolve
 from evolve.ga.wdl import (
@@ -176,12 +177,15 @@ def test_a_wdl_run_reports_both_units_and_the_ceiling_is_at_most_the_ga(labels: 
     # The ceiling's cache: a second solve is read back; another K is another entry.
     genome = default_genome()
     target, start = o.objective.target, o.fit_l1.weights
-    again = cached_wdl_fit(ds.features, ds.y, ds.train, ds.held, genome, target, start)
+    again = cached_wdl_fit(ds.features, ds.y, ds.train, ds.held, genome, target, start)  # its data key computed
     assert again.cached and np.array_equal(again.weights, o.fit_wdl.weights)
     assert (again.train_loss, again.held_loss) == (o.fit_wdl.train_loss, o.fit_wdl.held_loss)
-    other = WdlTarget(target.p, target.k * 1.1, target.power, target.model, target.lambda_result, 0, 0)
-    keys = {fit_key(ds.features, ds.y, ds.train, ds.held, genome, "wdl", wdl=t, start=start) for t in (target, other)}
-    assert len(keys) == 2
+    assert again.key == o.fit_wdl.key and o.fit_l1.key == fit_key(ds.features, ds.y, ds.train, ds.held, genome, "l1")
+    # Another K, power, model, λ or target is another entry; so is another data key (features, scores, rows).
+    variants = [target, replace(target, k=target.k * 1.1), replace(target, power=2.5), replace(target, model="sf15.1"),
+                replace(target, lambda_result=0.7), replace(target, p=target.p + 1e-9)]
+    keys = {wdl_fit_key(o.fit_l1.key, t, start) for t in variants}
+    assert len(keys) == 6 and wdl_fit_key("other data", target, start) not in keys
     solved = exact_wdl_fit(ds.features, ds.y, target, ds.train, ds.held, genome.low, genome.high, start)
     assert np.array_equal(solved.weights, o.fit_wdl.weights)
 

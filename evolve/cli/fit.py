@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
     for loss in args.loss:
         if loss == "wdl":
             assert target is not None
-            start = cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, "l1").weights
-            fit = cached_wdl_fit(ds.features, ds.y, ds.train, ds.held, genome, target, start)
+            l1 = cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, "l1")
+            fit = cached_wdl_fit(ds.features, ds.y, ds.train, ds.held, genome, target, l1.weights, data_key=l1.key)
         else:
             fit = cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, loss)
         nearest = Organism.from_weights(fit.weights, genome)

@@ -116,7 +116,7 @@ class RunOutcome:
     polished_ratio: float | None = None
     moves: dict[str, float] | None = None  # the moves objective's measures of the winner (move_measures)
     fit_wdl: Fit | None = None  # the win-probability ceiling (loss wdl)
-    cp_errors: tuple[float, float] | None = None  # loss wdl: the winner's mean |eval − mentor| (cp), train / held
+    cp_errors: tuple[float, ...] | None = None  # loss wdl: the winner's mean |eval − mentor| (cp), train / held
 
 
 def move_measures(objective: MoveAgreement, weights: np.ndarray, train: np.ndarray, held: np.ndarray
@@ -221,7 +221,8 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
         fit_l1 = cached_exact_fit(ds.features, ds.y, train, held, genome, "l1")
         fit_l2 = cached_exact_fit(ds.features, ds.y, train, held, genome, "l2")
         if isinstance(objective, WdlLoss):
-            fit_wdl = cached_wdl_fit(ds.features, ds.y, train, held, genome, objective.target, fit_l1.weights)
+            fit_wdl = cached_wdl_fit(ds.features, ds.y, train, held, genome, objective.target, fit_l1.weights,
+                                     data_key=fit_l1.key)
     if settings.objective != "moves":
         seconds["exact fits"] = time.perf_counter() - t0
     descent = None
@@ -279,12 +280,8 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
         moves = move_measures(objective, organism.weights, train, held)
     cp_errors = None
     if isinstance(objective, WdlLoss):
-        wdl_objective, w = objective, organism.weights[None, :]
-
-        def cp(rows: np.ndarray) -> float:
-            return float(wdl_objective.both_units(w, rows)[1][0]) if len(rows) else float("nan")
-
-        cp_errors = (cp(train), cp(held))
+        miss = np.abs(objective.features @ organism.weights - objective.y)  # every row at once: no copy of rows
+        cp_errors = tuple(float(miss[r].mean()) if len(r) else float("nan") for r in (train, held))
     outcome = RunOutcome(organism, train_loss, held_loss, fit_l1, fit_l2, descent, ratio, seconds, ds, objective,
                          records, polished, polished_ratio, moves, fit_wdl, cp_errors)
     write_results(out, settings, outcome, command)
