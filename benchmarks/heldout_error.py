@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from evolve.players import PLAYERS
-from mentor.labels import read_labels, read_sidecar
+from mentor.labels import read_labels
+from mentor.sidecar import read_sidecar
 from search import Engine, Limit
 from search.runtime.provenance import describe
 

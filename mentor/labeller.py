@@ -27,20 +27,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mentor.labels import (
-    DEFAULT_CAP,
-    LabelWriter,
-    comment_lines,
-    convert_legacy,
-    labelled_keys,
-    migrate_sidecar,
-    read_sidecar,
-    sidecar_path,
-)
+from mentor.labels import DEFAULT_CAP, LabelWriter, labelled_keys
 from mentor.pool import BUILTIN_NAME as BUILTIN_NAME  # re-exported: callers import these from mentor.labeller
 from mentor.pool import Done, Item, MentorConfig, close_mentors, label_batch, mentor_identity
 from mentor.pool import find_stockfish as find_stockfish
 from mentor.samplers import Sample, SamplerOptions
+from mentor.sidecar import comment_lines, convert_legacy, migrate_sidecar, read_sidecar, sidecar_path
 from search.runtime.atomic import write_json_atomic
 from search.runtime.provenance import provenance, utc_now
 from search.runtime.workers import parallel_map
@@ -147,8 +139,8 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
     """Label ``samples`` into ``out`` (EPD). Refuses to overwrite an existing non-empty file unless
     ``resume`` is set, in which case positions already in the file are skipped.
 
-    In order: ``out`` is checked (a directory is refused), then its sidecar (:func:`mentor.labels.read_sidecar`:
-    a damaged one is :class:`~mentor.labels.SidecarError`, nothing written), the mentor is started once
+    In order: ``out`` is checked (a directory is refused), then its sidecar (:func:`mentor.sidecar.read_sidecar`:
+    a damaged one is :class:`~mentor.sidecar.SidecarError`, nothing written), the mentor is started once
     (:func:`mentor_identity`; :class:`EngineError` when it cannot start, with nothing written), an
     old file's ``#`` header is moved to the sidecar on resume, and the run is recorded in the
     sidecar when ``run`` is given (again at the end, with its summary). A failing write (disk full)

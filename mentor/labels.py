@@ -3,8 +3,9 @@
 Opcodes (ARCHITECTURE.md, "Label file"): ``ce`` the mentor's score in centipawns from the side to move's view, ``acd``
 the depth searched, ``pv`` the mentor's principal variation (SAN), ``c9`` the game's result when the
 position comes from a game ("1-0", "0-1", "1/2-1/2"), ``id``. Also ``c0`` the position's source
-(``random``, ``FILE:LINE``), ``c1`` a flag (``mate`` or ``over-cap``) and ``c2`` the number of plies
-from the position to the end of its game (for the game-result objective).
+(``random``, ``FILE:LINE``), ``c1`` a flag (``mate`` or ``over-cap``), ``c2`` the number of plies
+from the position to the end of its game (for the game-result objective), and ``fmvn`` the move number when
+known (read as :attr:`Label.fullmove`, for a win-probability model's ply).
 
 A mate is written as ``ce ±(30000 − plies)`` (positive when the side to move mates), as EPD does;
 any ``|ce| ≥ 29000`` is a mate. Scores beyond the cap (default 1500 cp) are kept and flagged; fitness
@@ -28,14 +29,12 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import chess
 
+from mentor.sidecar import sidecar_path
 from search.conventions import ce_is_mate, legal_prefix
 from search.formats.epd import EpdError, epd_lines, parse_epd_line
-from search.runtime.atomic import atomic_open, write_json_atomic
-from search.runtime.readback import ReadbackError, json_type, read_json, require, strings
 from search.tt import position_key
 
 DEFAULT_CAP = 1500
@@ -53,6 +52,20 @@ class Label:
     id: str | None = None
     source: str | None = None
     plies_to_end: int | None = None
+    fullmove: int | None = None  # the EPD's fmvn (the labelled position's move number) when it has one
+
+    @property
+    def root_ply(self) -> int | None:
+        """The labelled position's ply from the game's start (0: White's first move), from ``fmvn``; ``None``
+        when the label does not say (EPD drops the move counters unless ``fmvn`` is written)."""
+        return None if self.fullmove is None else 2 * (self.fullmove - 1) + (self.board.turn == chess.BLACK)
+
+    def quiet(self) -> bool:
+        """Not in check, and the mentor's best move (the PV's first, when legal) neither a capture nor a
+        promotion. A label without a PV is not quiet (its best move is unknown)."""
+        first = legal_prefix(self.board, self.pv[:1])
+        return (not self.board.is_check() and bool(first) and not self.board.is_capture(first[0])
+                and first[0].promotion is None)
 
     @property
     def is_mate(self) -> bool:
@@ -84,6 +97,8 @@ class Label:
             ops["c1"] = flag
         if self.plies_to_end is not None:
             ops["c2"] = str(self.plies_to_end)
+        if self.fullmove is not None:
+            ops["fmvn"] = int(self.fullmove)
         return self.board.epd(**ops)  # type: ignore[arg-type]
 
 
@@ -130,11 +145,13 @@ def parse_label(text: str, path: str | Path = "<string>", line_no: int = 0) -> L
         except ValueError:
             plies = None
     result = ops.get("c9")
+    fmvn = ops.get("fmvn")
     return Label(rec.board, int(ce), int(acd) if isinstance(acd, int | float) else 0,
                  list(pv) if isinstance(pv, list) else [],
                  str(result) if result is not None else None,
                  str(ops["id"]) if "id" in ops else None,
-                 str(ops["c0"]) if "c0" in ops else None, plies)
+                 str(ops["c0"]) if "c0" in ops else None, plies,
+                 int(fmvn) if isinstance(fmvn, int) and fmvn >= 1 else None)
 
 
 def read_labels(path: str | Path, on_error: Callable[[EpdError], None] | None = None) -> Iterator[Label]:
@@ -265,133 +282,3 @@ def labelled_keys(path: str | Path) -> set[int]:
         return set()
     repair_partial_line(p)
     return {label.key for label in read_labels(p, on_error=lambda err: None)}
-
-
-# ---------------------------------------------------------------------- the provenance sidecar
-SIDECAR_SCHEMA = "mimic-labels/2"
-
-
-def sidecar_path(path: str | Path) -> Path:
-    """Where a label file's provenance lives: ``FILE.json`` beside ``FILE`` (``labels.epd.json``)."""
-    return Path(str(path) + ".json")
-
-
-class SidecarError(ReadbackError):
-    """A label file's sidecar that is not one: one line naming it and what is wrong."""
-
-
-SIDECAR_KEYS: dict[str, type] = {"schema": str, "labels": str, "runs": list, "legacy_header": list}
-"""The keys a sidecar may hold (each optional: a sidecar of schema 1 lacks some) and their JSON types."""
-
-
-def read_sidecar(path: str | Path) -> dict[str, Any]:
-    """The provenance of label file ``path`` (``{}`` when it has none, or an empty sidecar), checked through
-    :mod:`search.runtime.readback`: a JSON object of bounded size and nesting whose keys of :data:`SIDECAR_KEYS`
-    have their types, ``runs`` a list of objects and ``legacy_header`` a list of strings; :class:`SidecarError`
-    otherwise (a damaged sidecar is never overwritten: the user moves it away)."""
-    side = sidecar_path(path)
-    if not side.exists() or (side.is_file() and side.stat().st_size == 0):
-        return {}
-    data: dict[str, Any] = read_json(side, "label file's sidecar", error=SidecarError)
-    for key, kind in SIDECAR_KEYS.items():
-        if key in data:
-            require(data, key, kind, str(side), error=SidecarError)
-    bad = next((i for i, r in enumerate(data.get("runs", [])) if not isinstance(r, dict)), None)
-    if bad is not None:
-        raise SidecarError(f"{side}: runs[{bad}] is {json_type(data['runs'][bad])}, not an object")
-    strings(data.get("legacy_header", []), "legacy_header", str(side), error=SidecarError)
-    return data
-
-
-def _migrate_run(old: dict[str, Any], command: str | None) -> dict[str, Any]:
-    """A run entry recorded before schema 2 (``{"settings", "summary", "finished"}``, settings being the
-    ``mimic label`` arguments) in the current schema. Nothing is invented: what the old entries did not
-    record (the mentor's ``id name``, mimic's version and commit, UTC times) is ``None``; the old local
-    finishing time is kept as ``finished_local``; ``command`` comes from the old file's header."""
-    s = old.get("settings", {})
-    if not isinstance(s, dict):
-        s = {}
-    sampler_keys = ("min_plies", "max_plies", "no_check", "skip_plies", "per_game", "random_move", "quiet")
-    options = s.get("option", [])
-    return {
-        "run_id": None,
-        "command": command if command is not None else s.get("command"),
-        "settings": {"sources": s.get("source"), "positions": s.get("positions"), "seed": s.get("seed"),
-                     "jobs": s.get("jobs"), "resume": s.get("resume"), "cap": s.get("cap"),
-                     "sampler": {k: s[k] for k in sampler_keys if k in s}},
-        "mentor": {"kind": "builtin" if s.get("mentor") == "builtin" else "uci",
-                   "command": s.get("mentor_command", []), "id_name": None, "depth": s.get("depth"),
-                   "nodes": s.get("nodes"), "hash_mb": s.get("hash"), "timeout": s.get("timeout"),
-                   "options": dict(str(o).partition("=")[::2] for o in options) if isinstance(options, list) else {}},
-        "mimic_version": None, "git_commit": None, "git_dirty": None,
-        "started_utc": None, "finished_utc": None, "finished_local": old.get("finished"),
-        "summary": old.get("summary"),
-    }
-
-
-def migrate_sidecar(side: dict[str, Any], labels_name: str) -> dict[str, Any]:
-    """A sidecar in the current schema (``SIDECAR_SCHEMA``): old run entries rewritten, others kept."""
-    header = [str(x) for x in side.get("legacy_header", [])]
-    command = header[0] if header and header[0].startswith("mimic ") else None
-    runs = [r if "run_id" in r else _migrate_run(r, command) for r in side.get("runs", []) if isinstance(r, dict)]
-    out: dict[str, Any] = {"schema": SIDECAR_SCHEMA, "labels": labels_name, "runs": runs}
-    if header:
-        out["legacy_header"] = header
-    return out
-
-
-def comment_lines(path: str | Path) -> list[tuple[int, str]]:
-    """``(line number, text)`` of every ``#`` line of a label file (old files' headers)."""
-    out = []
-    with open(path, "rb") as fh:
-        for line_no, raw in enumerate(fh, 1):
-            if raw.lstrip().startswith(b"#"):
-                out.append((line_no, raw.decode("utf-8", errors="replace").strip()))
-    return out
-
-
-def convert_legacy(path: str | Path) -> list[str]:
-    """Move the ``#`` lines of label file ``path`` into its sidecar's ``legacy_header``; return them.
-
-    The file is rewritten (atomically) with every other line unchanged, byte for byte. The header
-    text is stored without its leading ``# ``; the sidecar's old run entries are brought to the
-    current schema (:func:`migrate_sidecar`). A file without ``#`` lines is left alone.
-    """
-    path = Path(path)
-    comments = comment_lines(path)
-    if not comments:
-        return []
-    header = [text[1:].strip() for _, text in comments]
-    side = read_sidecar(path)
-    side["legacy_header"] = [*side.get("legacy_header", []), *header]
-    write_json_atomic(sidecar_path(path), migrate_sidecar(side, path.name))
-    drop = {line_no for line_no, _ in comments}
-    with atomic_open(path, "wb") as out, open(path, "rb") as src:
-        for line_no, raw in enumerate(src, 1):
-            if line_no not in drop:
-                out.write(raw)
-    return header
-
-
-def provenance_lines(path: str | Path) -> list[str]:
-    """What the sidecar of label file ``path`` says made it, one line per run (for summaries)."""
-    side = read_sidecar(path)
-    lines: list[str] = [str(x) for x in side.get("legacy_header", []) if isinstance(x, str)]
-    for run in side.get("runs", []):
-        if not isinstance(run, dict):
-            continue
-        command = run.get("command")
-        if not isinstance(command, str) or run.get("run_id") is None:  # recorded before schema 2: the
-            continue  # legacy_header above says what made it
-        mentor = run.get("mentor")
-        who = ""
-        if isinstance(mentor, dict):
-            who = f"; mentor {mentor.get('id_name') or mentor.get('kind')}"
-        version = run.get("mimic_version")
-        made = ""
-        if isinstance(version, str):
-            commit = run.get("git_commit")
-            made = f"; mimic {version}" + (f", commit {str(commit)[:12]}" if commit else "")
-            made += " (with local changes)" if run.get("git_dirty") else ""
-        lines.append(command + who + made)
-    return lines

@@ -187,7 +187,8 @@ def _finish(item: Item, a: Analysis, cap: int) -> Done:
     index, fen, result, id_, source, plies = item
     board = chess.Board(fen)
     ce = ce_from_mate_moves(a.mate) if a.mate is not None else int(a.score or 0)
-    label = Label(board, ce, a.depth, legal_prefix(board, a.pv), result, id_, source, plies)
+    label = Label(board, ce, a.depth, legal_prefix(board, a.pv), result, id_, source, plies,
+                  board.fullmove_number if plies is not None else None)  # a game's move number: its fmvn
     return index, label.to_epd(cap), None, label.flag(cap)
 
 

@@ -259,7 +259,7 @@ def test_demo_runs_end_to_end_and_resumes(cli: CliRunner, tmp_path: Path) -> Non
     assert json.loads((out / "organism.json").read_text())["genes"] == winner  # read back, not redone
     # The demo's labels are standard EPD, their provenance in the sidecar label's own schema.
     from mentor.labeller import BUILTIN_NAME
-    from mentor.labels import read_sidecar
+    from mentor.sidecar import read_sidecar
     from search.runtime.provenance import mimic_version
 
     for line in (out / "labels.epd").read_text().splitlines():

@@ -27,15 +27,9 @@ import pytest
 from evolve.cli import main
 from evolve.data.dataset import load_dataset
 from mentor.labeller import BUILTIN_NAME, LabelRun, MentorConfig, label_samples
-from mentor.labels import (
-    LegacyHeaderWarning,
-    SidecarError,
-    convert_legacy,
-    provenance_lines,
-    read_labels,
-    read_sidecar,
-)
+from mentor.labels import LegacyHeaderWarning, read_labels
 from mentor.samplers import Sample
+from mentor.sidecar import SidecarError, convert_legacy, provenance_lines, read_sidecar
 from mentor.uci_client import UciEngine
 from search.formats.epd import read_epd
 from search.formats.pgn import read_games

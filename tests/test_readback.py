@@ -381,8 +381,7 @@ def test_a_crafted_positions_file_is_refused_by_train_cmp(cmp_run: Path, tmp_pat
 
 def test_a_cache_entry_claiming_a_terabyte_is_a_miss_not_an_allocation(tmp_path: Path) -> None:
     # A cache entry is ours; one that is not what we wrote is recomputed (None), never read as it claims.
-    from evolve.data.cache import load_keyed_npz, save_keyed_npz
-    from organisms.feature_cache import read_cached_features, write_cached_features
+    from organisms.feature_cache import load_keyed_npz, read_cached_features, save_keyed_npz, write_cached_features
 
     path = tmp_path / "entry.npz"
     assert save_keyed_npz(path, {"y": np.arange(3.0)}, ["y"], "k")

@@ -6,9 +6,9 @@ Label files written before issue 10 began with ``#`` lines (the command and the 
 has no room for: ``chess.Board.from_epd`` raises on them. For each file this
 
 1. moves the ``#`` lines into ``FILE.epd.json`` under ``legacy_header`` and rewrites the file with
-   every other line unchanged, byte for byte (:func:`mentor.labels.convert_legacy`);
+   every other line unchanged, byte for byte (:func:`mentor.sidecar.convert_legacy`);
 2. rewrites the sidecar's old run entries (``settings``/``summary``/``finished``) in the schema
-   :func:`mentor.labeller.record_run` writes (:func:`mentor.labels.migrate_sidecar`). Nothing is
+   :func:`mentor.labeller.record_run` writes (:func:`mentor.sidecar.migrate_sidecar`). Nothing is
    invented: what the old entries did not record (the mentor's ``id name``, mimic's version and
    commit, UTC times) is ``null``; the old local finishing time is kept as ``finished_local``; the
    command is the header's first line;
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import chess
 
-from mentor.labels import convert_legacy, migrate_sidecar, read_sidecar, sidecar_path
+from mentor.sidecar import convert_legacy, migrate_sidecar, read_sidecar, sidecar_path
 from search.runtime.atomic import write_json_atomic
 
 

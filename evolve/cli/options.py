@@ -104,6 +104,33 @@ class Parents:
                                 "and endgame piece-square genes, files mirrored)")
         return p
 
+    @staticmethod
+    def wdl() -> argparse.ArgumentParser:
+        """The win-probability loss's options and the quiet-label filter of ``evolve`` and ``fit`` (defaults:
+        :class:`RunSettings`; the loss itself, ``--loss``, is each command's)."""
+        from evolve.ga.run import RunSettings
+        from evolve.ga.wdl import LOGISTIC_SCALE, MODELS, UNKNOWN_PLY
+
+        p = _parent()
+        g = p.add_argument_group("win-probability loss (--loss wdl)",
+                                 "The organism's eval through sigmoid(eval/K) against the mentor's score through a "
+                                 "win-probability model, K fitted on the training rows first (see README).")
+        g.add_argument("--loss-power", type=positive_float, default=default(RunSettings, "loss_power"), metavar="P",
+                       help="the error's power, above 1: |sigmoid(eval/K) - p|^P (nnue-pytorch uses 2.5)")
+        g.add_argument("--wdl-model", choices=MODELS, default=default(RunSettings, "wdl_model"),
+                       help=f"the mentor's win probability: sf15.1 (Stockfish 15.1's WDL model, python-chess's; the "
+                            f"ply from the label's fmvn, {UNKNOWN_PLY} when it has none) or logistic "
+                            f"(sigmoid(cp/{LOGISTIC_SCALE:.1f}), the Elo curve)")
+        g.add_argument("--lambda-result", type=probability, default=default(RunSettings, "lambda_result"),
+                       metavar="LAMBDA",
+                       help="target = LAMBDA * mentor + (1 - LAMBDA) * game result on labels with a result (c9); "
+                            "labels without one keep the mentor's alone")
+        p.add_argument("--quiet-labels", action="store_true",
+                       help="keep only quiet labels: the labelled position not in check and the mentor's best move "
+                            "(the PV's first) not a capture or promotion; labels without a PV are left out too "
+                            "(unlike mimic label --quiet, which looks at the position's captures before labelling)")
+        return p
+
     @classmethod
     def ga(cls, data: bool = True) -> argparse.ArgumentParser:
         """The GA's options (defaults: :class:`GASettings`, the rich genome's where :data:`RICH_DEFAULTS`

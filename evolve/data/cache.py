@@ -4,7 +4,9 @@
 before feature extraction and the split: each usable label's target position as a
 :func:`organisms.features.bitboard_row` (uint64), the mentor's score at the target (centipawns, the
 target's side to move), the game result and the plies to the end from that side's view (NaN when
-unknown), the counts (labels, over the cap, mates among them, malformed lines) and the malformed lines'
+unknown), the target's ply from the game's start (NaN unless the label has ``fmvn``), whether the label is
+quiet (:meth:`mentor.labels.Label.quiet`: the labelled position not in check, the mentor's best move not a
+capture or promotion), the counts (labels, over the cap, mates among them, malformed lines) and the malformed lines'
 messages. Parsing (python-chess ``set_epd``) and target resolution (:mod:`mentor.target`: PV walk and
 capture quiescence, in Python) are the slow part of a large file: lines are parsed in chunks of
 :data:`CHUNK` by worker processes (:func:`evolve.data.chunks.map_label_chunks`).
@@ -35,9 +37,9 @@ from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from organisms.features import bitboard_row, default_cache_dir
 from search.conventions import result_points
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Bumped whenever what :func:`resolve_labels` computes or how it is stored changes (target rules, stored
-arrays; 3: a keyed digest instead of a checksum)."""
+arrays; 3: a keyed digest instead of a checksum; 4: the labels' plies and quiet flags)."""
 
 CHUNK = 5000
 """Label lines per worker task."""
@@ -45,7 +47,7 @@ CHUNK = 5000
 MAX_ERRORS = 1000
 """Malformed lines whose messages are kept (all are counted)."""
 
-_ARRAYS = ("rows", "y", "result", "plies", "counts", "errors")
+_ARRAYS = ("rows", "y", "result", "plies", "ply", "quiet", "counts", "errors")
 
 
 @dataclass
@@ -56,6 +58,8 @@ class ResolvedLabels:
     y: np.ndarray  # (N,) float64 mentor score at the target, cp, target's side to move
     result: np.ndarray  # (N,) float64 1 / 0.5 / 0 for the target's side to move; NaN when unknown
     plies: np.ndarray  # (N,) float64 plies from the target to the game's end; NaN when unknown
+    ply: np.ndarray  # (N,) float64 the target's ply from the game's start (fmvn + the walk); NaN when unknown
+    quiet: np.ndarray  # (N,) bool: the label is quiet (see the module docstring)
     total: int = 0
     over_cap: int = 0
     mates: int = 0
@@ -87,12 +91,15 @@ def cache_key(path: str | Path, target: str, cap: int) -> str:
 
 
 def _resolve_chunk(lines: list[tuple[int, str]], path: str, target: str, cap: int
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int], list[str]]:
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[int],
+                              list[str]]:
     """Parse and resolve one chunk of label lines (runs in a worker)."""
     rows: list[tuple[int, ...]] = []
     ys: list[float] = []
     results: list[float] = []
     plies: list[float] = []
+    ply: list[float] = []
+    quiet: list[bool] = []
     tally = ChunkTally()
     for label in read_chunk(lines, path, tally, cap):
         board, score, k = target_with_plies(label, target)
@@ -101,8 +108,12 @@ def _resolve_chunk(lines: list[tuple[int, str]], path: str, target: str, cap: in
         points = result_points(label.result, board.turn)  # the game's result from the target's side to move
         results.append(float("nan") if points is None else points)
         plies.append(float("nan") if label.plies_to_end is None else max(label.plies_to_end - k, 0))
+        root = label.root_ply
+        ply.append(float("nan") if root is None else root + k)
+        quiet.append(label.quiet())
     return (np.array(rows, dtype=np.uint64).reshape(-1, 9), np.array(ys, dtype=np.float64),
             np.array(results, dtype=np.float64), np.array(plies, dtype=np.float64),
+            np.array(ply, dtype=np.float64), np.array(quiet, dtype=bool),
             [tally.total, tally.over, tally.mates], [f"{line}:{reason}" for line, reason in tally.errors])
 
 
@@ -129,13 +140,14 @@ def resolve_labels(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CA
                                 on_error=lambda e: errors.append(f"{e.line_no}:{e.reason}"), on_chunk=on_chunk)
     total = over = mates = 0
     for part in parts:
-        total, over, mates = total + part[4][0], over + part[4][1], mates + part[4][2]
-        errors.extend(part[5])
+        total, over, mates = total + part[6][0], over + part[6][1], mates + part[6][2]
+        errors.extend(part[7])
+    def joined(i: int, empty: np.ndarray) -> np.ndarray:
+        return np.concatenate([p[i] for p in parts]) if parts else empty
+
     out = ResolvedLabels(
-        np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 9), dtype=np.uint64),
-        np.concatenate([p[1] for p in parts]) if parts else np.zeros(0),
-        np.concatenate([p[2] for p in parts]) if parts else np.zeros(0),
-        np.concatenate([p[3] for p in parts]) if parts else np.zeros(0),
+        joined(0, np.zeros((0, 9), dtype=np.uint64)), joined(1, np.zeros(0)), joined(2, np.zeros(0)),
+        joined(3, np.zeros(0)), joined(4, np.zeros(0)), joined(5, np.zeros(0, dtype=bool)),
         total, over, mates, len(errors), errors[:MAX_ERRORS])
     if cache_path is not None and key is not None:
         write_cached_labels(cache_path, key, out)
@@ -152,6 +164,7 @@ def _with_path(path: str | Path, errors: list[str]) -> list[str]:
 def _arrays(r: ResolvedLabels) -> dict[str, np.ndarray]:
     return {"rows": np.ascontiguousarray(r.rows, dtype=np.uint64), "y": np.asarray(r.y, dtype=np.float64),
             "result": np.asarray(r.result, dtype=np.float64), "plies": np.asarray(r.plies, dtype=np.float64),
+            "ply": np.asarray(r.ply, dtype=np.float64), "quiet": np.asarray(r.quiet, dtype=bool),
             "counts": np.array([r.total, r.over_cap, r.mates, r.malformed], dtype=np.int64),
             "errors": np.array(r.errors, dtype=np.str_).reshape(-1)}
 
@@ -165,10 +178,12 @@ def read_cached_labels(path: Path, key: str) -> ResolvedLabels | None:
     rows, counts = arrays["rows"], arrays["counts"]
     n = len(arrays["y"])
     if (rows.dtype != np.uint64 or rows.shape != (n, 9) or counts.shape != (4,)
-            or any(arrays[k].shape != (n,) for k in ("result", "plies"))):
+            or any(arrays[k].shape != (n,) for k in ("result", "plies", "ply", "quiet"))
+            or arrays["quiet"].dtype != np.bool_):
         return None
     total, over, mates, malformed = (int(x) for x in counts)
-    return ResolvedLabels(rows, arrays["y"], arrays["result"], arrays["plies"], total, over, mates, malformed,
+    return ResolvedLabels(rows, arrays["y"], arrays["result"], arrays["plies"], arrays["ply"], arrays["quiet"],
+                          total, over, mates, malformed,
                           [str(e) for e in arrays["errors"]], cached=True)
 
 

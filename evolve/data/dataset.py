@@ -3,10 +3,12 @@
 Each label becomes its target position (:mod:`mentor.target`: the quiet leaf of the mentor's PV by
 default) with the mentor's score from that position's side to move (centipawns), the game result from
 the same side's view when the label carries ``c9`` (1 win, 0.5 draw, 0 loss), and the number of plies
-to the game's end. Features are parsed, resolved and extracted once
-(in parallel) and cached on disk (:mod:`evolve.data.cache`). Labels whose ``|ce|``
-exceeds the cap (mates included) are left out and counted. A fixed share is held out: it is never
-sampled for fitness, and its error is reported.
+to the game's end, and the target's ply from the game's start (when the label has ``fmvn``). Features are
+parsed, resolved and extracted once (in parallel) and cached on disk (:mod:`evolve.data.cache`). Labels whose
+``|ce|`` exceeds the cap (mates included) are left out and counted. With ``quiet``, labels that are not quiet
+(:meth:`mentor.labels.Label.quiet`: the labelled position in check, or the mentor's best move a capture or a
+promotion, or no PV) are left out too, and counted. A fixed share is held out: it is never sampled for
+fitness, and its error is reported.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ class Dataset:
     mates: int = 0
     malformed: int = 0
     errors: list[str] = field(default_factory=list)
+    ply: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (N,) target's ply from the start; NaN unknown
+    quiet_only: bool = False  # labels that are not quiet were left out
+    not_quiet: int = 0  # how many (counted only with quiet_only)
 
     @property
     def n(self) -> int:
@@ -46,7 +51,8 @@ class Dataset:
     def describe(self) -> str:
         return (f"{self.total} labels in {self.source}: {self.n} used ({len(self.train)} training, "
                 f"{len(self.held)} held out), {self.over_cap} beyond the cap left out ({self.mates} of them "
-                f"mates), {self.malformed} malformed lines skipped; target: {self.target}")
+                f"mates), " + (f"{self.not_quiet} not quiet left out, " if self.quiet_only else "")
+                + f"{self.malformed} malformed lines skipped; target: {self.target}")
 
 
     def malformed_report(self, limit: int = 5) -> list[str]:
@@ -70,14 +76,16 @@ def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
                  seed: int = 0, n_jobs: int = 1, cache_dir: str | Path | None = None,
-                 use_cache: bool = True, layout: str = "paper") -> Dataset:
+                 use_cache: bool = True, layout: str = "paper", quiet: bool = False) -> Dataset:
     """Read ``path``, resolve targets, extract the features of ``layout`` (``paper`` or ``rich``, see
     ``organisms.features.feature_names``), and split; see the module docstring.
 
     The resolved labels are cached by :func:`evolve.data.cache.resolve_labels` (keyed by the file's bytes,
     the target mode and the cap) and the features by :func:`organisms.features.feature_matrix` (keyed by
     the target positions and the feature set's version). ``cache_dir`` holds the feature cache, and the
-    label cache in its ``labels/`` folder (default: ``$MIMIC_CACHE``, see ``default_cache_dir``).
+    label cache in its ``labels/`` folder (default: ``$MIMIC_CACHE``, see ``default_cache_dir``). With
+    ``quiet``, only quiet labels are kept (the features are those of every label, cached as without it, then
+    cut), before the split.
     """
     resolved = resolve_labels(path, target, cap, n_jobs=n_jobs, use_cache=use_cache,
                               cache_dir=Path(cache_dir) / "labels" if cache_dir is not None else None)
@@ -86,6 +94,11 @@ def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP,
                          f"{cap} cp)")
     matrix = feature_matrix(resolved.rows, n_jobs=n_jobs, cache_dir=cache_dir, use_cache=use_cache,
                             layout=layout)
-    train, held = split(len(resolved.y), held_out, seed)
-    return Dataset(matrix.astype(np.float64), resolved.y, resolved.result, resolved.plies, train, held, str(path),
-                   target, resolved.total, resolved.over_cap, resolved.mates, resolved.malformed, resolved.errors)
+    keep = resolved.quiet if quiet else np.ones(len(resolved.y), dtype=bool)
+    if not keep.any():
+        raise ValueError(f"{path}: no quiet labels (of {len(resolved.y)} within the cap)")
+    features = matrix.astype(np.float64) if keep.all() else matrix[keep].astype(np.float64)
+    train, held = split(int(keep.sum()), held_out, seed)
+    return Dataset(features, resolved.y[keep], resolved.result[keep], resolved.plies[keep], train, held, str(path),
+                   target, resolved.total, resolved.over_cap, resolved.mates, resolved.malformed, resolved.errors,
+                   resolved.ply[keep], quiet, int((~keep).sum()))

@@ -28,7 +28,8 @@ One generation: the ``elite`` best organisms pass unchanged; the rest are chosen
 paired and crossed with probability ``crossover``, and mutated with probability ``mutation`` (per
 bit or, for the gene kinds, per gene). A fresh sample of ``sample`` training rows is drawn every
 generation and the whole new population (elites included) is scored on it. The held-out rows are
-never sampled; the error of each generation's best organism on them is logged.
+never sampled; the error of each generation's best organism on them is logged (and, for a loss that is not
+in centipawns, its mean absolute centipawn error too, ``held_out_cp``).
 
 Everything random comes from two numpy generators (operators, samples) seeded from ``seed``; a
 checkpoint stores the population, the hall of fame, the logbook, the generation and both generator
@@ -143,13 +144,21 @@ class Evolution:
     def _log(self, t0: float) -> GenerationRecord:
         best = int(np.argmin(self.losses))
         held = float("nan")
+        extra: dict[str, float] = {}
+        both_units = getattr(self.objective, "both_units", None)  # a loss not in cp also reports cp (loss wdl)
         if len(self.held_rows):
-            held = float(self.objective.losses(self.genome.decode(self.population[best:best + 1]),
-                                               self.held_rows)[0])
+            w = self.genome.decode(self.population[best:best + 1])
+            if both_units is None:
+                held = float(self.objective.losses(w, self.held_rows)[0])
+            else:
+                loss, cp = both_units(w, self.held_rows)
+                held, extra["held_out_cp"] = float(loss[0]), float(cp[0])
+        elif both_units is not None:
+            extra["held_out_cp"] = float("nan")
         self.elapsed += time.perf_counter() - t0
         rec = GenerationRecord(self.generation, float(self.losses[best]), float(self.losses.mean()),
                                float(self.losses.std()), held, self.elapsed)
-        self.logbook.record(**asdict(rec))
+        self.logbook.record(**asdict(rec), **extra)
         return rec
 
     def step(self) -> GenerationRecord:

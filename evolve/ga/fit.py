@@ -38,8 +38,11 @@ class Fit:
     train_mae: float
     held_mae: float
     seconds: float
-    method: str = ""  # "lp", "irls" or "lsq"
+    method: str = ""  # "lp", "irls" or "lsq"; for "wdl", how L-BFGS-B ended
     cached: bool = False  # read from the fit cache (evolve.ga.fit_cache), not solved now
+    train_loss: float | None = None  # "wdl" only: the fit's own loss (evolve.ga.wdl), training rows
+    held_loss: float | None = None  # "wdl" only: the same on the held-out rows
+    key: str = ""  # the fit cache's key (evolve.ga.fit_cache), when it went through the cache
 
 
 LP_MAX_ROWS = 2_000

@@ -65,12 +65,14 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
-def fit_k(scores: np.ndarray, results: np.ndarray, weights: np.ndarray) -> float:
-    """The K (centipawns) minimising the weighted squared error of σ(score / K) against results."""
+def fit_k(scores: np.ndarray, results: np.ndarray, weights: np.ndarray, power: float = 2.0) -> float:
+    """The K (centipawns) minimising the weighted error ``|σ(score / K) − result|^power`` (squared by default)
+    against results (game results, or any targets in [0, 1])."""
     from scipy.optimize import minimize_scalar
 
     def err(log_k: float) -> float:
-        return float(np.sum(weights * (results - sigmoid(scores / np.exp(log_k))) ** 2))
+        d = results - sigmoid(scores / np.exp(log_k))
+        return float(np.sum(weights * (d ** 2 if power == 2 else np.abs(d) ** power)))
 
     best = minimize_scalar(err, bounds=(np.log(5.0), np.log(5000.0)), method="bounded",
                            options={"xatol": 1e-6})

@@ -19,17 +19,22 @@ _MATERIAL = {"pawn": 0, "knight": 1, "bishop": 2, "rook": 3, "queen": 4}
 
 def write_logbook(path: Path, records: Sequence[dict[str, Any]]) -> None:
     """One row per generation: gen, best, mean, std (of the population's loss on its sample),
-    held_out (the best organism's loss on the held-out rows), seconds (cumulative wall time)."""
+    held_out (the best organism's loss on the held-out rows), seconds (cumulative wall time); and, when the
+    records have it (a loss not in centipawns, ``--loss wdl``), held_out_cp (the same organism's mean absolute
+    centipawn error on the held-out rows); the loss then has 6 decimals, not 4 (it lies in [0, 1])."""
+    cp = bool(records) and "held_out_cp" in records[0]
+    fmt = ".6f" if cp else ".4f"
     with atomic_open(path, "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["gen", "best", "mean", "std", "held_out", "seconds"])
+        w.writerow(["gen", "best", "mean", "std", "held_out", "seconds"] + (["held_out_cp"] if cp else []))
         for r in records:
-            w.writerow([r["gen"], f"{r['best']:.4f}", f"{r['mean']:.4f}", f"{r['std']:.4f}",
-                        f"{r['held_out']:.4f}", f"{r['seconds']:.4f}"])
+            w.writerow([r["gen"], format(r["best"], fmt), format(r["mean"], fmt), format(r["std"], fmt),
+                        format(r["held_out"], fmt), f"{r['seconds']:.4f}"]
+                       + ([f"{r['held_out_cp']:.4f}"] if cp else []))
 
 
 def plot_curve(path: Path, records: Sequence[dict[str, Any]], unit: str, title: str,
-               ceiling: float | None = None) -> None:
+               ceiling: float | None = None, ceiling_label: str = "exact L1 fit (held out)") -> None:
     from evolve.plots import Curve, Level, curves, figure, save
 
     gen = [r["gen"] for r in records]
@@ -37,7 +42,7 @@ def plot_curve(path: Path, records: Sequence[dict[str, Any]], unit: str, title: 
     curves(ax, [Curve(gen, [r["mean"] for r in records], "population mean (sample)", {"color": "#bbbbbb"}),
                 Curve(gen, [r["best"] for r in records], "best organism (sample)", {"color": "#1f77b4"}),
                 Curve(gen, [r["held_out"] for r in records], "best organism (held out)", {"color": "#d62728"})],
-           levels=[] if ceiling is None else [Level(ceiling, "exact L1 fit (held out)")],
+           levels=[] if ceiling is None else [Level(ceiling, ceiling_label)],
            xlabel="generation", ylabel=f"error ({unit})", log_y=True, title=title, grid_which="both")
     save(fig, path)
 

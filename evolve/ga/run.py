@@ -17,9 +17,10 @@ from evolve.data.moves import MoveData, load_moves, split_by_game
 from evolve.ga.coordinate import DescentResult, coordinate_descent
 from evolve.ga.evolution import Evolution, GASettings, checkpoint_exists
 from evolve.ga.fit import Fit
-from evolve.ga.fit_cache import cached_exact_fit
+from evolve.ga.fit_cache import cached_exact_fit, cached_wdl_fit
 from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES, MentorLoss, MoveAgreement, Objective, ResultLoss
 from evolve.ga.summary import write_results
+from evolve.ga.wdl import LOSSES, MODELS, WdlLoss, wdl_target
 from organisms import Organism
 from organisms.features import LAYOUTS
 from organisms.genome import DEFAULT_ENCODING, Genome, layout_genome
@@ -33,7 +34,10 @@ class RunSettings:
     (417, with piece-square genes). The ``moves`` objective's options: ``player`` (a name as
     :func:`evolve.data.moves.player_matches` reads it), ``skip_plies``, ``moves_loss`` (``agreement`` or
     ``likelihood``) and ``agreement`` (``count`` or ``squared``). ``init``: an organism file whose
-    chromosome (and mutated copies of it) is generation 0, instead of random chromosomes."""
+    chromosome (and mutated copies of it) is generation 0, instead of random chromosomes.
+    The mentor objective's loss (:mod:`evolve.ga.wdl`): ``loss`` ``l1`` (the paper's, mean absolute centipawns)
+    or ``wdl`` (win-probability space: ``loss_power``, ``wdl_model``, ``lambda_result``). ``quiet_labels``:
+    keep only quiet labels (:meth:`mentor.labels.Label.quiet`), for the mentor and result objectives."""
 
     labels: str
     out: str
@@ -48,6 +52,11 @@ class RunSettings:
     cap: int = 1500
     held_out: float = 0.2
     lam: float = 60.0
+    loss: str = "l1"
+    loss_power: float = 2.0
+    wdl_model: str = "sf15.1"
+    lambda_result: float = 1.0
+    quiet_labels: bool = False
     checkpoint_every: int = 10
     jobs: int = 1
     encoding: str = DEFAULT_ENCODING
@@ -72,6 +81,19 @@ class RunSettings:
             raise ValueError(f"unknown agreement {self.agreement!r} (one of {', '.join(AGREEMENTS)})")
         if self.polish < 0:
             raise ValueError(f"polish is a number of coordinate-descent passes (>= 0), got {self.polish}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"unknown loss {self.loss!r} (one of {', '.join(LOSSES)})")
+        if self.loss != "l1" and self.objective != "mentor":
+            raise ValueError(f"--loss {self.loss} is the mentor objective's (this run's objective: {self.objective})")
+        if self.wdl_model not in MODELS:
+            raise ValueError(f"unknown win-probability model {self.wdl_model!r} (one of {', '.join(MODELS)})")
+        if not self.loss_power > 1:
+            raise ValueError(f"the loss power must be above 1 (the loss must be smooth), got {self.loss_power}")
+        if not 0 <= self.lambda_result <= 1:
+            raise ValueError(f"lambda-result is the mentor's share of the target, within [0, 1], got "
+                             f"{self.lambda_result}")
+        if self.quiet_labels and self.objective == "moves":
+            raise ValueError("--quiet-labels filters label files; the moves objective reads games")
 
 
 OBJECTIVES = ("mentor", "result", "moves")
@@ -93,6 +115,8 @@ class RunOutcome:
     polished: DescentResult | None = None  # the memetic option's result (RunSettings.polish > 0)
     polished_ratio: float | None = None
     moves: dict[str, float] | None = None  # the moves objective's measures of the winner (move_measures)
+    fit_wdl: Fit | None = None  # the win-probability ceiling (loss wdl)
+    cp_errors: tuple[float, ...] | None = None  # loss wdl: the winner's mean |eval − mentor| (cp), train / held
 
 
 def move_measures(objective: MoveAgreement, weights: np.ndarray, train: np.ndarray, held: np.ndarray
@@ -132,9 +156,14 @@ def initial_chromosome(path: str | Path, genome: Genome) -> np.ndarray:
     return genome.encode(np.array([values.get(n, 0.0) for n in genome.names]))
 
 
-def build_objective(ds: Dataset, kind: str, lam: float) -> Objective:
+def build_objective(ds: Dataset, kind: str, lam: float, settings: RunSettings | None = None) -> Objective:
     """The mentor or result objective of a label file's dataset (the moves objective is built from a
-    :class:`MoveData` by :func:`evolve`)."""
+    :class:`MoveData` by :func:`evolve`); the mentor objective's loss is ``settings.loss`` (l1 without
+    settings), a wdl loss's K fitted here on the training rows."""
+    if kind == "mentor" and settings is not None and settings.loss == "wdl":
+        target = wdl_target(ds.y, ds.result, ds.ply, ds.train, settings.wdl_model, settings.loss_power,
+                            settings.lambda_result)
+        return WdlLoss(ds.features, ds.y, target)
     if kind == "mentor":
         return MentorLoss(ds.features, ds.y)
     if kind == "result":
@@ -173,20 +202,27 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
         seconds["games, resolved children and features"] = time.perf_counter() - t0
     else:
         ds = dataset or load_dataset(settings.labels, settings.target, settings.cap, settings.held_out,
-                                     settings.ga.seed, n_jobs=settings.jobs, layout=settings.genome)
+                                     settings.ga.seed, n_jobs=settings.jobs, layout=settings.genome,
+                                     quiet=settings.quiet_labels)
         train, held = ds.train, ds.held
         seconds["labels and features"] = time.perf_counter() - t0
-        objective = build_objective(ds, settings.objective, settings.lam)
+        t0 = time.perf_counter()
+        objective = build_objective(ds, settings.objective, settings.lam, settings)
+        if isinstance(objective, WdlLoss):
+            seconds["win-probability targets and K"] = time.perf_counter() - t0
     if report is not None:
         for line in ds.malformed_report():
             report(line)
 
     t0 = time.perf_counter()
-    fit_l1 = fit_l2 = None
+    fit_l1 = fit_l2 = fit_wdl = None
     if settings.objective == "mentor":
         assert isinstance(ds, Dataset)
         fit_l1 = cached_exact_fit(ds.features, ds.y, train, held, genome, "l1")
         fit_l2 = cached_exact_fit(ds.features, ds.y, train, held, genome, "l2")
+        if isinstance(objective, WdlLoss):
+            fit_wdl = cached_wdl_fit(ds.features, ds.y, train, held, genome, objective.target, fit_l1.weights,
+                                     data_key=fit_l1.key)
     if settings.objective != "moves":
         seconds["exact fits"] = time.perf_counter() - t0
     descent = None
@@ -222,9 +258,13 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
             **({"player": settings.player, "moves_loss": settings.moves_loss} if settings.objective == "moves" else {}),
             "train_error": train_loss, "held_out_error": held_loss, "seed": settings.ga.seed,
             "generations": ev.generation, "command": command}
+    if isinstance(objective, WdlLoss):
+        meta.update(loss="wdl", wdl_model=settings.wdl_model, wdl_k=objective.target.k,
+                    loss_power=settings.loss_power, lambda_result=settings.lambda_result)
     organism = Organism(genome, bits, meta=meta)
     organism.save(out / "organism.json")
-    ratio = held_loss / fit_l1.held_mae if fit_l1 is not None and fit_l1.held_mae > 0 else None
+    ceiling = ceiling_of(fit_wdl if isinstance(objective, WdlLoss) else fit_l1)
+    ratio = held_loss / ceiling if ceiling else None
     polished = polished_ratio = None
     if settings.polish > 0:
         polished = coordinate_descent(genome, objective, train, held, start=organism.weights,
@@ -233,15 +273,28 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
         Organism.from_weights(polished.weights, genome, meta={
             **meta, "train_error": polished.train_loss, "held_out_error": polished.held_loss,
             "polish_passes": polished.passes}).save(out / "organism-polished.json")
-        if fit_l1 is not None and fit_l1.held_mae > 0:
-            polished_ratio = polished.held_loss / fit_l1.held_mae
+        if ceiling:
+            polished_ratio = polished.held_loss / ceiling
     moves = None
     if isinstance(objective, MoveAgreement):
         moves = move_measures(objective, organism.weights, train, held)
+    cp_errors = None
+    if isinstance(objective, WdlLoss):
+        miss = np.abs(objective.features @ organism.weights - objective.y)  # every row at once: no copy of rows
+        cp_errors = tuple(float(miss[r].mean()) if len(r) else float("nan") for r in (train, held))
     outcome = RunOutcome(organism, train_loss, held_loss, fit_l1, fit_l2, descent, ratio, seconds, ds, objective,
-                         records, polished, polished_ratio, moves)
+                         records, polished, polished_ratio, moves, fit_wdl, cp_errors)
     write_results(out, settings, outcome, command)
     return outcome
+
+
+def ceiling_of(fit: Fit | None) -> float | None:
+    """The held-out error a GA run is divided by: the L1 fit's (cp) or the wdl fit's own loss; None when
+    there is no fit or it is 0."""
+    if fit is None:
+        return None
+    value = fit.held_loss if fit.loss == "wdl" else fit.held_mae
+    return value if value is not None and value > 0 else None
 
 
 def format_outcome(o: RunOutcome) -> list[str]:
@@ -254,7 +307,17 @@ def format_outcome(o: RunOutcome) -> list[str]:
             f"{m[f'{p}_log_likelihood']:.4f} nats a move (uniform {m[f'{p}_uniform_log_likelihood']:.4f})"
             for p, name in (("train", "training"), ("held", "held out")) if f"{p}_agreement" in m)
             + (f"; beta {m['beta']:.3g}/cp (fitted on the training positions)" if "beta" in m else ""))
-    if o.fit_l1 is not None and o.ratio is not None:
+    if o.cp_errors is not None:
+        lines.append(f"winner's centipawn error: training {o.cp_errors[0]:.4g} cp, held out {o.cp_errors[1]:.4g} cp")
+    if o.fit_wdl is not None and o.fit_wdl.held_loss is not None:
+        assert isinstance(o.objective, WdlLoss)
+        lines.append(f"win-probability ceiling ({o.fit_wdl.method}, K {o.objective.target.k:.1f} cp): training "
+                     f"{o.fit_wdl.train_loss:.4g}, held out {o.fit_wdl.held_loss:.4g} ({o.fit_wdl.held_mae:.4g} cp)"
+                     + (f"; GA held-out / ceiling held-out = {o.ratio:.3f}" if o.ratio is not None else ""))
+    if o.fit_l1 is not None and o.fit_wdl is not None:
+        lines.append(f"exact L1 fit ({o.fit_l1.method}): training {o.fit_l1.train_mae:.4g} cp, "
+                     f"held out {o.fit_l1.held_mae:.4g} cp")
+    elif o.fit_l1 is not None and o.ratio is not None:
         lines.append(f"exact L1 fit ({o.fit_l1.method}): training {o.fit_l1.train_mae:.4g}, "
                      f"held out {o.fit_l1.held_mae:.4g}; "
                      f"GA held-out / exact held-out = {o.ratio:.3f}")

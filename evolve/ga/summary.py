@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from evolve.data.dataset import Dataset
 from evolve.ga.objectives import MoveAgreement, ResultLoss
 from evolve.ga.report import plot_curve, plot_pst, values_table, write_logbook
-from mentor.labels import SidecarError, comment_lines, provenance_lines
+from evolve.ga.wdl import LOGISTIC_SCALE, UNKNOWN_PLY, WdlLoss
+from mentor.sidecar import SidecarError, comment_lines, provenance_lines
 from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe, provenance
 
@@ -26,8 +27,11 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
     write_logbook(out / "logbook.csv", o.records)
     unit = o.objective.unit
     ceiling = o.fit_l1.held_mae if o.fit_l1 is not None else None
+    label = "exact L1 fit (held out)"
+    if o.fit_wdl is not None:
+        ceiling, label = o.fit_wdl.held_loss, "win-probability ceiling (held out)"
     plot_curve(out / "curve.png", o.records, unit, f"{Path(settings.out).name}: {o.objective.name} error",
-               ceiling)
+               ceiling, label)
     if any(n.startswith("pst_") for n in o.organism.genome.names):
         plot_pst(out / "pst.png", o.organism.genome, o.organism.weights,
                  f"{Path(settings.out).name}: the evolved organism's piece-square values (material + table, cp, "
@@ -37,6 +41,10 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
             {"loss": "l1", "train_mae": o.fit_l1.train_mae, "held_out_mae": o.fit_l1.held_mae,
              "weights": dict(zip(o.organism.genome.names, o.fit_l1.weights.tolist(), strict=True))}, indent=1) + "\n")
     settings_json = {**asdict(settings), "command": command, "provenance": provenance()}
+    if isinstance(o.objective, WdlLoss):
+        t = o.objective.target
+        settings_json["wdl_fitted"] = {"k_cp": t.k, "blended_with_result": t.blended,
+                                       "read_at_unknown_ply": t.unknown_ply, "unknown_ply": UNKNOWN_PLY}
     write_atomic(out / "settings.json", json.dumps(settings_json, indent=1) + "\n")
 
     ds = o.dataset
@@ -56,12 +64,19 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
                 "held_out", "init")
     for k in keys:
         lines.append(f"| {k} | {getattr(settings, k)} |")
+    if settings.quiet_labels:
+        assert isinstance(ds, Dataset)
+        lines.append(f"| quiet_labels | True ({ds.not_quiet} labels not quiet left out) |")
+    if isinstance(o.objective, WdlLoss):
+        lines += _wdl_settings(o.objective)
     if settings.objective == "result":
         assert isinstance(o.objective, ResultLoss)
         lines.append(f"| lambda (plies) | {settings.lam:g} |")
         lines.append(f"| K (fitted, cp) | {o.objective.k:.1f} |")
     lines += ["", "## Move agreement" if settings.objective == "moves" else "## Errors", ""]
-    if settings.objective == "mentor":
+    if isinstance(o.objective, WdlLoss):
+        lines += _wdl_errors(o)
+    elif settings.objective == "mentor":
         lines += ["Mean absolute difference from the mentor's score, centipawns (side to move at the target).", "",
                   "| | training | held out |", "|---|---|---|",
                   f"| GA winner | {o.train_loss:.2f} | {o.held_loss:.2f} |"]
@@ -129,6 +144,44 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
 _METHODS = {"lp": "HiGHS LP", "irls": "IRLS", "lsq": "bounded least squares"}
 
 
+def _wdl_settings(objective: WdlLoss) -> list[str]:
+    """The settings table's rows of a win-probability loss (``--loss wdl``)."""
+    t = objective.target
+    model = (f"sf15.1 (Stockfish 15.1's WDL model; {t.unknown_ply} labels without a move number read at ply "
+             f"{UNKNOWN_PLY})" if t.model == "sf15.1" else f"logistic, σ(cp / {LOGISTIC_SCALE:.1f})")
+    return [f"| loss | wdl: mean \\|σ(eval/K) − p\\|^{t.power:g} |", f"| win-probability model | {model} |",
+            f"| lambda_result | {t.lambda_result:g} ({t.blended} labels blended with their game result) |",
+            f"| K (fitted on the training rows, cp) | {t.k:.2f} |"]
+
+
+def _wdl_errors(o: RunOutcome) -> list[str]:
+    """The errors table of a win-probability loss: the loss and the centipawn error, beside both ceilings."""
+    assert isinstance(o.objective, WdlLoss)
+    t = o.objective.target
+    cp = o.cp_errors or (float("nan"), float("nan"))
+    lines = [f"Win-probability loss {o.objective.unit} (p: the mentor's score through its model, K = {t.k:.2f} cp) "
+             "and mean absolute difference from the mentor's score in centipawns (side to move at the target).", "",
+             "| | training loss | held-out loss | training cp | held-out cp |", "|---|---|---|---|---|",
+             f"| GA winner | {o.train_loss:.6f} | {o.held_loss:.6f} | {cp[0]:.2f} | {cp[1]:.2f} |"]
+    for fit in (o.fit_wdl, o.fit_l1):
+        if fit is None:
+            continue
+        if fit.loss == "wdl":
+            lines.append(f"| win-probability ceiling, bounded ({fit.method}, from the L1 fit) | {fit.train_loss:.6f} | "
+                         f"{fit.held_loss:.6f} | {fit.train_mae:.2f} | {fit.held_mae:.2f} |")
+        else:
+            lines.append(f"| exact L1 fit, bounded ({_METHODS.get(fit.method, fit.method)}) | – | – | "
+                         f"{fit.train_mae:.2f} | {fit.held_mae:.2f} |")
+    if o.polished is not None:
+        lines.append(f"| GA winner + memetic polish ({o.polished.passes} coordinate-descent passes) | "
+                     f"{o.polished.train_loss:.6f} | {o.polished.held_loss:.6f} | – | – |")
+    if o.ratio is not None:
+        lines += ["", f"**GA held-out loss ÷ win-probability ceiling's held-out loss: {o.ratio:.3f}** (pure GA)"]
+    if o.polished_ratio is not None:
+        lines += ["", f"GA + memetic polish held-out loss ÷ ceiling's: {o.polished_ratio:.3f}"]
+    return lines
+
+
 def _moves_lines(settings: RunSettings, o: RunOutcome) -> list[str]:
     """The summary's table of the moves objective: both measures of the winner, beside chance."""
     m = o.moves or {}
@@ -161,7 +214,7 @@ def _moves_lines(settings: RunSettings, o: RunOutcome) -> list[str]:
 
 
 def _label_provenance(path: Path) -> list[str]:
-    """What made a label file: its sidecar's runs (:func:`mentor.labels.provenance_lines`), or the
+    """What made a label file: its sidecar's runs (:func:`mentor.sidecar.provenance_lines`), or the
     ``#`` lines of an old file not yet converted."""
     try:
         lines = provenance_lines(path)

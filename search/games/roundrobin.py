@@ -106,7 +106,9 @@ class RoundRobinSettings:
         for seen, what in ((self.players, "player spec"), (self.names, "name")):
             twice = [x for x, n in Counter(seen).items() if n > 1]
             if twice:
-                raise ValueError(f"{what} {twice[0]!r} given twice")
+                hint = (f" (for self-play, write the second differently, e.g. {twice[0]}@movetime=0.05, and give "
+                        "--names)" if what == "player spec" and "@" not in twice[0] else "")
+                raise ValueError(f"{what} {twice[0]!r} given twice{hint}")
         for name in self.names:
             why = check_name(name)
             if why is not None:

@@ -1,0 +1,145 @@
+"""A label file's sidecar ``FILE.json``: its provenance (the runs that made the file), read back checked.
+
+What EPD has no room for lives beside the label file (:mod:`mentor.labels`): the commands that made it, their
+settings, the mentor's UCI ``id name``, mimic's version and git commit. This module owns the sidecar's schema,
+its checked reading (:func:`read_sidecar`, through :mod:`search.runtime.readback`), the migration of old run
+entries, moving old files' ``#`` header lines into it (:func:`convert_legacy`), and the summary lines of what made
+a file (:func:`provenance_lines`). Whole files are written through ``search.runtime.atomic``. May import
+``search/runtime``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from search.runtime.atomic import atomic_open, write_json_atomic
+from search.runtime.readback import ReadbackError, json_type, read_json, require, strings
+
+SIDECAR_SCHEMA = "mimic-labels/2"
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """Where a label file's provenance lives: ``FILE.json`` beside ``FILE`` (``labels.epd.json``)."""
+    return Path(str(path) + ".json")
+
+
+class SidecarError(ReadbackError):
+    """A label file's sidecar that is not one: one line naming it and what is wrong."""
+
+
+SIDECAR_KEYS: dict[str, type] = {"schema": str, "labels": str, "runs": list, "legacy_header": list}
+"""The keys a sidecar may hold (each optional: a sidecar of schema 1 lacks some) and their JSON types."""
+
+
+def read_sidecar(path: str | Path) -> dict[str, Any]:
+    """The provenance of label file ``path`` (``{}`` when it has none, or an empty sidecar), checked through
+    :mod:`search.runtime.readback`: a JSON object of bounded size and nesting whose keys of :data:`SIDECAR_KEYS`
+    have their types, ``runs`` a list of objects and ``legacy_header`` a list of strings; :class:`SidecarError`
+    otherwise (a damaged sidecar is never overwritten: the user moves it away)."""
+    side = sidecar_path(path)
+    if not side.exists() or (side.is_file() and side.stat().st_size == 0):
+        return {}
+    data: dict[str, Any] = read_json(side, "label file's sidecar", error=SidecarError)
+    for key, kind in SIDECAR_KEYS.items():
+        if key in data:
+            require(data, key, kind, str(side), error=SidecarError)
+    bad = next((i for i, r in enumerate(data.get("runs", [])) if not isinstance(r, dict)), None)
+    if bad is not None:
+        raise SidecarError(f"{side}: runs[{bad}] is {json_type(data['runs'][bad])}, not an object")
+    strings(data.get("legacy_header", []), "legacy_header", str(side), error=SidecarError)
+    return data
+
+
+def _migrate_run(old: dict[str, Any], command: str | None) -> dict[str, Any]:
+    """A run entry recorded before schema 2 (``{"settings", "summary", "finished"}``, settings being the
+    ``mimic label`` arguments) in the current schema. Nothing is invented: what the old entries did not
+    record (the mentor's ``id name``, mimic's version and commit, UTC times) is ``None``; the old local
+    finishing time is kept as ``finished_local``; ``command`` comes from the old file's header."""
+    s = old.get("settings", {})
+    if not isinstance(s, dict):
+        s = {}
+    sampler_keys = ("min_plies", "max_plies", "no_check", "skip_plies", "per_game", "random_move", "quiet")
+    options = s.get("option", [])
+    return {
+        "run_id": None,
+        "command": command if command is not None else s.get("command"),
+        "settings": {"sources": s.get("source"), "positions": s.get("positions"), "seed": s.get("seed"),
+                     "jobs": s.get("jobs"), "resume": s.get("resume"), "cap": s.get("cap"),
+                     "sampler": {k: s[k] for k in sampler_keys if k in s}},
+        "mentor": {"kind": "builtin" if s.get("mentor") == "builtin" else "uci",
+                   "command": s.get("mentor_command", []), "id_name": None, "depth": s.get("depth"),
+                   "nodes": s.get("nodes"), "hash_mb": s.get("hash"), "timeout": s.get("timeout"),
+                   "options": dict(str(o).partition("=")[::2] for o in options) if isinstance(options, list) else {}},
+        "mimic_version": None, "git_commit": None, "git_dirty": None,
+        "started_utc": None, "finished_utc": None, "finished_local": old.get("finished"),
+        "summary": old.get("summary"),
+    }
+
+
+def migrate_sidecar(side: dict[str, Any], labels_name: str) -> dict[str, Any]:
+    """A sidecar in the current schema (``SIDECAR_SCHEMA``): old run entries rewritten, others kept."""
+    header = [str(x) for x in side.get("legacy_header", [])]
+    command = header[0] if header and header[0].startswith("mimic ") else None
+    runs = [r if "run_id" in r else _migrate_run(r, command) for r in side.get("runs", []) if isinstance(r, dict)]
+    out: dict[str, Any] = {"schema": SIDECAR_SCHEMA, "labels": labels_name, "runs": runs}
+    if header:
+        out["legacy_header"] = header
+    return out
+
+
+def comment_lines(path: str | Path) -> list[tuple[int, str]]:
+    """``(line number, text)`` of every ``#`` line of a label file (old files' headers)."""
+    out = []
+    with open(path, "rb") as fh:
+        for line_no, raw in enumerate(fh, 1):
+            if raw.lstrip().startswith(b"#"):
+                out.append((line_no, raw.decode("utf-8", errors="replace").strip()))
+    return out
+
+
+def convert_legacy(path: str | Path) -> list[str]:
+    """Move the ``#`` lines of label file ``path`` into its sidecar's ``legacy_header``; return them.
+
+    The file is rewritten (atomically) with every other line unchanged, byte for byte. The header
+    text is stored without its leading ``# ``; the sidecar's old run entries are brought to the
+    current schema (:func:`migrate_sidecar`). A file without ``#`` lines is left alone.
+    """
+    path = Path(path)
+    comments = comment_lines(path)
+    if not comments:
+        return []
+    header = [text[1:].strip() for _, text in comments]
+    side = read_sidecar(path)
+    side["legacy_header"] = [*side.get("legacy_header", []), *header]
+    write_json_atomic(sidecar_path(path), migrate_sidecar(side, path.name))
+    drop = {line_no for line_no, _ in comments}
+    with atomic_open(path, "wb") as out, open(path, "rb") as src:
+        for line_no, raw in enumerate(src, 1):
+            if line_no not in drop:
+                out.write(raw)
+    return header
+
+
+def provenance_lines(path: str | Path) -> list[str]:
+    """What the sidecar of label file ``path`` says made it, one line per run (for summaries)."""
+    side = read_sidecar(path)
+    lines: list[str] = [str(x) for x in side.get("legacy_header", []) if isinstance(x, str)]
+    for run in side.get("runs", []):
+        if not isinstance(run, dict):
+            continue
+        command = run.get("command")
+        if not isinstance(command, str) or run.get("run_id") is None:  # recorded before schema 2: the
+            continue  # legacy_header above says what made it
+        mentor = run.get("mentor")
+        who = ""
+        if isinstance(mentor, dict):
+            who = f"; mentor {mentor.get('id_name') or mentor.get('kind')}"
+        version = run.get("mimic_version")
+        made = ""
+        if isinstance(version, str):
+            commit = run.get("git_commit")
+            made = f"; mimic {version}" + (f", commit {str(commit)[:12]}" if commit else "")
+            made += " (with local changes)" if run.get("git_dirty") else ""
+        lines.append(command + who + made)
+    return lines
