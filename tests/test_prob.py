@@ -85,7 +85,7 @@ def test_being_mated_and_terminal_roots() -> None:
 
 
 def test_never_returns_an_illegal_move_at_tiny_budgets() -> None:
-    positions = _random_playout_positions(seed=11, games=6, max_plies=120)
+    positions = _random_playout_positions(seed=11, games=3, max_plies=120)  # 360 positions
     # Positions with exactly one legal move, some of them in check, on top of the playouts.
     forced = [chess.Board(f) for f in ("k7/2K5/8/8/8/8/8/1R6 b - - 0 1", "R6k/8/5K2/8/8/8/8/8 b - - 0 1",
                                        "8/8/8/8/8/5k2/7p/7K w - - 0 1")]
