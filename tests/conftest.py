@@ -30,6 +30,14 @@ def pytest_configure(config: pytest.Config) -> None:
     # the limit must not leave a truncated .pyc or index.lock in the checkout.
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
     os.environ["GIT_OPTIONAL_LOCKS"] = "0"
+    # One BLAS thread in this process and every process it starts (xdist's workers too): the tests' products
+    # are small, and two BLAS threads per worker on two busy cores wait on each other (evolve/ga/blas.py). The
+    # IRLS fit of tests/test_scale.py took 12 s of CPU with two threads under load, 0.3 s with one; the same bits.
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    if "numpy" in sys.modules:  # already loaded: the variable is read at load time
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1, user_api="blas")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

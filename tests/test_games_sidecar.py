@@ -1,7 +1,7 @@
 """``mimic games --resume`` trusts neither its sidecar ``OUT.json`` nor a PGN of other players, and a full disk
 ends ``games`` with one line and a non-zero exit (issue 23). Crafted sidecars and PGNs run in this process
 through :func:`evolve.cli.main`; the full disk is a real file size limit (``RLIMIT_FSIZE``) in a child process,
-as in tests/test_match.py."""
+as in tests/test_match_resume.py."""
 
 from __future__ import annotations
 

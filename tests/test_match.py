@@ -1,12 +1,10 @@
-"""Match runner, statistics and the suite runner, with real engines."""
+"""Match runner, statistics and the suite runner, with real engines (resuming: tests/test_match_resume.py)."""
 
 from __future__ import annotations
 
 import math
 import os
-import random
 import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -22,9 +20,7 @@ from search.games.match import MatchSettings, run_match, schedule
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_text
 from search.games.stats import elo, expected_score, los, pentanomial, sprt, sprt_bounds
-from search.games.suite import read_csv, run_suite, summarize, write_csv
-
-from .conftest import limited_disk, mimic_command, run_mimic, sigkill_at_line, whole_games
+from search.games.suite import run_suite, summarize, write_csv
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
 
@@ -228,23 +224,6 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     assert summary.stopped_early and summary.n < 40
 
 
-def test_a_match_resumes_from_its_pgn(tmp_path: Path) -> None:
-    pgn = tmp_path / "r.pgn"
-    ops = load_openings(default_openings_path())[:3]
-    first = run_match(MatchSettings("material@depth=1", "random:1@depth=1", games=4, openings=ops,
-                                    tc=TimeControl(depth=1)), make_evaluator, pgn)
-    with pytest.raises(FileExistsError):
-        run_match(MatchSettings("material@depth=1", "random:1@depth=1", games=6, openings=ops,
-                                tc=TimeControl(depth=1)), make_evaluator, pgn)
-    played: list[str] = []
-    second = run_match(MatchSettings("material@depth=1", "random:1@depth=1", games=6, openings=ops,
-                                     tc=TimeControl(depth=1)), make_evaluator, pgn, resume=True,
-                       on_game=lambda g, s: played.append(g.round))
-    assert sorted(played) == ["3.1", "3.2"] and second.n == 6
-    assert second.wins + second.draws / 2 >= first.wins + first.draws / 2
-    assert len(read_pgn_text(pgn.read_text())) == 6
-
-
 def test_play_game_records_the_opening_moves_and_adjudicates_length() -> None:
     op = Opening("e4 e5", moves=("e2e4", "e7e5"))
     g = play_game("material@depth=1", "material@depth=1", op, TimeControl(depth=1),
@@ -289,78 +268,3 @@ def test_an_xboard_engine_plays_through_python_chess(phalanx: str, tmp_path: Pat
     summary = run_match(settings, make_evaluator, pgn)
     assert summary.n == 2 and not summary.failures
     _check_pgn(pgn, 2)
-
-
-def test_a_killed_suite_run_resumes_from_its_csv(tmp_path: Path) -> None:
-    common = ["suite", str(BENCH / "wac.epd"), "--engine", "material@depth=5", "--limit", "12"]
-    full = tmp_path / "full.csv"
-    run_mimic(*common, "--csv", str(full), check=True)
-    reference = {r.id: r.played for r in read_csv(full)}
-    assert len(reference) == 12
-
-    part = tmp_path / "part.csv"
-    # A real process: the test SIGKILLs it.
-    proc = subprocess.Popen(mimic_command(*common, "--csv", str(part)), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    sigkill_at_line(proc, part, random.randint(2, 9))  # the header and 1 to 8 rows; the last four take ~1.3 s
-    kept = len(read_csv(part))
-    assert 0 < kept < 12
-    again = run_mimic(*common, "--csv", str(part))
-    assert again.returncode == 2 and "--resume" in again.stderr  # never overwrites results
-    done = run_mimic(*common, "--csv", str(part), "--resume", check=True)
-    assert f"resuming: {kept} positions" in done.stdout
-    rows = read_csv(part)
-    assert [r.id for r in rows] == [f"WAC.{i:03d}" for i in range(1, 13)]  # each position exactly once
-    assert {r.id: r.played for r in rows} == reference
-    assert f"solved {sum(r.solved for r in rows)} / 12" in done.stdout
-
-
-def test_a_match_whose_disk_fills_up_loses_and_duplicates_no_game(tmp_path: Path) -> None:
-    # material vs random:1 at depth 1 is deterministic. Its six games (rounds 1.1 .. 3.2) take
-    # 1,430 + 5,051 + 1,344 + 4,538 + 1,432 + 6,470 bytes today, so a 7,000-byte disk holds two games
-    # (6,481 bytes) and a 13,000-byte one four (12,363). The exact sizes do not matter: each run stops
-    # at a full disk with one line, keeping only whole games, and the run after it with more room
-    # plays on; the end result must equal an uninterrupted match game for game.
-    args = ["match", "material@depth=1", "random:1@depth=1", "--games", "6", "--depth", "1"]
-    run_mimic(*args, "--pgn", str(tmp_path / "full.pgn"), check=True)
-    pgn = tmp_path / "m.pgn"
-    stops = 0
-    for room in (7_000, 13_000, None):  # a real process: a file size limit would stop pytest's writes too
-        run = subprocess.run(mimic_command(*args, "--pgn", str(pgn), *(["--resume"] if pgn.exists() else [])),
-                             capture_output=True, text=True, preexec_fn=limited_disk(room))
-        if room is None:
-            assert run.returncode == 0, run.stderr
-            continue
-        assert run.returncode != 0 and "Traceback" not in run.stderr
-        errors = [line for line in run.stderr.splitlines() if not line.startswith("warning")]
-        assert len(errors) == 1 and str(pgn) in errors[0], run.stderr
-        assert pgn.stat().st_size <= room
-        whole_games(pgn)  # what is on disk after a full disk is whole games only
-        stops += 1
-    assert stops == 2
-    assert whole_games(pgn) == whole_games(tmp_path / "full.pgn")
-
-
-def test_resume_drops_a_torn_game_at_the_end(tmp_path: Path) -> None:
-    # The PGN an older version left after a full disk: the third game cut inside a move comment, its
-    # Result header already written. Resume must play round 2.1 again, not count it.
-    ops = load_openings(default_openings_path())[:2]
-
-    def settings(games: int) -> MatchSettings:
-        return MatchSettings("material@depth=1", "random:1@depth=1", games=games, openings=ops,
-                             tc=TimeControl(depth=1))
-
-    run_match(settings(3), make_evaluator, tmp_path / "full.pgn")
-    text = (tmp_path / "full.pgn").read_text()
-    third = text.index("[Event", text.index("[Round \"1.2\"]"))
-    cut = text.index("{", text.index("\n\n", third) + 2) + 4  # inside the first move comment
-    pgn = tmp_path / "torn.pgn"
-    pgn.write_text(text[:cut])
-    repaired: list[str] = []
-    played: list[str] = []
-    summary = run_match(settings(4), make_evaluator, pgn, resume=True, on_game=lambda g, s: played.append(g.round),
-                        on_repair=repaired.append)
-    assert played == ["2.1", "2.2"] and summary.n == 4
-    assert len(repaired) == 1 and "1 torn" in repaired[0]
-    assert list(whole_games(pgn)) == ["1.1", "1.2", "2.1", "2.2"]
-    assert pgn.read_text().startswith(text[:third])

@@ -15,6 +15,7 @@ import search.prob
 from evolve.players import PLAYERS, make_evaluator
 from organisms import Expert, Material
 from search import MATE, Engine, Limit, ProbEngine, make_engine
+from search.base import SearchResult
 from search.games.roundrobin import default_name
 from search.games.suite import run_suite
 from search.players.player import EnginePlayer, make_player
@@ -32,7 +33,7 @@ from search.uci import UciFrontEnd
 
 from .conftest import TickingClock, run_mimic
 from .test_engine import MATES, _random_playout_positions
-from .test_search_correctness import INF, _quiesce, _victim_first, positions
+from .test_search_correctness import INF, _iterations, _quiesce, _victim_first, positions
 
 # WAC positions whose best move mates in 2 (the bm move; our depth search at depth 4 agrees that it mates in 2).
 WAC_MATES_IN_2 = [
@@ -84,7 +85,7 @@ def test_being_mated_and_terminal_roots() -> None:
 
 
 def test_never_returns_an_illegal_move_at_tiny_budgets() -> None:
-    positions = _random_playout_positions(seed=11, games=6, max_plies=120)
+    positions = _random_playout_positions(seed=11, games=3, max_plies=120)  # 360 positions
     # Positions with exactly one legal move, some of them in check, on top of the playouts.
     forced = [chess.Board(f) for f in ("k7/2K5/8/8/8/8/8/1R6 b - - 0 1", "R6k/8/5K2/8/8/8/8/8 b - - 0 1",
                                        "8/8/8/8/8/5k2/7p/7K w - - 0 1")]
@@ -247,12 +248,18 @@ def test_unpruned_uniform_search_equals_minimax(use_tt: bool, uniform_minimax: l
                                                 ) -> None:
     # Aspiration, delta pruning and table cutoffs off (with the table on, it only orders moves): the score of
     # iteration k is the minimax value of the tree the threshold 4^-(k-1) defines (the cases: _uniform_cases).
+    # Each board is searched once, to its last iteration; iteration k of that search is a search to k.
     ev = Material()
+    last: dict[int, int] = {}
+    for board, iteration, _ in uniform_minimax:
+        last[id(board)] = max(iteration, last.get(id(board), 0))
+    found: dict[int, dict[int, SearchResult]] = {}
     for board, iteration, want in uniform_minimax:
-        engine = ProbEngine(ev, probabilities="uniform", aspiration=False, delta_pruning=False,
-                            tt_cutoffs=False, use_tt=use_tt)
-        r = engine.search(board, Limit(depth=iteration))
-        assert r.score == want, (board.fen(), iteration)
+        if id(board) not in found:
+            engine = ProbEngine(ev, probabilities="uniform", aspiration=False, delta_pruning=False,
+                                tt_cutoffs=False, use_tt=use_tt)
+            found[id(board)] = _iterations(engine, board, last[id(board)])
+        assert found[id(board)][iteration].score == want, (board.fen(), iteration)
 
 
 # ---------------------------------------------------------------------- the spec suffix

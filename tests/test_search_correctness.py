@@ -23,6 +23,8 @@ Positions: 30 random playouts (``mentor.samplers.random_playouts``, seed 10) and
 positions. Cost (the reference is the slow part): depths 1 and 2 on all 54, depth 3 on every third,
 depth 4 on the 4 with the fewest legal moves; evaluator ``organisms.Material`` (cheap), plus the expert
 at depths 1-2 on 8 positions, so that a non-trivial evaluation goes through the engine's cache and clamp.
+The engine searches each position once, to the deepest of its depths, and every iteration of that search is
+compared (iteration ``k`` of a search is what a search to depth ``k`` returns; see ``_iterations``).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from mentor.samplers import random_playouts
 from organisms import Expert, Material
 from organisms.expert import EXPERT_WEIGHTS
 from search import MATE, Engine, Limit
-from search.base import MATE_BOUND, Evaluator
+from search.base import MATE_BOUND, Evaluator, SearchResult
 from search.formats.epd import read_epd
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +71,11 @@ def _quiesce(board: chess.Board, ev: Evaluator, ply: int, qply: int, alpha: int,
                 return beta
             alpha = max(alpha, stand)
         moves = sorted(board.generate_legal_captures(), key=_victim_first(board))
-        moves += [m for m in board.generate_legal_moves(board.pawns, ~board.occupied) if m.promotion == chess.QUEEN]
+        # Non-capturing queen promotions: pushes of a pawn on its seventh rank to the empty last rank.
+        seventh = board.pawns & board.occupied_co[board.turn] & (chess.BB_RANK_7 if board.turn else chess.BB_RANK_2)
+        if seventh:
+            moves += [m for m in board.generate_legal_moves(seventh, chess.BB_BACKRANKS & ~board.occupied)
+                      if m.promotion == chess.QUEEN]
     for m in moves:
         board.push(m)
         v = -_quiesce(board, ev, ply + 1, qply + 1, -beta, -alpha, window)
@@ -107,6 +113,22 @@ def _node(board: chess.Board, ev: Evaluator, depth: int, ply: int, alpha: int, b
     return alpha if window else best
 
 
+class _Remembered:
+    """``ev`` with each position's value remembered: the evaluators here read only where the pieces stand and
+    whose turn it is, so a position reached again (a transposition) has the same value."""
+
+    def __init__(self, ev: Evaluator) -> None:
+        self.ev = ev
+        self.seen: dict[tuple[int, ...], int] = {}
+
+    def evaluate(self, board: chess.Board) -> int:
+        key = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+               board.occupied_co[chess.WHITE], board.turn)
+        if key not in self.seen:
+            self.seen[key] = self.ev.evaluate(board)
+        return self.seen[key]
+
+
 def reference(board: chess.Board, ev: Evaluator, depth: int, window: bool = True) -> int:
     """The minimax value of ``board`` at ``depth`` (centipawns, side to move), as defined above."""
     b = board.copy()
@@ -136,28 +158,49 @@ def _cases(depth: int) -> list[int]:
     return sorted(range(n), key=lambda i: (positions()[i].legal_moves.count(), i))[:4]
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3, 4])
-def test_unpruned_engine_equals_minimax(depth: int) -> None:
+def _depths(i: int, deepest: int = 4) -> list[int]:
+    """The depths (at most ``deepest``) at which position ``i`` is compared: the ``d`` with ``i`` in ``_cases(d)``."""
+    return [d for d in range(1, deepest + 1) if i in _cases(d)]
+
+
+def _iterations(engine: Engine, board: chess.Board, depth: int) -> dict[int, SearchResult]:
+    """Depth -> the result of each iteration of one search of ``board`` to ``depth``.
+
+    A search to depth ``d`` runs iterations 1, 2, ... ``d`` (iterative deepening), each starting from the state
+    the previous one left; so iteration ``k`` here is exactly what a fresh engine's search to depth ``k``
+    returns, and one search per position gives every depth's score."""
+    seen: dict[int, SearchResult] = {}
+    final = engine.search(board, Limit(depth=depth), on_iteration=lambda r: seen.setdefault(r.depth, r)
+                          if r.bound == "exact" else None)
+    assert sorted(seen) == list(range(1, depth + 1)) and final.depth == depth and final.score == seen[depth].score
+    return seen
+
+
+def test_unpruned_engine_equals_minimax() -> None:
+    # Every position at each of its depths (_cases: 1 and 2 for all, 3 for every third, 4 for four).
     ev = Material()
     mismatches = []
-    for i in _cases(depth):
-        board = positions()[i]
-        want = reference(board, ev, depth)
-        bare = Engine(ev, use_tt=False, **NO_PRUNING).search(board, Limit(depth=depth))
-        with_tt = Engine(ev, hash_mb=1, **NO_PRUNING).search(board, Limit(depth=depth))
-        assert bare.depth == with_tt.depth == depth
-        if not (bare.score == with_tt.score == want):
-            mismatches.append((board.fen(), want, bare.score, with_tt.score))
+    for i, board in enumerate(positions()):
+        depths = _depths(i)
+        bare = _iterations(Engine(ev, use_tt=False, **NO_PRUNING), board, depths[-1])
+        with_tt = _iterations(Engine(ev, hash_mb=1, **NO_PRUNING), board, depths[-1])
+        for depth in depths:
+            want = reference(board, ev, depth)
+            if not (bare[depth].score == with_tt[depth].score == want):
+                mismatches.append((board.fen(), depth, want, bare[depth].score, with_tt[depth].score))
     assert not mismatches
 
 
-@pytest.mark.parametrize("depth", [1, 2])
-def test_unpruned_engine_equals_minimax_with_the_expert(depth: int) -> None:
+def test_unpruned_engine_equals_minimax_with_the_expert() -> None:
     ev = Expert()
+    remembered = _Remembered(ev)  # the reference's many evaluations are its cost
     for board in positions()[:4] + positions()[30:34]:
-        want = reference(board, ev, depth)
-        assert Engine(ev, use_tt=False, **NO_PRUNING).search(board, Limit(depth=depth)).score == want, board.fen()
-        assert Engine(ev, hash_mb=1, **NO_PRUNING).search(board, Limit(depth=depth)).score == want, board.fen()
+        bare = _iterations(Engine(ev, use_tt=False, **NO_PRUNING), board, 2)
+        with_tt = _iterations(Engine(ev, hash_mb=1, **NO_PRUNING), board, 2)
+        for depth in (1, 2):
+            want = reference(board, remembered, depth)
+            assert bare[depth].score == want, (board.fen(), depth)
+            assert with_tt[depth].score == want, (board.fen(), depth)
 
 
 def test_reference_is_plain_minimax() -> None:
@@ -206,14 +249,12 @@ MATES = [
 @pytest.mark.parametrize(("fen", "move", "mate"), MATES)
 def test_pruned_engine_finds_every_mate(fen: str, move: str, mate: int) -> None:
     board = chess.Board(fen)
-    engine = Engine(Material())
+    found = _iterations(Engine(Material()), board, 2 * mate + 1)  # each depth as a fresh search to it
     for depth in range(1, 2 * mate - 1):  # shallower: a mate may be seen (check extensions), never a shorter one
-        engine.new_game()
-        r = engine.search(board, Limit(depth=depth))
+        r = found[depth]
         assert r.mate is None or r.mate == mate, (depth, r.score)
     for depth in range(2 * mate - 1, 2 * mate + 2):  # at the mate's depth and two plies deeper
-        engine.new_game()
-        r = engine.search(board, Limit(depth=depth))
+        r = found[depth]
         assert r.move == chess.Move.from_uci(move) and r.mate == mate, (depth, r.score)
         b = board.copy()
         for m in r.pv:
@@ -248,10 +289,11 @@ def test_pruned_engine_never_claims_a_mate_that_is_not_there() -> None:
     # mate against it means every move allows a forced mate within k - 1 plies.
     ev = Material()
     claims = 0
-    for depth in (1, 2, 3, 4):
-        for i in _cases(depth):
-            board = positions()[i]
-            r = Engine(ev).search(board, Limit(depth=depth))
+    for i, board in enumerate(positions()):
+        depths = _depths(i)
+        found = _iterations(Engine(ev), board, depths[-1])  # each depth as a fresh search to it
+        for depth in depths:
+            r = found[depth]
             if abs(r.score) < MATE_BOUND:
                 continue
             claims += 1
