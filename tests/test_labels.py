@@ -181,6 +181,7 @@ COMMITTED_LABELS = {
     "paper-stockfish/labels.epd": ("bb3b83af7d8f89aaaf932f4d56ce4dfcc76dd9aec23eb2e529b5a63a59e49a2c", 5000),
     "rich-builtin/labels.epd": ("e871141232029531f5d5de9c2262a2743ebf965f1e8dae6ac3e3f0de4ec23b30", 40000),
     "rich-stockfish/labels.epd": ("bbf00f8d472de2591a7e33f4754f67cc3b57118dea2f05fc3a27bae073d6c99e", 200000),
+    "wdl-study/selfplay-labels.epd": ("070ba1524604b76e2edc5b5801418bba5063274b5c08eab80f3d64d388dd7fe2", 7415),
 }
 
 
