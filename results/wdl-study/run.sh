@@ -37,9 +37,9 @@ row() {  # NAME LABELS FLAGS...
   echo "$name: $(grep -m1 '^Score' $d/vs-expert-2000n.log || tail -n 1 $d/vs-expert-2000n.log)"
 }
 
-row l1 $L --loss l1
 row wdl $L --loss wdl
-row wdl-result $L --loss wdl --lambda-result 0.5
 row wdl-quiet $L --loss wdl --quiet-labels
+row wdl-result $L --loss wdl --lambda-result 0.5
 row wdl-self $R/with-selfplay.labels --loss wdl
+row l1 $L --loss l1
 .venv/bin/python benchmarks/wdl_study.py $R > $R/study.md
