@@ -200,6 +200,16 @@ def test_evolve_command_writes_results_and_resumes(cli: CliRunner, synthetic: tu
     cli(*common, "--out", str(tmp_path / "b"), "--generations", "20", check=True)
     again = cli(*common, "--out", str(tmp_path / "b"), "--generations", "40")
     assert again.returncode == 2 and "--resume" in again.stderr  # a checkpoint is never overwritten silently
+    # Another loss or label set on --resume is refused in one line: the checkpoint's best organism no longer has
+    # the held-out loss its logbook recorded. The checkpoint is left as it was.
+    before = (tmp_path / "b" / "checkpoint.npz").read_bytes()
+    other = tmp_path / "other.epd"
+    _write_labels(other, boards[:1500], y[:1500] + 50, with_results=False)  # every score 50 cp higher
+    for argv in ([*common, "--loss", "wdl"], [*common[:1], str(other), *common[2:]]):
+        refused = cli(*argv, "--out", str(tmp_path / "b"), "--generations", "40", "--resume")
+        assert refused.returncode == 2 and "evolved against another objective" in refused.stderr, refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1
+    assert (tmp_path / "b" / "checkpoint.npz").read_bytes() == before
     cli(*common, "--out", str(tmp_path / "b"), "--generations", "40", "--resume", check=True)
     a = json.loads((tmp_path / "a" / "organism.json").read_text())
     b = json.loads((tmp_path / "b" / "organism.json").read_text())

@@ -47,7 +47,14 @@ import numpy as np
 from deap import base, tools
 
 from evolve.ga.blas import one_blas_thread
-from evolve.ga.checkpoint import CheckpointError, checkpoint_exists, jsonable_state, read_checkpoint, write_checkpoint
+from evolve.ga.checkpoint import (
+    CheckpointError,
+    CheckpointState,
+    checkpoint_exists,
+    jsonable_state,
+    read_checkpoint,
+    write_checkpoint,
+)
 from evolve.ga.objectives import Objective
 from evolve.ga.operators import (
     as_individual,
@@ -237,6 +244,22 @@ class Evolution:
         write_checkpoint(path, meta, population=self.population, losses=self.losses, hof_bits=hof_bits,
                          hof_losses=hof_losses)
 
+    def _check_objective(self, state: CheckpointState) -> None:
+        """Raise :class:`CheckpointError` when this run's objective is not the checkpoint's: its last generation's
+        best organism, scored on this run's held-out rows, must have the held-out loss its logbook recorded (to
+        a relative 1e-9). Another label file, objective, loss, win-probability model, K, λ, power, quiet filter,
+        target or split changes it; the GA settings are compared by :meth:`load` itself."""
+        recorded = float(state.logbook[-1]["held_out"]) if state.logbook else float("nan")
+        if not len(self.held_rows) or not np.isfinite(recorded):
+            return
+        best = int(np.argmin(state.losses))
+        now = float(self.objective.losses(self.genome.decode(state.population[best:best + 1]), self.held_rows)[0])
+        if not np.isclose(now, recorded, rtol=1e-9, atol=1e-12):
+            raise CheckpointError(f"{state.source}: the checkpoint was evolved against another objective (its best "
+                                  f"organism's held-out loss was {recorded:.6g}, against this run's labels and "
+                                  f"loss {now:.6g}): resume with the same labels and objective flags, or choose "
+                                  f"another --out")
+
     def load(self, path: Path, allow_more_generations: bool = True) -> None:
         """Restore a checkpoint written by :meth:`save` with the same settings (``generations`` may grow).
 
@@ -261,6 +284,7 @@ class Evolution:
         if saved != mine:
             diff = {k: (saved.get(k), v) for k, v in mine.items() if saved.get(k) != v}
             raise CheckpointError(f"{state.source}: settings differ from the checkpoint's (checkpoint, now): {diff}")
+        self._check_objective(state)
         rng_ops = np.random.default_rng()
         rng_sample = np.random.default_rng()
         for rng, key in ((rng_ops, "rng_ops"), (rng_sample, "rng_sample")):
