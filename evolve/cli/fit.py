@@ -35,8 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from organisms.genome import layout_genome
 
     prog = "mimic fit"
-    if args.loss is None:
-        args.loss = ["l1"]
+    args.loss = list(dict.fromkeys(args.loss or ["l1"]))  # each loss once, in the order given
     try:
         ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs,
                           layout=args.genome, quiet=args.quiet_labels)

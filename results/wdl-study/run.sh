@@ -7,8 +7,10 @@
 #   wdl-quiet   wdl on quiet labels only (--quiet-labels: not in check, the mentor's best move no capture/promotion)
 #   wdl-self    wdl on the labels plus 8,000 positions of mimic's own games (selfplay.sh: the expert against the
 #               organism it taught, 0.05 s a move, labelled by Stockfish at depth 10)
+#   fit-wdl, fit-l1  the exact fits' nearest organisms (wdl: L-BFGS-B from the L1 fit; l1: IRLS), played without a GA
 # Each row: the exact fit's ceiling for its loss (fit.log), the GA (3,000 generations, seed 1), its winner against the
-# expert at 2,000 nodes a move (200 games, the shipped openings), and STS at 10,000 nodes a position.
+# expert at 2,000 nodes a move (200 games on the shipped openings, or fewer when an SPRT [0, 20] decides), and STS
+# at 10,000 nodes a position.
 # From the repository root: bash results/wdl-study/run.sh   (needs .venv from `make test`, Stockfish). Resumable:
 # every step skips what it already wrote or resumes it.
 set -euo pipefail
@@ -21,23 +23,36 @@ if [ ! -s $R/with-selfplay.labels ]; then  # the two label files, one after the 
   cat $L $R/selfplay-labels.epd > $R/with-selfplay.labels.tmp && mv $R/with-selfplay.labels.tmp $R/with-selfplay.labels
 fi
 
-row() {  # NAME LABELS FLAGS...
+play() {  # FOLDER ORGANISM: the match against the expert at 2,000 nodes (200 games, or fewer when the SPRT of
+  # elo0 0, elo1 20, alpha = beta = 0.05 decides: the issue's goal is above 0), then STS at 10,000 nodes
+  local d=$1 organism=$2
+  $M match organism:$organism expert --games 200 --jobs 2 --nodes 2000 --sprt 0,20,0.05,0.05 \
+    --pgn $d/vs-expert-2000n.pgn --resume > $d/vs-expert-2000n.log 2>&1
+  $M suite benchmarks/data/sts-v3.epd --engine organism:$organism@nodes=10000 --movetime 60 --jobs 2 \
+    --no-progress --csv $d/sts-10000n.csv --resume > $d/sts-10000n.log 2>&1
+}
+
+row() {  # NAME LABELS FLAGS...: the exact fits for the row's loss (their nearest organisms fit-*.json), the GA, play
   local name=$1 labels=$2; shift 2
   local d=$R/$name
   mkdir -p $d
-  [ -s $d/fit.log ] || $M fit $labels --genome rich --seed 1 "$@" --jobs 2 > $d/fit.log 2>&1
+  [ -s $d/fit-l1.json ] || $M fit $labels --genome rich --seed 1 --loss l1 "$@" --out $d/fit.json --jobs 2 \
+    > $d/fit.log 2>&1
   if [ ! -f $d/organism.json ]; then
     local resume=; [ -f $d/checkpoint.npz ] && resume=--resume
     $M evolve $labels --genome rich --out $d --seed 1 --jobs 2 --no-progress $resume "$@" > $d/evolve.log 2>&1
   fi
-  $M match organism:$d/organism.json expert --games 200 --jobs 2 --nodes 2000 --pgn $d/vs-expert-2000n.pgn \
-    --resume > $d/vs-expert-2000n.log 2>&1
-  $M suite benchmarks/data/sts-v3.epd --engine organism:$d/organism.json@nodes=10000 --movetime 60 --jobs 2 \
-    --no-progress --csv $d/sts-10000n.csv --resume > $d/sts-10000n.log 2>&1
-  echo "$name: $(grep -m1 '^Score' $d/vs-expert-2000n.log || tail -n 1 $d/vs-expert-2000n.log)"
+  play $d $d/organism.json
+}
+
+ceiling() {  # NAME ORGANISM: an exact fit's nearest organism played as it is (no GA)
+  mkdir -p $R/$1
+  play $R/$1 $2
 }
 
 row wdl $L --loss wdl
+ceiling fit-wdl $R/wdl/fit-wdl.json
+ceiling fit-l1 $R/wdl/fit-l1.json
 row wdl-quiet $L --loss wdl --quiet-labels
 row wdl-result $L --loss wdl --lambda-result 0.5
 row wdl-self $R/with-selfplay.labels --loss wdl
