@@ -32,11 +32,11 @@ play() {  # FOLDER ORGANISM: the match against the expert at 2,000 nodes (200 ga
     --no-progress --csv $d/sts-10000n.csv --resume > $d/sts-10000n.log 2>&1
 }
 
-row() {  # NAME LABELS FLAGS...: the exact fits for the row's loss (their nearest organisms fit-*.json), the GA, play
+row() {  # NAME LABELS FLAGS...: the exact fits for the row's loss (their nearest organisms ceiling-*.json), the GA, play
   local name=$1 labels=$2; shift 2
   local d=$R/$name
   mkdir -p $d
-  [ -s $d/fit-l1.json ] || $M fit $labels --genome rich --seed 1 --loss l1 "$@" --out $d/fit.json --jobs 2 \
+  [ -s $d/ceiling-l1.json ] || $M fit $labels --genome rich --seed 1 --loss l1 "$@" --out $d/ceiling.json --jobs 2 \
     > $d/fit.log 2>&1
   if [ ! -f $d/organism.json ]; then
     local resume=; [ -f $d/checkpoint.npz ] && resume=--resume
@@ -51,8 +51,8 @@ ceiling() {  # NAME ORGANISM: an exact fit's nearest organism played as it is (n
 }
 
 row wdl $L --loss wdl
-ceiling fit-wdl $R/wdl/fit-wdl.json
-ceiling fit-l1 $R/wdl/fit-l1.json
+ceiling fit-wdl $R/wdl/ceiling-wdl.json
+ceiling fit-l1 $R/wdl/ceiling-l1.json
 row wdl-quiet $L --loss wdl --quiet-labels
 row wdl-result $L --loss wdl --lambda-result 0.5
 row wdl-self $R/with-selfplay.labels --loss wdl
