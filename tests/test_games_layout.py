@@ -17,10 +17,11 @@ import chess.polyglot
 from evolve.players import make_evaluator
 from search.book.keys import book_key, piece_part, pieces_hash, signed_key, update_pieces_hash
 from search.games.game import GameResult, TimeControl
-from search.games.match import MatchSettings, MatchSummary, run_match
+from search.games.match import MatchSettings, run_match
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_games, read_pgn_text, repair_pgn
 from search.games.roundrobin import RoundRobinSettings, run_round_robin
+from search.games.stats import SPRT_MIN_GAMES
 from search.games.suite import SuiteCsv, SuiteRow, read_csv, write_csv
 
 A, B = "material@depth=1", "expert@depth=1"
@@ -113,14 +114,15 @@ def test_repair_keeps_the_whole_games_and_leaves_no_temporary_file(tmp_path: Pat
 
 def test_the_sprt_stops_the_match_inside_the_one_loop(tmp_path: Path) -> None:
     # elo0 = -400, elo1 = -300 (A much weaker), alpha = beta = 0.5: the bounds are log(0.5/0.5) = 0 on both
-    # sides, so the first game's log-likelihood ratio decides at once and the match stops after one game.
-    seen: list[MatchSummary] = []
-    summary = run_match(MatchSettings(A, B, games=4, openings=_openings(), tc=TimeControl(depth=1),
+    # sides, so any log-likelihood ratio decides as soon as the SPRT may: after SPRT_MIN_GAMES (10) games.
+    seen: list[str | None] = []  # the decision after each game (the summary is one object, updated)
+    summary = run_match(MatchSettings(A, B, games=14, openings=_openings(), tc=TimeControl(depth=1),
                                       sprt=(-400.0, -300.0, 0.5, 0.5)), make_evaluator, tmp_path / "s.pgn",
-                        on_game=lambda g, s: seen.append(s))
-    assert summary.n == 1 and summary.stopped_early and len(seen) == 1
+                        on_game=lambda g, s: seen.append(s.sprt_result.decision if s.sprt_result else "none"))
+    assert summary.n == SPRT_MIN_GAMES == 10 and summary.stopped_early and len(seen) == 10
+    assert seen[:-1] == [None] * 9 and seen[-1] in ("H0", "H1")
     assert summary.sprt_result is not None and summary.sprt_result.decision is not None
-    assert len(read_pgn_games(tmp_path / "s.pgn")[0]) == 1
+    assert len(read_pgn_games(tmp_path / "s.pgn")[0]) == 10
 
 
 def test_the_incremental_piece_hash_is_the_polyglot_hash_along_random_games() -> None:

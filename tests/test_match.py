@@ -80,6 +80,17 @@ def _exact_llr(counts: list[int], outcomes: list[float], s0: float, s1: float) -
     return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0, strict=True) if c)
 
 
+def test_sprt_waits_for_ten_games() -> None:
+    # One lost game: the regularised variance is (0.001 x 1 + 0.001 x 0.25) / 1.002 ~ 0.00125 and the LLR about
+    # -12, far below log(0.05/0.95) = -2.94: without the wait the SPRT accepted H0 after one game.
+    one = sprt(0, 0, 1, 0, 20)
+    assert one.llr < one.lower and one.decision is None
+    assert sprt(0, 0, 9, 0, 20).decision is None  # nine losses: still waiting
+    assert sprt(0, 0, 10, 0, 20).decision == "H0"  # ten straight losses decide
+    assert sprt(0, 0, 0, 0, 20, pairs=[4, 0, 0, 0, 0]).decision is None  # 4 pairs = 8 games
+    assert sprt(0, 0, 0, 0, 20, pairs=[5, 0, 0, 0, 0]).decision == "H0"  # 5 lost pairs = 10 games
+
+
 def test_sprt_normal_approximation_is_close_to_the_exact_llr() -> None:
     s0, s1 = expected_score(0), expected_score(5)
     exact = _exact_llr([3500, 3000, 3300], [1.0, 0.5, 0.0], s0, s1)

@@ -10,7 +10,9 @@ Conventions follow cutechess-cli (``tools/elo.cpp``, ``sprt.cpp``) and fishtest:
   (Michel Van den Bergh): ``LLR ≈ N (s₁ − s₀)(2μ − s₀ − s₁) / (2 σ²)`` with ``sᵢ`` the expected scores
   of ``elo0`` and ``elo1`` and ``σ²`` the per-game (or, from pairs, per-pair) score variance. Bounds
   ``log(β / (1 − α))`` and ``log((1 − β) / α)``. Empty outcome classes count as 0.001 (as fishtest
-  regularises), so that a one-sided record still has a variance.
+  regularises), so that a one-sided record still has a variance. No decision is taken before
+  :data:`SPRT_MIN_GAMES` games: on a handful of games that variance is the regulariser's, not the match's (one
+  lost game gave an LLR of −11.9 against bounds of ±2.94), as cutechess waits for wins, draws and losses.
 """
 
 from __future__ import annotations
@@ -74,15 +76,23 @@ def pentanomial(pair_scores: Sequence[float]) -> list[int]:
     return counts
 
 
+SPRT_MIN_GAMES = 10
+"""Games (five opening pairs) before the SPRT may decide (see the module docstring)."""
+
+
 @dataclass(frozen=True)
 class SprtResult:
     llr: float
     lower: float
     upper: float
+    games: int = SPRT_MIN_GAMES
 
     @property
     def decision(self) -> str | None:
-        """``"H1"`` (elo1 accepted), ``"H0"`` (elo0 accepted) or ``None`` (continue)."""
+        """``"H1"`` (elo1 accepted), ``"H0"`` (elo0 accepted) or ``None`` (continue, and always before
+        :data:`SPRT_MIN_GAMES` games)."""
+        if self.games < SPRT_MIN_GAMES:
+            return None
         if self.llr >= self.upper:
             return "H1"
         if self.llr <= self.lower:
@@ -119,4 +129,5 @@ def sprt(wins: int, draws: int, losses: int, elo0: float, elo1: float, alpha: fl
         llr = llr_from_outcomes([0.0, 0.25, 0.5, 0.75, 1.0], pairs, elo0, elo1)
     else:
         llr = llr_from_outcomes([1.0, 0.5, 0.0], [wins, draws, losses], elo0, elo1)
-    return SprtResult(llr, lower, upper)
+    games = wins + draws + losses or 2 * sum(pairs or ())
+    return SprtResult(llr, lower, upper, games)
