@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from organisms.pesto import EG_VALUE, MG_VALUE
 from search.runtime.provenance import describe
 
-ROWS = ("l1", "wdl", "wdl-result", "wdl-quiet", "wdl-self")
+ROWS = ("l1", "fit-l1", "wdl", "fit-wdl", "wdl-init", "wdl-quiet", "fit-wdl-quiet", "wdl-result", "fit-wdl-result",
+        "wdl-self", "fit-wdl-self")
 PIECES = ("pawn", "knight", "bishop", "rook", "queen")
 PESTO = {p: (MG_VALUE[i] + EG_VALUE[i]) / 2 for i, p in enumerate(PIECES)}
 
@@ -56,7 +57,9 @@ def errors(folder: Path) -> str:
 
 
 def material(folder: Path) -> tuple[str, str]:
-    path = folder / "organism.json"
+    log = folder / "vs-expert-2000n.log"  # the organism the row played, as its match names it
+    played = re.match(r"organism:(\S+) vs expert", log.read_text()) if log.exists() else None
+    path = Path(played.group(1)) if played else folder / "organism.json"
     if not path.exists():
         return "–", "–"
     genes = {g["name"]: float(g["value"]) for g in json.loads(path.read_text())["genes"]}

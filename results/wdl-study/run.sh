@@ -8,6 +8,10 @@
 #   wdl-self    wdl on the labels plus 8,000 positions of mimic's own games (selfplay.sh: the expert against the
 #               organism it taught, 0.05 s a move, labelled by Stockfish at depth 10)
 #   fit-wdl, fit-l1  the exact fits' nearest organisms (wdl: L-BFGS-B from the L1 fit; l1: IRLS), played without a GA
+#   fit-wdl-quiet, fit-wdl-result, fit-wdl-self  the same wdl fit on each label variant (no GA: the label variants
+#               compared without the GA's noise)
+#   wdl-init    the GA with --loss wdl started from the exact L1 fit's organism (--init): from a random start the
+#               wdl GA ends in another basin (row wdl: pieces twice PeSTO's, the pawn 26 cp, 1.38 x the ceiling)
 # Each row: the exact fit's ceiling for its loss (fit.log), the GA (3,000 generations, seed 1), its winner against the
 # expert at 2,000 nodes a move (200 games on the shipped openings, or fewer when an SPRT [0, 20] decides), and STS
 # at 10,000 nodes a position.
@@ -50,9 +54,22 @@ ceiling() {  # NAME ORGANISM: an exact fit's nearest organism played as it is (n
   play $R/$1 $2
 }
 
+fitrow() {  # NAME LABELS FLAGS...: the exact wdl fit of a label variant, played as it is (no GA)
+  local name=$1 labels=$2; shift 2
+  local d=$R/$name
+  mkdir -p $d
+  [ -s $d/ceiling-wdl.json ] || $M fit $labels --genome rich --seed 1 --loss l1 --loss wdl "$@" --out $d/ceiling.json \
+    --jobs 2 > $d/fit.log 2>&1
+  play $d $d/ceiling-wdl.json
+}
+
 row wdl $L --loss wdl
 ceiling fit-wdl $R/wdl/ceiling-wdl.json
 ceiling fit-l1 $R/wdl/ceiling-l1.json
+fitrow fit-wdl-quiet $L --quiet-labels
+fitrow fit-wdl-result $L --lambda-result 0.5
+fitrow fit-wdl-self $R/with-selfplay.labels
+row wdl-init $L --loss wdl --init $R/wdl/ceiling-l1.json
 row wdl-quiet $L --loss wdl --quiet-labels
 row wdl-result $L --loss wdl --lambda-result 0.5
 row wdl-self $R/with-selfplay.labels --loss wdl
