@@ -233,6 +233,11 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     summary = run_match(settings, make_evaluator, tmp_path / "s.pgn")
     assert summary.sprt_result is not None and summary.sprt_result.decision == "H1"
     assert summary.stopped_early and summary.n < 40
+    # Resumed, the PGN's games decide already: no game is played (one more was, before the fix).
+    before = (tmp_path / "s.pgn").read_bytes()
+    again = run_match(settings, make_evaluator, tmp_path / "s.pgn", resume=True)
+    assert (again.n, again.resumed, again.stopped_early) == (summary.n, summary.n, True)
+    assert (tmp_path / "s.pgn").read_bytes() == before
 
 
 def test_play_game_records_the_opening_moves_and_adjudicates_length() -> None:

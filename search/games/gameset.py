@@ -74,7 +74,8 @@ def play_game_set(tally: T, todo: Sequence[Scheduled], make_evaluator: PlayerReg
     The games the PGN holds already (same round, same names; ``names`` maps a spec to its header name) are
     added first and counted in ``tally.resumed`` (a torn game at the end is dropped first, ``on_repair`` is
     told); then each game played is appended to the PGN, learnt by ``options.learn``'s book, added to
-    ``tally`` and given to ``on_game``; the set ends early when ``stop(tally)`` says so after a game.
+    ``tally`` and given to ``on_game``; the set ends early when ``stop(tally)`` says so after a game (or after
+    the resumed games, before any is played).
     ``tally.seconds`` is this run's wall time. Raises ``FileExistsError`` for an existing PGN without
     ``resume``, ``OSError`` when the PGN cannot be opened and :class:`~search.games.pgnlog.PgnWriteError`
     when a game cannot be written."""
@@ -84,6 +85,8 @@ def play_game_set(tally: T, todo: Sequence[Scheduled], make_evaluator: PlayerReg
     tally.resumed = tally.n
     done = {g.round for g in tally.games}
     todo = [t for t in todo if t[0] not in done]
+    if tally.n and stop is not None and stop(tally):  # the resumed games decide already: play none
+        todo = []
     book = open_learning(options.learn, pgn)
     games = play_schedule(todo, make_evaluator, pgn, jobs=options.jobs, tc=options.tc,
                           adjudication=options.adjudication, event=options.event, hash_mb=options.hash_mb,

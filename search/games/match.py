@@ -136,21 +136,27 @@ def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path:
     (see :func:`search.games.pgnlog.append_whole`).
 
     A resumed match first drops a torn game at the end of the PGN (``on_repair`` is told) and counts
-    the whole games already there. After each game played the SPRT (when ``settings.sprt`` asks for one)
-    is updated before ``on_game`` is called, and a decision ends the match. Raises ``FileExistsError`` for
+    the whole games already there; when their SPRT (if ``settings.sprt`` asks for one) has decided, no game is
+    played. After each game played the SPRT is updated before ``on_game`` is called, and a decision ends the
+    match. Raises ``FileExistsError`` for
     an existing PGN without ``resume``, ``OSError`` when the PGN cannot be opened and
     :class:`~search.games.pgnlog.PgnWriteError` when a game cannot be written.
     """
 
-    def played(g: GameResult, summary: MatchSummary) -> None:
+    def update_sprt(summary: MatchSummary) -> None:
         if settings.sprt is not None:
             elo0, elo1, alpha, beta = settings.sprt
             summary.sprt_result = sprt(summary.wins, summary.draws, summary.losses, elo0, elo1, alpha, beta,
                                        pairs=summary.pentanomial if sum(summary.pentanomial) else None)
+
+    def played(g: GameResult, summary: MatchSummary) -> None:
+        update_sprt(summary)
         if on_game is not None:
             on_game(g, summary)
 
     def decided(summary: MatchSummary) -> bool:
+        if summary.sprt_result is None:  # the resumed games, before any is played
+            update_sprt(summary)
         if summary.sprt_result is None or summary.sprt_result.decision is None:
             return False
         summary.stopped_early = summary.n < settings.games
