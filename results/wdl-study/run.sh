@@ -22,7 +22,7 @@ cd "$(dirname "$0")/../.."
 M=.venv/bin/mimic
 R=results/wdl-study
 L=results/rich-stockfish/labels.epd
-bash $R/selfplay.sh
+[ -s $R/selfplay-labels.epd.json ] || bash $R/selfplay.sh  # done once (its logs are the record)
 if [ ! -s $R/with-selfplay.labels ]; then  # the two label files, one after the other (EPD lines; not committed)
   cat $L $R/selfplay-labels.epd > $R/with-selfplay.labels.tmp && mv $R/with-selfplay.labels.tmp $R/with-selfplay.labels
 fi
