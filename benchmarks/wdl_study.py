@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -28,11 +29,17 @@ PIECES = ("pawn", "knight", "bishop", "rook", "queen")
 PESTO = {p: (MG_VALUE[i] + EG_VALUE[i]) / 2 for i, p in enumerate(PIECES)}
 
 
+def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:
+    found = list(matches)
+    return found[-1] if found else None
+
+
 def match_line(folder: Path) -> str:
     log = folder / "vs-expert-2000n.log"
     text = log.read_text() if log.exists() else ""
-    score = re.search(r"^Score of .* vs expert: (\d+) - (\d+) - (\d+)\s+\[([\d.]+)\] (\d+)", text, re.M)
-    elo = re.search(r"^Elo difference: (\S+) \+/- (\S+)", text, re.M)
+    # run.sh appends a rerun's log: the last summary counts every game
+    score = _last(re.finditer(r"^Score of .* vs expert: (\d+) - (\d+) - (\d+)\s+\[([\d.]+)\] (\d+)", text, re.M))
+    elo = _last(re.finditer(r"^Elo difference: (\S+) \+/- (\S+)", text, re.M))
     if not score:
         games = re.findall(r"\[([\d.]+)\]\s*$", text, re.M)
         return f"{float(games[-1]):.1%} after {len(games)} games (running)" if games else "–"
@@ -42,7 +49,7 @@ def match_line(folder: Path) -> str:
 
 def sts_points(folder: Path) -> str:
     log = folder / "sts-10000n.log"
-    m = re.search(r"points (\d+) / (\d+)", log.read_text()) if log.exists() else None
+    m = _last(re.finditer(r"points (\d+) / (\d+)", log.read_text())) if log.exists() else None
     return m.group(1) if m else "–"
 
 

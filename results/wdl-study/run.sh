@@ -31,9 +31,9 @@ play() {  # FOLDER ORGANISM: the match against the expert at 2,000 nodes (200 ga
   # elo0 0, elo1 20, alpha = beta = 0.05 decides: the goal is above 0), then STS at 10,000 nodes
   local d=$1 organism=$2
   $M match organism:$organism expert --games 200 --jobs 2 --nodes 2000 --sprt 0,20,0.05,0.05 \
-    --pgn $d/vs-expert-2000n.pgn --resume > $d/vs-expert-2000n.log 2>&1
+    --pgn $d/vs-expert-2000n.pgn --resume >> $d/vs-expert-2000n.log 2>&1  # appended: a rerun keeps the record
   $M suite benchmarks/data/sts-v3.epd --engine organism:$organism@nodes=10000 --movetime 60 --jobs 2 \
-    --no-progress --csv $d/sts-10000n.csv --resume > $d/sts-10000n.log 2>&1
+    --no-progress --csv $d/sts-10000n.csv --resume >> $d/sts-10000n.log 2>&1
 }
 
 row() {  # NAME LABELS FLAGS...: the exact fits for the row's loss (their nearest organisms ceiling-*.json), the GA, play
