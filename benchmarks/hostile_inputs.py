@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -49,15 +50,11 @@ MIMIC = [sys.executable, "-m", "evolve.cli"]
 TIMEOUT = 120.0
 
 
-def mimic(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MIMIC, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600,
-                          env=_env())
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    return {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+def mimic(*args: object, cwd: Path, timeout: float = 600.0) -> subprocess.CompletedProcess[str]:
+    """``mimic ARGS`` in a process of its own (this checkout's code, one BLAS thread), its output captured."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run([*MIMIC, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=env)
 
 
 # ---------------------------------------------------------------------- mutations
@@ -283,9 +280,7 @@ def trial(kind: Kind, good: Path, work: Path, i: int, seed: int) -> tuple[str, s
     target = rng.choice(files)
     mutate_file(target, rng)
     try:
-        run: subprocess.CompletedProcess[str] | None = subprocess.run(
-            [*MIMIC, *map(str, kind.command(folder))], cwd=folder, capture_output=True, text=True, timeout=TIMEOUT,
-            env=_env())
+        run: subprocess.CompletedProcess[str] | None = mimic(*kind.command(folder), cwd=folder, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         run = None
     verdict = classify(run)
@@ -322,8 +317,7 @@ def main() -> None:
         scratch.mkdir(parents=True, exist_ok=True)
         warm = scratch / "warm"  # the unmutated files, read back once: they must pass, and caches are then warm
         shutil.copytree(good, warm, symlinks=True, dirs_exist_ok=True)
-        check = subprocess.run([*MIMIC, *map(str, kind.command(warm))], cwd=warm, capture_output=True, text=True,
-                               env=_env())
+        check = mimic(*kind.command(warm), cwd=warm)
         if check.returncode != 0:
             print(f"| {kind.name} | the unmutated files fail: {check.stderr.strip()[-300:]} |", flush=True)
             continue

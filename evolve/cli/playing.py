@@ -74,7 +74,7 @@ def check_book(spec: PlayerSpec, learn: str | None = None) -> None:
 
     if spec.book is None:
         return
-    if learn is not None and not Path(learn).exists() and _same_file(spec.book.path, learn):
+    if learn is not None and not Path(learn).exists() and Path(spec.book.path).resolve() == Path(learn).resolve():
         return
     try:
         with Book(spec.book.path, readonly=True) as book:
@@ -84,13 +84,6 @@ def check_book(spec: PlayerSpec, learn: str | None = None) -> None:
     except (OSError, ValueError, sqlite3.Error) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise SpecError(f"{spec.text!r}: cannot open the book {spec.book.path}: {why}") from exc
-
-
-def _same_file(a: str | object, b: str) -> bool:
-    """True when the paths ``a`` and ``b`` name one file (compared resolved: neither needs to exist)."""
-    from pathlib import Path
-
-    return Path(str(a)).resolve() == Path(b).resolve()
 
 
 def start_engines(texts: Iterable[str]) -> None:
