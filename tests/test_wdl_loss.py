@@ -31,6 +31,7 @@ from evolve.ga.wdl import (
 )
 from mentor.labels import Label, LabelWriter, parse_label
 from mentor.samplers import random_playouts
+from organisms import Organism
 from organisms.expert import Expert
 from organisms.genome import default_genome
 from tests.conftest import CliRunner
@@ -229,3 +230,28 @@ def test_labels_from_a_game_carry_its_move_number(cli: CliRunner, tmp_path: Path
     assert len(labels) == 4
     for label in labels:
         assert label.plies_to_end is not None and label.root_ply == 24 - label.plies_to_end
+
+
+@pytest.mark.parametrize("loss", ["l1", "wdl"])
+def test_init_fit_starts_from_the_exact_fit_of_the_runs_loss(labels: Path, tmp_path: Path, loss: str) -> None:
+    # Generation 0 only, every training row in the sample: the winner is the best of the population, which holds
+    # the fit's nearest organism, so its training loss is at most that organism's (computed here with numpy).
+    ga = GASettings(population=16, generations=0, sample=10_000, seed=3)
+    settings = RunSettings(labels=str(labels), out=str(tmp_path / loss), ga=ga, target="root", loss=loss,
+                           wdl_model="logistic", init="fit")
+    o = evolve(settings, "test", progress=False)
+    ds = o.dataset
+    assert isinstance(ds, Dataset)
+    fit = o.fit_wdl if loss == "wdl" else o.fit_l1
+    assert fit is not None
+    nearest = Organism.from_weights(fit.weights, default_genome()).weights
+    x, y = ds.features[ds.train], ds.y[ds.train]
+    if loss == "wdl":
+        assert isinstance(o.objective, WdlLoss)
+        t = o.objective.target
+        mine = wdl_loss(x, t.p[ds.train], nearest, t.k, t.power)
+    else:
+        mine = float(np.abs(x @ nearest - y).mean())
+    assert o.train_loss <= mine + 1e-12  # 16 random organisms miss the expert's scores by hundreds of cp: not this
+    with pytest.raises(ValueError, match="--init fit"):
+        RunSettings(labels=str(labels), out=str(tmp_path / "x"), ga=ga, objective="result", init="fit")

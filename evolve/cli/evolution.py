@@ -44,9 +44,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     m.add_argument("--agreement", choices=("count", "squared"), default=default(RunSettings, "agreement"),
                    help="agreement loss: 1 - rate (count) or 1 - rate^2 (the paper's squared count; it "
                         "matters only with --selection roulette)")
-    p.add_argument("--init", default=None, metavar="ORGANISM.json",
+    p.add_argument("--init", default=None, metavar="ORGANISM.json|fit",
                    help="start from this organism file (its chromosome and population-1 mutated copies) instead of "
-                        "random chromosomes")
+                        "random chromosomes; fit (mentor objective): from the nearest organism of the exact fit of "
+                        "the run's --loss")
     p.add_argument("--lambda", dest="lam", type=finite_float, default=default(RunSettings, "lam"),
                    help="result objective: weight exp(-n/lambda), n = plies to the game's end")
     p.add_argument("--checkpoint-every", type=positive_int, default=default(RunSettings, "checkpoint_every"),

@@ -34,7 +34,8 @@ class RunSettings:
     (417, with piece-square genes). The ``moves`` objective's options: ``player`` (a name as
     :func:`evolve.data.moves.player_matches` reads it), ``skip_plies``, ``moves_loss`` (``agreement`` or
     ``likelihood``) and ``agreement`` (``count`` or ``squared``). ``init``: an organism file whose
-    chromosome (and mutated copies of it) is generation 0, instead of random chromosomes.
+    chromosome (and mutated copies of it) is generation 0, instead of random chromosomes; ``"fit"`` (the
+    mentor objective only): the nearest organism of the exact fit of the run's own loss (:data:`INIT_FIT`).
     The mentor objective's loss (:mod:`evolve.ga.wdl`): ``loss`` ``l1`` (the paper's, mean absolute centipawns)
     or ``wdl`` (win-probability space: ``loss_power``, ``wdl_model``, ``lambda_result``). ``quiet_labels``:
     keep only quiet labels (:meth:`mentor.labels.Label.quiet`), for the mentor and result objectives."""
@@ -92,11 +93,18 @@ class RunSettings:
         if not 0 <= self.lambda_result <= 1:
             raise ValueError(f"lambda-result is the mentor's share of the target, within [0, 1], got "
                              f"{self.lambda_result}")
+        if self.init == INIT_FIT and self.objective != "mentor":
+            raise ValueError(f"--init fit starts from the mentor objective's exact fit (this run's objective: "
+                             f"{self.objective})")
         if self.quiet_labels and self.objective == "moves":
             raise ValueError("--quiet-labels filters label files; the moves objective reads games")
 
 
 OBJECTIVES = ("mentor", "result", "moves")
+
+INIT_FIT = "fit"
+"""``--init fit``: generation 0 is the nearest organism of the exact fit of the run's loss (the L1 fit for ``l1``,
+the L-BFGS-B wdl fit for ``wdl``) and mutated copies of it."""
 
 
 @dataclass
@@ -185,7 +193,7 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     genome = layout_genome(settings.genome, settings.encoding)
-    initial = initial_chromosome(settings.init, genome) if settings.init else None
+    initial = initial_chromosome(settings.init, genome) if settings.init and settings.init != INIT_FIT else None
     ds: Dataset | MoveData
     objective: Objective
     if settings.objective == "moves":
@@ -225,6 +233,10 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
                                      data_key=fit_l1.key)
     if settings.objective != "moves":
         seconds["exact fits"] = time.perf_counter() - t0
+    if settings.init == INIT_FIT:
+        start = fit_wdl if fit_wdl is not None else fit_l1
+        assert start is not None  # RunSettings allows --init fit with the mentor objective only
+        initial = Organism.from_weights(start.weights, genome).bits
     descent = None
     if settings.objective == "result":
         descent = coordinate_descent(genome, objective, train, held)
