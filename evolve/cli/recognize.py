@@ -30,6 +30,7 @@ def _k(text: str) -> int | None:
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    from evolve.cli.recognize_replay import add_replay_options
     from evolve.recognition import ExperimentSettings, TrainSettings
 
     p = command_parser(subparsers, NAME, [],
@@ -88,6 +89,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "query file's players (for queries from another population: other openings, another era)")
     a.add_argument("--held-out", action="store_true",
                    help="only the games DIR's split did not train or validate on (its test games, and new ones)")
+    a.add_argument("--method", choices=("clones", "replay"), default="clones",
+                   help="clones: DIR's clones score each query; replay: each of --candidates (engines that can be "
+                        "run) is asked to play the query's positions again, ranked by the moves it matches")
+    add_replay_options(a)
 
 
 class StageBars:
@@ -137,6 +142,10 @@ def _train_settings(args: argparse.Namespace) -> Any:
 def _classify(args: argparse.Namespace) -> int:
     import evolve.recognition as rec
 
+    if args.method == "replay":
+        from evolve.cli.recognize_replay import classify_replay
+
+        return classify_replay(args, progress_callback(args))
     manifest = rec.load_clones(args.dir)[0]
     players = manifest["players"]
     queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn, held_out=args.held_out,

@@ -96,29 +96,29 @@ class ReplayQuery(Query):
 
 
 def parse_candidates(texts: Sequence[str], registry: PlayerRegistry) -> list[Candidate]:
-    """``NAME=SPEC`` texts, each one candidate or a comma-separated list of them (names: no commas or ``=``), parsed
-    and checked: distinct names, specs the registry parses, external engines that start, organism files that
+    """``NAME=SPEC`` texts, each one candidate or a comma-separated list of them (names: none of ``, = @ : ? /``),
+    parsed and checked: distinct names, specs the registry parses, external engines that start, organism files that
     load. :class:`~search.players.spec.SpecError` (a ``MimicError``) naming the first bad one."""
     out: list[Candidate] = []
     for text in texts:
         for item in (t.strip() for t in text.split(",")):
             name, eq, spec = item.partition("=")
-            if not eq or not name.strip() or not spec.strip():
-                raise SpecError(f"candidate {item[:80]!r}: expected NAME=SPEC")
+            if not eq or not name.strip() or not spec.strip() or any(ch in name for ch in "@:?/"):
+                raise SpecError(f"candidate {item[:80]!r}: expected NAME=SPEC (a name holds no @ : ? /)")
             if name.strip() in {c.name for c in out}:
                 raise SpecError(f"candidate {name.strip()!r} named twice")
             out.append(Candidate(name.strip(), spec.strip()))
     if not out:
         raise SpecError("no candidates: give --candidates NAME=SPEC,...")
     for c in out:
-        s = registry.parse(c.spec)
-        if s.is_external:
-            check_engines([s])
-        else:
-            try:
+        try:
+            s = registry.parse(c.spec)
+            if s.is_external:
+                check_engines([s])
+            else:
                 make_player(s, registry, hash_mb=1).close()
-            except PlayerError as exc:
-                raise SpecError(f"{c.spec!r}: {exc}") from exc
+        except (SpecError, PlayerError) as exc:
+            raise SpecError(f"candidate {c.name}: {exc}") from exc
     return out
 
 
