@@ -111,3 +111,21 @@ def test_a_bad_candidate_is_refused_in_one_line(candidates: str, says: str, quer
     assert says in run.stderr
     with pytest.raises(SpecError, match=says.split()[0]):
         parse_candidates([candidates], PLAYERS)
+
+
+def test_experiment_reports_replay_as_its_own_row(query: Path, tmp_path: Path) -> None:
+    # The 4 games split by game: 2 test games, 4 test sides (2 a player). Each is replayed by both candidates and,
+    # as above, matched 100% by its own player: replay is right on every query at k = 1 and all.
+    out = tmp_path / "exp"
+    run = run_mimic("recognize", "experiment", query, "--players", ",".join(SPECS), "--out", out, "--skip-plies", "0",
+                    "--test", "0.5", "--validation", "0.25", "--population", "4", "--generations", "1", "--sample",
+                    "50", "--cp-positions", "2", "--no-progress", "--multipv", "0",
+                    "--candidates", ",".join(f"{n}={s}" for n, s in SPECS.items()),
+                    env={"MIMIC_CACHE": str(tmp_path / "cache")})
+    assert run.returncode == 0, run.stderr
+    assert "k = 1: 4 queries" in run.stdout and "replay 100.0% (top-3 100.0%)" in run.stdout
+    with open(out / "replay-k1.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 4 and all(r["predicted"] == r["player"] for r in rows)
+    summary = (out / "summary.md").read_text()
+    assert "| 1 | 100.0% / 100.0% |" in summary and "`Expert=expert@depth=1`" in summary

@@ -11,32 +11,41 @@ from evolve.cli.common import non_negative_int, positive_float, warn
 
 if TYPE_CHECKING:
     from evolve.recognition import Progress
+    from evolve.recognition.replay import Candidate
 
 
-def add_replay_options(a: argparse.ArgumentParser) -> None:
-    """The options of ``--method replay`` on ``recognize classify``."""
+def add_replay_options(a: argparse.ArgumentParser, what: str = "--method replay") -> None:
+    """The options of replay for engines (``what``: when they apply, for the help texts)."""
     a.add_argument("--candidates", "--candidate", action="append", default=[], metavar="NAME=SPEC,...",
-                   help="--method replay: the candidate players, each a name (the PGN header it plays under) and a "
+                   help=f"{what}: the candidate players, each a name (the PGN header it plays under) and a "
                         "player spec, e.g. SF=uci:/usr/games/stockfish@nodes=2000 (comma-separated; repeatable)")
     a.add_argument("--movetime", type=positive_float, default=0.1, metavar="S",
-                   help="--method replay: seconds a move for a candidate whose spec has no @depth, @nodes or "
-                        "@movetime (the others replay at their spec's limit)")
+                   help=f"{what}: seconds a move at most, as in mimic games --movetime (a spec's own "
+                        "@depth, @nodes or @movetime apply on top)")
     a.add_argument("--multipv", type=non_negative_int, default=4, metavar="N",
-                   help="--method replay: MultiPV lines a UCI candidate is also asked for on each position, for "
+                   help=f"{what}: MultiPV lines a UCI candidate is also asked for on each position, for "
                         "the played move's likelihood (the tie-break); 0: none")
+
+
+def candidates(args: argparse.Namespace) -> tuple[Candidate, ...]:
+    """The candidates of ``--candidates`` (none when not given), checked (one line naming a bad one)."""
+    from evolve.players import PLAYERS
+    from evolve.recognition.replay import parse_candidates
+
+    return tuple(parse_candidates(args.candidates, PLAYERS)) if args.candidates else ()
 
 
 def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> int:
     """``recognize classify --method replay``: rank the candidates of each query by their matching share."""
     import evolve.recognition as rec
     from evolve.players import PLAYERS
-    from evolve.recognition.replay import BETA, OUTSIDE_CP, classify_replay, parse_candidates
+    from evolve.recognition.replay import BETA, OUTSIDE_CP, classify_replay
 
     if not args.candidates:
         raise ValueError("--method replay needs --candidates NAME=SPEC,...")
-    candidates = parse_candidates(args.candidates, PLAYERS)
-    names = [c.name for c in candidates]
-    queries = classify_replay(args.dir, args.query, candidates, PLAYERS, k=args.k, jobs=args.jobs, on_error=warn,
+    chosen = candidates(args)
+    names = [c.name for c in chosen]
+    queries = classify_replay(args.dir, args.query, chosen, PLAYERS, k=args.k, jobs=args.jobs, on_error=warn,
                               held_out=args.held_out, movetime=args.movetime, multipv=args.multipv,
                               on_progress=on_progress)
     print(f"{len(queries)} queries of {args.query} ({'all' if args.k is None else args.k} game sides each), "

@@ -7,8 +7,9 @@ moved (the position before each of its moves, from ply ``skip_plies`` + 1, one-m
 count: the rule of :func:`evolve.data.moves.extract_games`), through the players' one "play a position" API
 (:func:`search.players.player.make_player`, ``play``), a new game per side and all the side's positions from that
 ply in game order with the moves before them on the board, as the candidate met them in the game (so a
-deterministic engine replayed at its game's limit meets the same hash and plays the same moves). Its limit is the
-spec's own (``@nodes=``, ``@depth=``, ``@movetime=``), or ``movetime`` seconds a move for a spec without one.
+deterministic engine replayed at its game's limit meets the same hash and plays the same moves). Its limit is that
+of ``mimic games --movetime``: ``movetime`` seconds a move, the spec's own ``@nodes=``, ``@depth=``, ``@movetime=``
+on top.
 
 A query's score by a candidate is its *matching share*: the share of the query's positions where the candidate
 plays the move that was played. Where the candidate is a UCI engine and ``multipv`` > 0, it also analyses each
@@ -42,7 +43,7 @@ import numpy as np
 
 from evolve.data.moves import normal_name
 from evolve.recognition.classification import Query, group_sides, load_clones, used_games
-from evolve.recognition.gameset import Progress, parse_aliases, read_game_set
+from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
 from organisms.feature_cache import default_cache_dir, load_keyed_npz, save_keyed_npz
 from search.base import Limit
 from search.players.player import ExternalPlayer, PlayerError, check_engines, make_player
@@ -155,8 +156,9 @@ def log_likelihood(lines: Sequence[tuple[chess.Move, int | None]], played: chess
 
 
 def replay_limit(spec: PlayerSpec, movetime: float) -> Limit:
-    """The limit a candidate replays at: its spec's own (``play`` caps with it), else ``movetime`` seconds."""
-    return Limit() if spec.limit is not None else Limit(movetime=movetime)
+    """The limit a candidate replays at: ``movetime`` seconds a move capped by its spec's own limits (what
+    ``mimic games --movetime`` gives it)."""
+    return Limit(movetime=movetime).capped(spec.limit)
 
 
 def _timeout(limit: Limit) -> float:
@@ -331,19 +333,40 @@ def classify_replay(folder: str | Path | None, query: str | Path, candidates: Se
     if held_out and folder is not None:
         used = used_games(folder)
         gs.sides = [sd for sd in gs.sides if gs.keys[sd.game] not in used]
-    entries = [(i, gs.games[sd.game][0], gs.games[sd.game][1], sd.color) for i, sd in enumerate(gs.sides)]
-    replayed = replay_sides(entries, candidates, registry, st["skip_plies"], movetime, multipv, jobs, cache_dir,
+    labels = [s.player or f"?{normal_name(s.header)}" for s in gs.sides]
+    return replay_queries(gs, list(range(len(gs.sides))), labels, candidates, registry, [k], st["skip_plies"],
+                          movetime, multipv, jobs, cache_dir, None if on_error is None else
+                          (lambda m: on_error(f"{query}: {m}")), on_progress)[0]
+
+
+def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], candidates: Sequence[Candidate],
+                   registry: PlayerRegistry, ks: Sequence[int | None], skip_plies: int = 0, movetime: float = 0.1,
+                   multipv: int = 0, jobs: int = 1, cache_dir: str | Path | None = None,
+                   on_error: Callable[[str], None] | None = None,
+                   on_progress: Progress | None = None) -> list[list[ReplayQuery]]:
+    """The game sides ``gs.sides[i]`` for ``i`` in ``sides``, each with its label (the player, or another name
+    for a side of nobody's), replayed once by every candidate (:func:`replay_sides`) and scored in groups of each
+    ``k`` of ``ks`` sides of one label (:func:`evolve.recognition.classification.group_sides`): one list of
+    queries per ``k``. ``on_error`` hears how many positions got no move. ``on_progress``: stage :data:`REPLAY`."""
+    entries = [(j, gs.games[gs.sides[i].game][0], gs.games[gs.sides[i].game][1], gs.sides[i].color)
+               for j, i in enumerate(sides)]
+    replayed = replay_sides(entries, candidates, registry, skip_plies, movetime, multipv, jobs, cache_dir,
                             on_progress=on_progress)
     errors = sum(int(r["error"].sum()) for r in replayed.values())
     if errors and on_error is not None:
-        on_error(f"{query}: {errors} replayed positions got no move (an engine crashed or hung): counted as misses")
-    groups = group_sides([s.player or f"?{normal_name(s.header)}" for s in gs.sides], k)
-    counts, share, loglik = score_replay(replayed, groups)
+        on_error(f"{errors} replayed positions got no move (an engine crashed or hung): counted as misses")
+    names = [c.name for c in candidates]
     out = []
-    for j, group in enumerate(groups):
-        first = gs.sides[group[0]]
-        out.append(ReplayQuery([f"{gs.sources[gs.sides[i].game]} {'white' if gs.sides[i].color else 'black'}"
-                                for i in group], first.player or "", first.header, int(counts[j]),
-                               {n: float(share[j, c]) for c, n in enumerate(names)},
-                               {n: float(loglik[j, c]) for c, n in enumerate(names)}))
+    for k in ks:
+        groups = group_sides(labels, k)
+        counts, share, loglik = score_replay(replayed, groups)
+        queries = []
+        for j, group in enumerate(groups):
+            first = gs.sides[sides[group[0]]]
+            queries.append(ReplayQuery(
+                [f"{gs.sources[gs.sides[sides[i]].game]} {'white' if gs.sides[sides[i]].color else 'black'}"
+                 for i in group], first.player or "", first.header, int(counts[j]),
+                {n: float(share[j, c]) for c, n in enumerate(names)},
+                {n: float(loglik[j, c]) for c, n in enumerate(names)}))
+        out.append(queries)
     return out
