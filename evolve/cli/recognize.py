@@ -30,6 +30,7 @@ def _k(text: str) -> int | None:
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    from evolve.cli.recognize_replay import add_replay_options
     from evolve.recognition import ExperimentSettings, TrainSettings
 
     p = command_parser(subparsers, NAME, [],
@@ -75,6 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                            help="centipawn-loss baseline's mentor: one of our evaluators with @depth=N")
             a.add_argument("--cp-positions", type=positive_int, default=None, metavar="N",
                            help="centipawn-loss baseline: at most N positions a game side; when not given, all")
+            add_replay_options(a, "replay for engines on the test sides")
     a = acts.add_parser("classify", help="rank the trained players for each game side of a PGN file",
                         formatter_class=HelpFormatter, parents=[parents.parallel(), parents.progress()])
     a.add_argument("dir", metavar="DIR", help="a folder made by recognize train")
@@ -88,6 +90,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "query file's players (for queries from another population: other openings, another era)")
     a.add_argument("--held-out", action="store_true",
                    help="only the games DIR's split did not train or validate on (its test games, and new ones)")
+    a.add_argument("--method", choices=("clones", "replay"), default="clones",
+                   help="clones: DIR's clones score each query; replay: each of --candidates (engines that can be "
+                        "run) is asked to play the query's positions again, ranked by the moves it matches")
+    add_replay_options(a)
 
 
 class StageBars:
@@ -137,6 +143,10 @@ def _train_settings(args: argparse.Namespace) -> Any:
 def _classify(args: argparse.Namespace) -> int:
     import evolve.recognition as rec
 
+    if args.method == "replay":
+        from evolve.cli.recognize_replay import classify_replay
+
+        return classify_replay(args, progress_callback(args))
     manifest = rec.load_clones(args.dir)[0]
     players = manifest["players"]
     queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn, held_out=args.held_out,
@@ -183,17 +193,23 @@ def _train(args: argparse.Namespace) -> int:
 
 def _experiment(args: argparse.Namespace) -> int:
     import evolve.recognition as rec
+    from evolve.cli.recognize_replay import candidates
+    from evolve.players import PLAYERS
 
-    exp = rec.ExperimentSettings(train=_train_settings(args), mentor=args.mentor, cp_positions=args.cp_positions)
-    results = rec.experiment(exp, command_line(), on_error=warn, on_progress=progress_callback(args))
+    exp = rec.ExperimentSettings(train=_train_settings(args), mentor=args.mentor, cp_positions=args.cp_positions,
+                                 candidates=candidates(args), movetime=args.movetime, multipv=args.multipv)
+    results = rec.experiment(exp, command_line(), on_error=warn, on_progress=progress_callback(args),
+                             registry=PLAYERS)
     for k, row in results["k"].items():
         if not row["queries"]:
             print(f"k = {k}: no queries (no player has {k} test game sides)")
             continue
         print(f"k = {k}: {row['queries']} queries, top-1 clones {row['clones'][0]:.1%} (top-3 "
               f"{row['clones'][1]:.1%}), shared organism {row.get('shared', (float('nan'),))[0]:.1%}, "
-              f"centipawn loss {row['cp_loss'][0]:.1%}, chance {row['chance'][0]:.1%}")
-    print(f"results in {args.out}/ (summary.md, confusion.png, accuracy.png, queries-k*.csv)")
+              f"centipawn loss {row['cp_loss'][0]:.1%}, chance {row['chance'][0]:.1%}"
+              + (f", replay {row['replay'][0]:.1%} (top-3 {row['replay'][1]:.1%})" if "replay" in row else ""))
+    print(f"results in {args.out}/ (summary.md, confusion.png, accuracy.png, queries-k*.csv"
+          + (", replay-k*.csv)" if exp.candidates else ")"))
     return 0
 
 

@@ -24,8 +24,10 @@ from evolve.recognition.baselines import CHUNK_SIDES, CP_BINS, CP_LOSS, cp_histo
 from evolve.recognition.classification import Query, group_sides, write_csv
 from evolve.recognition.gameset import Progress
 from evolve.recognition.measures import position_measures, score_groups, side_counts, side_means
+from evolve.recognition.replay import Candidate, replay_queries
 from evolve.recognition.summary import plot_accuracy, plot_confusion, write_summary
 from evolve.recognition.training import TrainSettings, train
+from search.players.spec import PlayerRegistry
 from search.runtime.workers import parallel_map
 
 KS: tuple[int | None, ...] = (1, 4, 16, None)
@@ -38,11 +40,15 @@ QUERIES = "queries"
 @dataclass(frozen=True, kw_only=True)
 class ExperimentSettings:
     """``mimic recognize experiment``: the training settings, the centipawn-loss mentor and how many
-    positions a side it looks at (``None``: all)."""
+    positions a side it looks at (``None``: all); the candidates replayed on the test sides (with their
+    ``movetime`` and ``multipv``: :func:`evolve.recognition.replay.replay_queries`), none by default."""
 
     train: TrainSettings
     mentor: str = "expert@depth=1"
     cp_positions: int | None = None
+    candidates: tuple[Candidate, ...] = ()  # replay for engines (evolve.recognition.replay), when given
+    movetime: float = 0.1
+    multipv: int = 4
 
 
 def _k_name(k: int | None) -> str:
@@ -58,9 +64,11 @@ def _accuracy(scores: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
 
 
 def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[str], None] | None = None,
-               cache_dir: str | Path | None = None, on_progress: Progress | None = None) -> dict[str, Any]:
+               cache_dir: str | Path | None = None, on_progress: Progress | None = None,
+               registry: PlayerRegistry | None = None) -> dict[str, Any]:
     """Train, classify the held-out test game sides at each k of :data:`KS`, run the baselines on the same
-    split, and write summary.md, confusion.png, accuracy.png and queries-kK.csv into the folder.
+    split, and write summary.md, confusion.png, accuracy.png and queries-kK.csv into the folder; with
+    ``settings.candidates`` (built by ``registry``), replay them on the test sides too (``replay-kK.csv``).
     ``on_progress`` (stage, done, total) is called as work completes, stage by stage: the stages of
     :func:`evolve.recognition.training.train`, then ``cp_loss`` (chunks of game sides measured), then ``queries``
     (the group sizes classified)."""
@@ -97,6 +105,14 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
 
     results: dict[str, Any] = {"k": {}, "players": players}
     test_sides = [(i, p) for p in players for i in tr.sides[p]["test"]]
+    replayed = None
+    if settings.candidates:
+        if registry is None:
+            raise ValueError("replay needs the registry of player kinds")
+        replayed = replay_queries(tr.games, [i for i, _ in test_sides], [p for _, p in test_sides],
+                                  settings.candidates, registry, KS, st.skip_plies, settings.movetime,
+                                  settings.multipv, st.jobs, None if cache_dir is None else Path(cache_dir).parent
+                                  / "replay", on_error, on_progress)
     if on_progress is not None:
         on_progress(QUERIES, 0, len(KS))
     for done, k in enumerate(KS, 1):
@@ -116,6 +132,12 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         row: dict[str, Any] = {"queries": int(keep.sum())}
         row["clones"] = _accuracy(scores[keep], truth[keep])
         row["chance"] = (1 / P, min(3, P) / P)
+        if replayed is not None:
+            write_csv(out / f"replay-k{_k_name(k)}.csv", replayed[done - 1], [c.name for c in settings.candidates], k)
+            known = [q for q in replayed[done - 1] if q.positions]
+            row["replay"] = ((float(np.mean([q.predicted == q.player for q in known])),
+                              float(np.mean([q.player in q.ranking[:3] for q in known])))
+                             if known else (float("nan"), float("nan")))
         if shared_vals is not None:
             q = side_means(shared_vals, side_of, pos_groups)[0] if groups else np.zeros(0)
             row["shared"] = _accuracy(-np.abs(q[:, None] - shared_centroid[None, :])[keep], truth[keep])

@@ -56,7 +56,8 @@ def plot_accuracy(path: Path, results: dict[str, Any]) -> None:
     x = np.arange(len(ks))
     fig, ax = figure(size=(6, 4))
     for key, label, style in (("clones", "personal clones", "o-"), ("shared", "one shared organism", "s--"),
-                              ("cp_loss", "centipawn-loss profile", "^--"), ("chance", "chance", ":")):
+                              ("cp_loss", "centipawn-loss profile", "^--"), ("replay", "replay (engines)", "D-"),
+                              ("chance", "chance", ":")):
         if key in results["k"][ks[0]]:
             ax.plot(x, [results["k"][k][key][0] for k in ks], style, label=label)
     ax.set_xticks(x, [f"k = {k}" for k in ks])
@@ -103,6 +104,13 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
         lines.append(f"| {k} | {row['queries']} | {_pct(row['clones'][0])} / {_pct(row['clones'][1])} | "
                      f"{_pct(shared[0])} / {_pct(shared[1])} | {_pct(row['cp_loss'][0])} / {_pct(row['cp_loss'][1])} | "
                      f"{_pct(row['chance'][0])} / {_pct(row['chance'][1])} |")
+    if "replay" in next(iter(results["k"].values()), {}):
+        lines += ["", "Replay for engines (`--candidates`; `replay-kK.csv`): each candidate replayed on the test "
+                  "sides' positions, ranked by the share of the played moves it matches (ties: the played moves' "
+                  f"mean MultiPV log-likelihood, {settings.multipv} lines, {settings.movetime:g} s a move at most):",
+                  "", "| k | top-1 / top-3 |", "|---|---|"]
+        lines += [f"| {k} | {_pct(row['replay'][0])} / {_pct(row['replay'][1])} |" for k, row in results["k"].items()]
+        lines += ["", "Candidates: " + ", ".join(f"`{c.name}={c.spec}`" for c in settings.candidates) + "."]
     lines += ["", "Baselines, on the same split: *one shared organism* — one organism evolved on all players' "
               "training game sides; its measure of a query beside each player's mean on their validation sides, the "
               "nearest wins (strength without style); *centipawn-loss profile* — each move's loss against "

@@ -133,12 +133,36 @@ class ExternalPlayer:
 
     def play(self, board: chess.Board, limit: Limit, timeout: float | None = None) -> MoveReport:
         lim = _engine_limit(limit.capped(self.cap))
-        coro: Any = self.engine.protocol.play(board, lim, game=self._game, info=chess.engine.INFO_SCORE)
+        result = self._call(self.engine.protocol.play(board, lim, game=self._game, info=chess.engine.INFO_SCORE),
+                            timeout)
+        pov = result.info.get("score")
+        score = None if pov is None else from_engine_score(pov.relative)
+        return MoveReport(result.move, score, int(result.info.get("depth", 0)), int(result.info.get("nodes", 0)))
+
+    def analyse(self, board: chess.Board, limit: Limit, multipv: int,
+                timeout: float | None = None) -> list[tuple[chess.Move, int | None]]:
+        """The engine's ``multipv`` best moves on ``board`` within ``limit`` (and the spec's cap), best first, each
+        with its score in centipawns from the side to move's view (a mate in n plies as ``±(MATE − n)``; ``None``
+        when the engine gave none); fewer when the position has fewer legal moves. Same game as :meth:`play` (its
+        hash stays); a UCI engine's ``MultiPV`` (an XBoard engine gives one line)."""
+        lim = _engine_limit(limit.capped(self.cap))
+        infos = self._call(self.engine.protocol.analyse(board, lim, multipv=multipv, game=self._game,
+                                                         info=chess.engine.INFO_SCORE | chess.engine.INFO_PV),
+                           timeout)
+        lines = []
+        for info in infos:
+            pv, pov = info.get("pv"), info.get("score")
+            if pv:
+                lines.append((pv[0], None if pov is None else from_engine_score(pov.relative)))
+        return lines
+
+    def _call(self, coro: Any, timeout: float | None) -> Any:
+        """Run one request of python-chess's protocol within ``timeout`` seconds (then the process is killed)."""
         if timeout is not None:
             coro = asyncio.wait_for(coro, timeout)
         try:
             future = asyncio.run_coroutine_threadsafe(coro, self.engine.protocol.loop)
-            result = future.result()
+            return future.result()
         except TimeoutError as exc:
             self.kill()
             raise PlayerError("time forfeit", f"no move within {timeout:.2f} s") from exc
@@ -146,9 +170,6 @@ class ExternalPlayer:
             raise PlayerError("crash", str(exc)) from exc
         except chess.engine.EngineError as exc:
             raise PlayerError("error", str(exc)) from exc
-        pov = result.info.get("score")
-        score = None if pov is None else from_engine_score(pov.relative)
-        return MoveReport(result.move, score, int(result.info.get("depth", 0)), int(result.info.get("nodes", 0)))
 
     def kill(self) -> None:
         pid = self.pid

@@ -1,0 +1,73 @@
+"""``mimic recognize classify --method replay``: its options and its run (kept beside ``recognize.py`` so that each
+method's printing stays in one place). May import :mod:`evolve.recognition` and :mod:`evolve.players`."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import TYPE_CHECKING
+
+from evolve.cli.common import non_negative_int, positive_float, warn
+
+if TYPE_CHECKING:
+    from evolve.recognition import Progress
+    from evolve.recognition.replay import Candidate
+
+
+def add_replay_options(a: argparse.ArgumentParser, what: str = "--method replay") -> None:
+    """The options of replay for engines (``what``: when they apply, for the help texts)."""
+    a.add_argument("--candidates", "--candidate", action="append", default=[], metavar="NAME=SPEC,...",
+                   help=f"{what}: the candidate players, each a name (the PGN header it plays under) and a "
+                        "player spec, e.g. SF=uci:/usr/games/stockfish@nodes=2000 (comma-separated; repeatable)")
+    a.add_argument("--movetime", type=positive_float, default=0.1, metavar="S",
+                   help=f"{what}: seconds a move at most, as in mimic games --movetime (a spec's own "
+                        "@depth, @nodes or @movetime apply on top)")
+    a.add_argument("--multipv", type=non_negative_int, default=4, metavar="N",
+                   help=f"{what}: MultiPV lines a UCI candidate is also asked for on each position, for "
+                        "the played move's likelihood (the tie-break); 0: none")
+
+
+def candidates(args: argparse.Namespace) -> tuple[Candidate, ...]:
+    """The candidates of ``--candidates`` (none when not given), checked (one line naming a bad one)."""
+    from evolve.players import PLAYERS
+    from evolve.recognition.replay import parse_candidates
+
+    return tuple(parse_candidates(args.candidates, PLAYERS)) if args.candidates else ()
+
+
+def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> int:
+    """``recognize classify --method replay``: rank the candidates of each query by their matching share."""
+    import evolve.recognition as rec
+    from evolve.players import PLAYERS
+    from evolve.recognition.replay import BETA, OUTSIDE_CP, classify_replay
+
+    if not args.candidates:
+        raise ValueError("--method replay needs --candidates NAME=SPEC,...")
+    chosen = candidates(args)
+    names = [c.name for c in chosen]
+    queries = classify_replay(args.dir, args.query, chosen, PLAYERS, k=args.k, jobs=args.jobs, on_error=warn,
+                              held_out=args.held_out, movetime=args.movetime, multipv=args.multipv,
+                              on_progress=on_progress)
+    print(f"{len(queries)} queries of {args.query} ({'all' if args.k is None else args.k} game sides each), "
+          f"{len(names)} candidates replayed; score: the share of the positions where the candidate plays the "
+          f"played move (then the played move's mean log-likelihood, nats, under softmax({BETA:g} x score / 100) "
+          f"over {args.multipv} MultiPV lines of UCI candidates, other moves {OUTSIDE_CP} cp below the last)")
+    for i, q in enumerate(queries, 1):
+        who = q.header + (f" (= {q.player})" if q.player and q.player != q.header else "")
+        if not q.positions:
+            print(f"{i:4d}. {who}: no positions (shorter than the skipped plies); {q.sides[0]}")
+            continue
+        ranked = ", ".join(f"{n} {q.scores[n]:.1%}" + (f" ({q.likelihood[n]:+.2f})" if math.isfinite(q.likelihood[n])
+                                                         else "") for n in q.ranking)
+        print(f"{i:4d}. {who} [{q.positions} positions; {q.sides[0]}"
+              + (f" +{len(q.sides) - 1}" if len(q.sides) > 1 else "") + f"]: {ranked}")
+    if args.csv:
+        rec.write_csv(args.csv, queries, names, args.k)
+        print(f"per-query scores (matching shares) in {args.csv}")
+    known = [q for q in queries if q.player and q.positions]
+    if known:
+        top1 = sum(q.predicted == q.player for q in known) / len(known)
+        top3 = sum(q.player in q.ranking[:3] for q in known) / len(known)
+        print(f"top-1 accuracy on the {len(known)} queries whose header names a candidate: {top1:.1%} "
+              f"(top-3 {top3:.1%})")
+    return 0

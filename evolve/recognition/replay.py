@@ -1,0 +1,372 @@
+"""Replay for engines (``mimic recognize classify --method replay``): who played a game side, by asking each
+candidate engine to play the side's positions again and counting the moves it matches.
+
+Engine similarity testing (Dailey's similarity test, SIMEX) tells engines apart this way. Each candidate is a
+named player spec (``NAME=SPEC``, :func:`parse_candidates`); it is asked for a move on every position where the side
+moved (the position before each of its moves, from ply ``skip_plies`` + 1, one-move positions left out of the
+count: the rule of :func:`evolve.data.moves.extract_games`), through the players' one "play a position" API
+(:func:`search.players.player.make_player`, ``play``), a new game per side and all the side's positions from that
+ply in game order with the moves before them on the board, as the candidate met them in the game (so a
+deterministic engine replayed at its game's limit meets the same hash and plays the same moves). Its limit is that
+of ``mimic games --movetime``: ``movetime`` seconds a move, the spec's own ``@nodes=``, ``@depth=``, ``@movetime=``
+on top.
+
+A query's score by a candidate is its *matching share*: the share of the query's positions where the candidate
+plays the move that was played. Where the candidate is a UCI engine and ``multipv`` > 0, it also analyses each
+position with that many MultiPV lines (after the side's moves were replayed, so the replayed moves meet the same
+hash as in the game) and the played move's log-likelihood is taken under ``softmax(BETA × score / 100)`` over
+the legal moves, scores in centipawns from the side to move's view capped at ±:data:`SCORE_CAP`; a legal move
+outside the MultiPV list counts as :data:`OUTSIDE_CP` centipawns worse than the worst listed move. Candidates are
+ranked by matching share, ties broken by the mean log-likelihood (:class:`ReplayQuery`).
+
+Replayed moves are cached (:func:`organisms.feature_cache.save_keyed_npz`) under ``$MIMIC_CACHE/replay``, one file
+per candidate keyed by the sides (starting position, moves, colour), ``skip_plies``, the spec, its file's size and
+time, the limit and ``multipv``: a second run reads them back.
+
+May import chess, numpy, :mod:`search`, :mod:`organisms` and the recognition modules below it; the registry of
+player kinds arrives as an argument (``evolve.players.PLAYERS``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from evolve.data.moves import normal_name
+from evolve.recognition.classification import Query, group_sides, load_clones, used_games
+from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
+from organisms.feature_cache import default_cache_dir, load_keyed_npz, save_keyed_npz
+from search.base import Limit
+from search.players.player import ExternalPlayer, PlayerError, check_engines, make_player
+from search.players.spec import PlayerRegistry, PlayerSpec, SpecError
+from search.runtime.workers import parallel_map
+
+BETA = 2.0
+"""The softmax's inverse temperature per pawn: a move one pawn worse is ``e^-2`` ≈ 0.14 times as likely."""
+
+OUTSIDE_CP = 100
+"""Centipawns below the worst MultiPV line that each legal move outside the list is scored at."""
+
+SCORE_CAP = 1500
+"""Scores (mates included) are capped at ± this many centipawns before the softmax."""
+
+REPLAY = "replay"
+"""The stage of replaying the candidates; its units are tasks (one candidate on a chunk of game sides)."""
+
+_ARRAYS = ("side", "match", "loglik", "rank", "error")
+_VERSION = 1
+SideEntry = tuple[int, str, list[str], bool]
+"""A game side to replay: (its index in the caller's list, the game's starting FEN, its UCI moves, colour)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A named player spec: ``name`` is the header name the query games carry for it."""
+
+    name: str
+    spec: str
+
+
+@dataclass
+class ReplayQuery(Query):
+    """A :class:`~evolve.recognition.classification.Query` whose scores are matching shares, with each candidate's
+    mean log-likelihood of the played moves (nats a move; NaN without MultiPV) to break ties."""
+
+    likelihood: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ranking(self) -> list[str]:
+        """Candidates by matching share, then by mean log-likelihood, best first (then their order)."""
+        names = list(self.scores)
+
+        def key(n: str) -> tuple[float, float, int]:
+            share, ll = self.scores[n], self.likelihood.get(n, math.nan)
+            return (-share if math.isfinite(share) else math.inf, -ll if math.isfinite(ll) else math.inf,
+                    names.index(n))
+
+        return sorted(names, key=key)
+
+
+def parse_candidates(texts: Sequence[str], registry: PlayerRegistry) -> list[Candidate]:
+    """``NAME=SPEC`` texts, each one candidate or a comma-separated list of them (names: none of ``, = @ : ? /``),
+    parsed and checked: distinct names, specs the registry parses, external engines that start, organism files that
+    load. :class:`~search.players.spec.SpecError` (a ``MimicError``) naming the first bad one."""
+    out: list[Candidate] = []
+    for text in texts:
+        for item in (t.strip() for t in text.split(",")):
+            name, eq, spec = item.partition("=")
+            if not eq or not name.strip() or not spec.strip() or any(ch in name for ch in "@:?/"):
+                raise SpecError(f"candidate {item[:80]!r}: expected NAME=SPEC (a name holds no @ : ? /)")
+            if name.strip() in {c.name for c in out}:
+                raise SpecError(f"candidate {name.strip()!r} named twice")
+            out.append(Candidate(name.strip(), spec.strip()))
+    if not out:
+        raise SpecError("no candidates: give --candidates NAME=SPEC,...")
+    for c in out:
+        try:
+            s = registry.parse(c.spec)
+            if s.is_external:
+                check_engines([s])
+            else:
+                make_player(s, registry, hash_mb=1).close()
+        except (SpecError, PlayerError) as exc:
+            raise SpecError(f"candidate {c.name}: {exc}") from exc
+    return out
+
+
+def side_positions(fen: str, moves: Sequence[str], color: bool, skip_plies: int
+                   ) -> Iterator[tuple[chess.Board, chess.Move, bool]]:
+    """Where the side of ``color`` moved from ply ``skip_plies`` + 1 on: (the board before the move, with the game's
+    moves on its stack; the played move; whether the position counts, i.e. has more than one legal move). The board
+    is the caller's only until the next item."""
+    board = chess.Board(fen)
+    for ply, uci in enumerate(moves):
+        move = chess.Move.from_uci(uci)
+        if ply >= skip_plies and board.turn == color:
+            yield board, move, board.legal_moves.count() > 1
+        board.push(move)
+
+
+def log_likelihood(lines: Sequence[tuple[chess.Move, int | None]], played: chess.Move, legal: int,
+                   beta: float = BETA) -> float:
+    """The played move's log-probability (nats) under ``softmax(beta × score / 100)`` over the ``legal`` moves,
+    from MultiPV ``lines`` (move, centipawns from the side to move's view) capped at ±:data:`SCORE_CAP`; a move
+    outside the lines scores :data:`OUTSIDE_CP` below the worst line. NaN when a line has no score.
+
+    >>> a, b = chess.Move.from_uci("e2e4"), chess.Move.from_uci("d2d4")
+    >>> round(log_likelihood([(a, 100), (b, 0)], b, 2), 4)  # log(e^0 / (e^2 + e^0))
+    -2.1269
+    """
+    if not lines or any(s is None for _, s in lines):
+        return math.nan
+    scores = {m: beta * max(-SCORE_CAP, min(SCORE_CAP, s)) / 100 for m, s in lines if s is not None}
+    outside = min(scores.values()) - beta * OUTSIDE_CP / 100
+    values = [*scores.values(), *([outside] * max(legal - len(scores), 0))]
+    top = max(values)
+    return scores.get(played, outside) - top - math.log(sum(math.exp(v - top) for v in values))
+
+
+def replay_limit(spec: PlayerSpec, movetime: float) -> Limit:
+    """The limit a candidate replays at: ``movetime`` seconds a move capped by its spec's own limits (what
+    ``mimic games --movetime`` gives it)."""
+    return Limit(movetime=movetime).capped(spec.limit)
+
+
+def _timeout(limit: Limit) -> float:
+    return limit.movetime * 3 + 5 if limit.movetime is not None else 120.0
+
+
+def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_plies: int, multipv: int,
+                 registry: PlayerRegistry) -> dict[str, np.ndarray]:
+    """Worker task: one candidate replayed on game sides (see the module docstring). Per position: ``side`` (the
+    entry's index), ``match`` (1 when the candidate played the played move), ``loglik`` (NaN without MultiPV),
+    ``rank`` (the played move's 1-based rank among the MultiPV lines, 0 outside them, -1 without MultiPV),
+    ``error`` (1 when the candidate gave no move: it crashed or hung, and is restarted)."""
+    s = registry.parse(spec)
+    limit = replay_limit(s, movetime)
+    out: dict[str, list[float]] = {n: [] for n in _ARRAYS}
+    player = None
+    try:
+        for index, fen, moves, color in entries:
+            asked: list[tuple[chess.Board, chess.Move]] = []
+            for board, played, counted in side_positions(fen, moves, color, skip_plies):
+                if player is None:
+                    player = make_player(s, registry)
+                    player.new_game()
+                move = None
+                try:  # a one-move position is asked too (as in the game: it fills the hash) but not counted
+                    move = player.play(board, limit, timeout=_timeout(limit)).move
+                except PlayerError:
+                    player.close()
+                    player = None
+                if counted:
+                    out["side"].append(index)
+                    out["match"].append(move == played)
+                    out["error"].append(move is None)
+                    asked.append((board.copy(), played))
+            analyst = getattr(player, "inner", player)
+            for board, played_move in asked:
+                ll, rank = math.nan, -1
+                if multipv > 0 and s.kind == "uci" and isinstance(analyst, ExternalPlayer):
+                    try:
+                        lines = analyst.analyse(board, limit, multipv, timeout=_timeout(limit) * multipv)
+                        ll = log_likelihood(lines, played_move, board.legal_moves.count())
+                        rank = next((r for r, (m, _) in enumerate(lines, 1) if m == played_move), 0)
+                    except PlayerError:
+                        pass
+                out["loglik"].append(ll)
+                out["rank"].append(rank)
+            if player is not None:
+                player.new_game()
+    finally:
+        if player is not None:
+            player.close()
+    return {"side": np.array(out["side"], dtype=np.int64), "match": np.array(out["match"], dtype=np.int8),
+            "loglik": np.array(out["loglik"], dtype=np.float64), "rank": np.array(out["rank"], dtype=np.int64),
+            "error": np.array(out["error"], dtype=np.int8)}
+
+
+def _stamp(path: str | None) -> str:
+    """A file's size and modification time (``-`` when it is none): a changed engine or organism is replayed anew."""
+    if not path:
+        return "-"
+    found = shutil.which(path) or path
+    try:
+        st = os.stat(found)
+    except OSError:
+        return "-"
+    return f"{found}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def replay_key(entries: Sequence[SideEntry], spec: PlayerSpec, limit: Limit, skip_plies: int, multipv: int) -> str:
+    """The cache key of one candidate's replay of some game sides: each side's start, moves and colour in order,
+    the skipped plies, the spec's text and its files' stamps (engine, organism, book), the limit and ``multipv``."""
+    digest = hashlib.blake2b(digest_size=20)
+    for _, fen, moves, color in entries:
+        digest.update(f"{fen}|{' '.join(moves)}|{'w' if color else 'b'}\n".encode())
+    book = spec.book.path if spec.book is not None else None
+    digest.update(f"|skip={skip_plies}|spec={spec.text}|{_stamp(spec.arg)}|{_stamp(book)}|limit={limit}|"
+                  f"multipv={multipv}|beta={BETA}|outside={OUTSIDE_CP}|cap={SCORE_CAP}|replay-v{_VERSION}".encode())
+    return digest.hexdigest()
+
+
+def replay_sides(entries: Sequence[SideEntry], candidates: Sequence[Candidate], registry: PlayerRegistry,
+                 skip_plies: int = 0, movetime: float = 0.1, multipv: int = 0, jobs: int = 1,
+                 cache_dir: str | Path | None = None, use_cache: bool = True,
+                 on_progress: Progress | None = None) -> dict[str, dict[str, np.ndarray]]:
+    """Every candidate replayed on the game sides ``entries`` (see :func:`replay_chunk` for the arrays, one
+    element a position, in the entries' order), by candidate name. Candidates and chunks of sides are spread
+    over ``jobs`` workers (one engine a task); each candidate's arrays are read from the cache under
+    ``cache_dir`` (default ``$MIMIC_CACHE/replay``) when it holds them. ``on_progress``: stage :data:`REPLAY`."""
+    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir().parent / "replay"
+    out: dict[str, dict[str, np.ndarray]] = {}
+    keys: dict[str, str] = {}
+    size = max(1, min(16, -(-len(entries) // max(2 * jobs, 1))))
+    chunks = [list(entries[i:i + size]) for i in range(0, len(entries), size)]
+    tasks: list[tuple[str, list[SideEntry]]] = []
+    for c in candidates:
+        s = registry.parse(c.spec)
+        keys[c.name] = replay_key(entries, s, replay_limit(s, movetime), skip_plies, multipv)
+        got = load_keyed_npz(folder / f"replay-{keys[c.name]}.npz", _ARRAYS, keys[c.name]) if use_cache else None
+        if got is not None and len({len(a) for a in got.values()}) == 1:
+            out[c.name] = got
+        else:
+            tasks += [(c.name, chunk) for chunk in chunks]
+    if on_progress is not None:
+        on_progress(REPLAY, 0, len(tasks))
+    spec_of = {c.name: c.spec for c in candidates}
+    parts: dict[str, list[dict[str, np.ndarray]]] = {}
+    results = parallel_map(_task, tasks, jobs, args=(spec_of, movetime, skip_plies, multipv, registry), batch_size=1)
+    for done, ((name, _), part) in enumerate(zip(tasks, results, strict=True), 1):
+        parts.setdefault(name, []).append(part)
+        if on_progress is not None:
+            on_progress(REPLAY, done, len(tasks))
+    for name, pieces in parts.items():
+        out[name] = {n: np.concatenate([p[n] for p in pieces]) for n in _ARRAYS}
+        if use_cache:
+            save_keyed_npz(folder / f"replay-{keys[name]}.npz", out[name], _ARRAYS, keys[name])
+    for c in candidates:  # no sides: nothing replayed
+        out.setdefault(c.name, {n: np.zeros(0, dtype=np.float64 if n == "loglik" else np.int64) for n in _ARRAYS})
+    return {c.name: out[c.name] for c in candidates}
+
+
+def _task(task: tuple[str, list[SideEntry]], spec_of: dict[str, str], movetime: float, skip_plies: int,
+          multipv: int, registry: PlayerRegistry) -> dict[str, np.ndarray]:
+    """:func:`replay_chunk` of one task (a worker's unit for :func:`parallel_map`)."""
+    name, entries = task
+    return replay_chunk(entries, spec_of[name], movetime, skip_plies, multipv, registry)
+
+
+def score_replay(replayed: dict[str, dict[str, np.ndarray]], groups: Sequence[Sequence[int]]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For groups of side indices: positions a group, and (groups, candidates) matching shares and mean
+    log-likelihoods (NaN where a group has no positions, or a position of it no MultiPV likelihood)."""
+    names = list(replayed)
+    n = 1 + max([int(r["side"].max()) for r in replayed.values() if len(r["side"])]
+                + [i for g in groups for i in g] + [0])
+    counts = np.zeros(len(groups), dtype=np.int64)
+    share = np.full((len(groups), len(names)), np.nan)
+    loglik = np.full((len(groups), len(names)), np.nan)
+    for c, name in enumerate(names):
+        r = replayed[name]
+        side = r["side"].astype(np.int64)
+        ll = r["loglik"].astype(np.float64)
+        per = [np.bincount(side, weights=w, minlength=n) for w in
+               (np.ones(len(side)), r["match"].astype(np.float64), np.nan_to_num(ll), (~np.isfinite(ll)).astype(float))]
+        for j, g in enumerate(groups):
+            npos, matched, llsum, missing = (float(a[list(g)].sum()) for a in per)
+            counts[j] = int(npos)
+            if npos:
+                share[j, c] = matched / npos
+                loglik[j, c] = llsum / npos if missing == 0 else np.nan
+    return counts, share, loglik
+
+
+def classify_replay(folder: str | Path | None, query: str | Path, candidates: Sequence[Candidate],
+                    registry: PlayerRegistry, k: int | None = 1, jobs: int = 1,
+                    on_error: Callable[[str], None] | None = None, held_out: bool = False, movetime: float = 0.1,
+                    multipv: int = 0, skip_plies: int = 0, cache_dir: str | Path | None = None,
+                    on_progress: Progress | None = None) -> list[ReplayQuery]:
+    """Score every game side of ``query`` (or every group of ``k`` sides with the same header player, as
+    :func:`evolve.recognition.classification.classify` groups them) by replaying each candidate on its positions
+    (the module docstring); the candidates' names are the players the headers name. ``folder`` (a ``recognize
+    train`` DIR, checked) gives the skipped plies, the aliases and exclusions, and with ``held_out`` the games its
+    split used (left out); ``None``: ``skip_plies``, no aliases. ``on_progress``: stages ``games`` then
+    :data:`REPLAY`."""
+    st: dict[str, Any] = {"skip_plies": skip_plies}
+    if folder is not None:
+        st = load_clones(folder)[0]["settings"]
+    elif held_out:
+        raise ValueError("held_out needs the folder whose split says which games were used")
+    names = [c.name for c in candidates]
+    gs = read_game_set([query], names, parse_aliases(st.get("aliases", [])), dedupe=False, all_sides=True,
+                       exclude=st.get("exclude", []), on_error=on_error, on_progress=on_progress)
+    if held_out and folder is not None:
+        used = used_games(folder)
+        gs.sides = [sd for sd in gs.sides if gs.keys[sd.game] not in used]
+    labels = [s.player or f"?{normal_name(s.header)}" for s in gs.sides]
+    return replay_queries(gs, list(range(len(gs.sides))), labels, candidates, registry, [k], st["skip_plies"],
+                          movetime, multipv, jobs, cache_dir, None if on_error is None else
+                          (lambda m: on_error(f"{query}: {m}")), on_progress)[0]
+
+
+def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], candidates: Sequence[Candidate],
+                   registry: PlayerRegistry, ks: Sequence[int | None], skip_plies: int = 0, movetime: float = 0.1,
+                   multipv: int = 0, jobs: int = 1, cache_dir: str | Path | None = None,
+                   on_error: Callable[[str], None] | None = None,
+                   on_progress: Progress | None = None) -> list[list[ReplayQuery]]:
+    """The game sides ``gs.sides[i]`` for ``i`` in ``sides``, each with its label (the player, or another name
+    for a side of nobody's), replayed once by every candidate (:func:`replay_sides`) and scored in groups of each
+    ``k`` of ``ks`` sides of one label (:func:`evolve.recognition.classification.group_sides`): one list of
+    queries per ``k``. ``on_error`` hears how many positions got no move. ``on_progress``: stage :data:`REPLAY`."""
+    entries = [(j, gs.games[gs.sides[i].game][0], gs.games[gs.sides[i].game][1], gs.sides[i].color)
+               for j, i in enumerate(sides)]
+    replayed = replay_sides(entries, candidates, registry, skip_plies, movetime, multipv, jobs, cache_dir,
+                            on_progress=on_progress)
+    errors = sum(int(r["error"].sum()) for r in replayed.values())
+    if errors and on_error is not None:
+        on_error(f"{errors} replayed positions got no move (an engine crashed or hung): counted as misses")
+    names = [c.name for c in candidates]
+    out = []
+    for k in ks:
+        groups = group_sides(labels, k)
+        counts, share, loglik = score_replay(replayed, groups)
+        queries = []
+        for j, group in enumerate(groups):
+            first = gs.sides[sides[group[0]]]
+            queries.append(ReplayQuery(
+                [f"{gs.sources[gs.sides[sides[i]].game]} {'white' if gs.sides[sides[i]].color else 'black'}"
+                 for i in group], first.player or "", first.header, int(counts[j]),
+                {n: float(share[j, c]) for c, n in enumerate(names)},
+                {n: float(loglik[j, c]) for c, n in enumerate(names)}))
+        out.append(queries)
+    return out

@@ -1,0 +1,131 @@
+"""``mimic recognize classify --method replay``: candidate engines replayed on a query's positions (issue 25, 3)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import chess
+import pytest
+
+from evolve.players import PLAYERS
+from evolve.recognition.replay import Candidate, parse_candidates, replay_sides
+from organisms import Organism
+from search.games.game import Adjudication, TimeControl, play_game
+from search.games.openings import Opening
+from search.players.spec import SpecError
+
+from .conftest import run_mimic
+
+SPECS = {"Expert": "expert@depth=1", "Material": "material@depth=1"}
+OPENINGS = ("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+            "rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 2")
+
+
+def trained_dir(folder: Path) -> Path:
+    """A ``recognize train`` folder as classify checks it (manifest and clone files), skipping no plies: replay
+    reads only its settings."""
+    folder.mkdir()
+    for name in SPECS:
+        Organism.random(1).save(folder / f"clone-{name}.json")
+    (folder / "recognize.json").write_text(json.dumps({
+        "format": "mimic-recognize", "version": 1, "players": list(SPECS),
+        "clones": {n: {"organism": f"clone-{n}.json", "beta": 1.0, "normalisation": 0.0} for n in SPECS},
+        "settings": {"skip_plies": 0, "genome": "paper", "score": "likelihood", "aliases": [], "exclude": []}}))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def query(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Expert against Material at depth 1, each opening (a FEN: every move in the PGN is an engine's) twice with
+    colours swapped: 4 games, 8 game sides."""
+    text = ""
+    for i, fen in enumerate(OPENINGS):
+        for white, black in (("Expert", "Material"), ("Material", "Expert")):
+            text += play_game(SPECS[white], SPECS[black], Opening(f"o{i}", fen), TimeControl(depth=1),
+                              Adjudication(max_plies=30), PLAYERS, f"{i}", white_name=white, black_name=black).pgn
+    path = tmp_path_factory.mktemp("replay") / "query.pgn"
+    path.write_text(text)
+    return path
+
+
+def test_each_side_is_attributed_to_the_deterministic_engine_that_played_it(query: Path, tmp_path: Path) -> None:
+    # Derived: our engine at a fixed depth is deterministic; replayed at the same depth on the same positions, in
+    # the same order from a new game (the same hash), it plays the same moves. So the true player's matching share
+    # is exactly 1.0 on every side, and the two evaluations (PeSTO tables vs material only) differ on many moves.
+    folder = trained_dir(tmp_path / "dir")
+    cache = tmp_path / "cache"
+    out = tmp_path / "q.csv"
+    args = ["recognize", "classify", folder, query, "--method", "replay", "--no-progress", "--csv", out,
+            "--candidates", ",".join(f"{n}={s}" for n, s in SPECS.items())]
+    run = run_mimic(*args, env={"MIMIC_CACHE": str(cache)})
+    assert run.returncode == 0, run.stderr
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 8 and {r["player"] for r in rows} == set(SPECS)
+    for r in rows:
+        other = next(n for n in SPECS if n != r["player"])
+        assert r["predicted"] == r["player"] and r["rank"] == "1", r
+        assert float(r[f"score:{r['player']}"]) == 1.0 and float(r[f"score:{other}"]) < 0.8, r
+    assert "top-1 accuracy on the 8 queries whose header names a candidate: 100.0%" in run.stdout
+    assert len(list((cache / "replay").glob("replay-*.npz"))) == 2  # one cache file per candidate
+    again = run_mimic(*args, env={"MIMIC_CACHE": str(cache)})  # read back from the cache: the same answer
+    assert again.returncode == 0 and again.stdout == run.stdout and out.read_text().count("\n") == 9
+
+
+def test_stockfish_multipv_gives_the_played_moves_rank_and_likelihood(tmp_path: Path) -> None:
+    # A back-rank mate: White (Ra1, Kg1, pawns f2 g2 h2) against Kg8 (pawns f7 g7 h7); 20 legal moves, Ra8# the
+    # only mate. Side 0 plays Ra8#, side 1 plays h3. Stockfish at 2000 nodes finds the mate in 1: it plays Ra8
+    # (a match on side 0, a miss on side 1), and its one MultiPV line is Ra8 with a mate score, capped at 1500 cp.
+    # With beta 2 per pawn the 19 other moves are scored 100 cp lower: logits 30 and 19 x 28, so
+    # log p(Ra8) = 2 - log(e^2 + 19) and log p(h3) = -log(e^2 + 19); ranks 1 and 0 (outside the list).
+    fen = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"
+    entries = [(0, fen, ["a1a8"], True), (1, fen, ["h2h3"], True)]
+    sf = Candidate("SF", "uci:/usr/games/stockfish?Threads=1&Hash=16@nodes=2000")
+    got = replay_sides(entries, [sf], PLAYERS, multipv=1, cache_dir=tmp_path)["SF"]
+    assert got["side"].tolist() == [0, 1] and got["match"].tolist() == [1, 0] and got["error"].tolist() == [0, 0]
+    assert got["rank"].tolist() == [1, 0]
+    z = math.log(math.exp(2) + 19)
+    assert got["loglik"] == pytest.approx([2 - z, -z], abs=1e-9)
+    # Our engine gives no MultiPV: a match counted, no likelihood, rank -1.
+    mine = replay_sides(entries[:1], [Candidate("E", "expert@depth=2")], PLAYERS, multipv=1, use_cache=False)["E"]
+    assert mine["match"].tolist() == [1] and mine["rank"].tolist() == [-1] and math.isnan(mine["loglik"][0])
+    assert chess.Board(fen).legal_moves.count() == 20
+
+
+@pytest.mark.parametrize(("candidates", "says"), [
+    ("X=nonsense:1", "nonsense"),
+    ("X=uci:/nonexistent/engine", "no executable /nonexistent/engine"),
+    ("expert@depth=1", "expected NAME=SPEC"),
+    ("A=expert@depth=1,A=material", "named twice"),
+])
+def test_a_bad_candidate_is_refused_in_one_line(candidates: str, says: str, query: Path, tmp_path: Path) -> None:
+    folder = trained_dir(tmp_path / "dir")
+    out = tmp_path / "q.csv"
+    run = run_mimic("recognize", "classify", folder, query, "--method", "replay", "--candidates", candidates,
+                    "--csv", out, "--no-progress", env={"MIMIC_CACHE": str(tmp_path / "cache")})
+    assert run.returncode == 2 and not out.exists()
+    assert len(run.stderr.strip().splitlines()) == 1 and run.stderr.startswith("mimic recognize classify:"), run.stderr
+    assert says in run.stderr
+    with pytest.raises(SpecError, match=says.split()[0]):
+        parse_candidates([candidates], PLAYERS)
+
+
+def test_experiment_reports_replay_as_its_own_row(query: Path, tmp_path: Path) -> None:
+    # The 4 games split by game: 2 test games, 4 test sides (2 a player). Each is replayed by both candidates and,
+    # as above, matched 100% by its own player: replay is right on every query at k = 1 and all.
+    out = tmp_path / "exp"
+    run = run_mimic("recognize", "experiment", query, "--players", ",".join(SPECS), "--out", out, "--skip-plies", "0",
+                    "--test", "0.5", "--validation", "0.25", "--population", "4", "--generations", "1", "--sample",
+                    "50", "--cp-positions", "2", "--no-progress", "--multipv", "0",
+                    "--candidates", ",".join(f"{n}={s}" for n, s in SPECS.items()),
+                    env={"MIMIC_CACHE": str(tmp_path / "cache")})
+    assert run.returncode == 0, run.stderr
+    assert "k = 1: 4 queries" in run.stdout and "replay 100.0% (top-3 100.0%)" in run.stdout
+    with open(out / "replay-k1.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 4 and all(r["predicted"] == r["player"] for r in rows)
+    summary = (out / "summary.md").read_text()
+    assert "| 1 | 100.0% / 100.0% |" in summary and "`Expert=expert@depth=1`" in summary
