@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from organisms.pesto import EG_VALUE, MG_VALUE
 from search.runtime.provenance import describe
 
-ROWS = ("l1", "fit-l1", "wdl", "fit-wdl", "wdl-init", "wdl-quiet", "fit-wdl-quiet", "wdl-result", "fit-wdl-result",
-        "wdl-self", "fit-wdl-self")
+ROWS = ("l1", "fit-l1", "wdl", "fit-wdl", "wdl-init", "wdl-fit-s10k", "fit-wdl-quiet", "fit-wdl-result",
+        "fit-wdl-self", "fit-wdl-50k")
 PIECES = ("pawn", "knight", "bishop", "rook", "queen")
 PESTO = {p: (MG_VALUE[i] + EG_VALUE[i]) / 2 for i, p in enumerate(PIECES)}
 
@@ -53,20 +53,39 @@ def sts_points(folder: Path) -> str:
     return m.group(1) if m else "–"
 
 
+def played(folder: Path) -> Path:
+    """The organism file the row played, as its match names it (``organism.json`` before the match)."""
+    log = folder / "vs-expert-2000n.log"
+    named = re.match(r"organism:(\S+) vs expert", log.read_text()) if log.exists() else None
+    return Path(named.group(1)) if named else folder / "organism.json"
+
+
 def errors(folder: Path) -> str:
+    """The GA winner's errors from its summary; for an exact fit's nearest organism (no GA), its errors from the
+    fit's log beside it (cp, then the wdl loss for a wdl fit)."""
     summary = folder / "summary.md"
-    if not summary.exists():
+    if summary.exists():
+        for line in summary.read_text().splitlines():
+            if line.startswith("| GA winner |"):
+                return " / ".join(c.strip() for c in line.strip("|").split("|")[1:])
         return "–"
-    for line in summary.read_text().splitlines():
-        if line.startswith("| GA winner |"):
-            return " / ".join(c.strip() for c in line.strip("|").split("|")[1:])
+    path = played(folder)
+    log = path.parent / "fit.log"
+    kind = {"ceiling-l1.json": "L1", "ceiling-wdl.json": "WDL"}.get(path.name)
+    if kind is None or not log.exists():
+        return "–"
+    lines = log.read_text().splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(f"{kind} fit ("):
+            cp = re.search(r"nearest organism (\S+) / (\S+)$", line)
+            loss = re.search(r"nearest organism (\S+) / (\S+)$", lines[i + 1]) if kind == "WDL" else None
+            text = f"fit: {cp.group(1)} / {cp.group(2)} cp" if cp else "–"
+            return text + (f"; loss {loss.group(1)} / {loss.group(2)}" if loss else "")
     return "–"
 
 
 def material(folder: Path) -> tuple[str, str]:
-    log = folder / "vs-expert-2000n.log"  # the organism the row played, as its match names it
-    played = re.match(r"organism:(\S+) vs expert", log.read_text()) if log.exists() else None
-    path = Path(played.group(1)) if played else folder / "organism.json"
+    path = played(folder)
     if not path.exists():
         return "–", "–"
     genes = {g["name"]: float(g["value"]) for g in json.loads(path.read_text())["genes"]}
@@ -84,10 +103,11 @@ def main() -> None:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "results/wdl-study")
     print(f"# Win-probability study: one factor at a time\n\nMade by `benchmarks/wdl_study.py {root}`; {describe()}.\n")
     print("Score against the expert at 2,000 nodes a move (the organism's view); STS points of 15,000 at 10,000 nodes;")
-    print("the GA winner's held-out error as its summary gives it (training / held out; a wdl run: loss, then cp);")
+    print("the error (training / held out) of the GA winner as its summary gives it (a wdl run: loss, then cp), or of")
+    print("an exact fit's nearest organism from its fit.log (cp, and a wdl fit's loss; each row on its own split);")
     print("material genes in cp (pawn, knight, bishop, rook, queen) and their mean ratio to PeSTO's (mg+eg)/2, plain")
     print("and effective (gene + the piece's mean piece-square gene).\n")
-    print("| row | vs expert, 2,000 nodes | STS (10,000 nodes) | GA winner's error | material genes | effective |")
+    print("| row | vs expert, 2,000 nodes | STS (10,000 nodes) | error | material genes | effective |")
     print("|---|---|---|---|---|---|")
     for name in ROWS:
         folder = root / name
