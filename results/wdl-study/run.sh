@@ -41,14 +41,16 @@ play() {  # FOLDER ORGANISM: the match against the expert at 2,000 nodes (200 ga
 }
 
 row() {  # NAME LABELS FLAGS...: the exact fits for the row's loss (their nearest organisms ceiling-*.json), the GA, play
+  # (the GA starts from $INIT when set: mimic fit takes no --init)
   local name=$1 labels=$2; shift 2
+  local init=(); [ -n "${INIT:-}" ] && init=(--init "$INIT")
   local d=$R/$name
   mkdir -p $d
   [ -s $d/ceiling-l1.json ] || $M fit $labels --genome rich --seed 1 --loss l1 "$@" --out $d/ceiling.json --jobs 2 \
     > $d/fit.log 2>&1
   if [ ! -f $d/organism.json ]; then
     local resume=; [ -f $d/checkpoint.npz ] && resume=--resume
-    $M evolve $labels --genome rich --out $d --seed 1 --jobs 2 --no-progress $resume "$@" > $d/evolve.log 2>&1
+    $M evolve $labels --genome rich --out $d --seed 1 --jobs 2 --no-progress $resume "${init[@]}" "$@" > $d/evolve.log 2>&1
   fi
   play $d $d/organism.json
 }
@@ -73,7 +75,7 @@ ceiling fit-l1 $R/wdl/ceiling-l1.json
 fitrow fit-wdl-quiet $L --quiet-labels
 fitrow fit-wdl-result $L --lambda-result 0.5
 fitrow fit-wdl-self $R/with-selfplay.labels
-row wdl-init $L --loss wdl --init $R/wdl/ceiling-l1.json
+INIT=$R/wdl/ceiling-l1.json row wdl-init $L --loss wdl
 ceiling l1 results/rich-stockfish/organism.json  # the L1 GA winner of the reference run (its run.sh: --polish 2)
 if [ ! -s $R/labels-50k.epd ]; then  # a quarter of the labels (EPD lines; not committed): do more labels help?
   head -n 50000 $L > $R/labels-50k.epd.tmp && mv $R/labels-50k.epd.tmp $R/labels-50k.epd
