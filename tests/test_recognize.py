@@ -57,7 +57,8 @@ def experiment(folder: Path, games: Path) -> tuple[Path, subprocess.CompletedPro
     """One ``recognize experiment`` on the synthetic games (its folder is also a trained DIR)."""
     out = folder / "exp"
     run = run_mimic("recognize", "experiment", str(games), "--players", "Alpha,Beta", "--out", str(out),
-                    "--skip-plies", str(SKIP), "--test", "0.3", "--validation", "0.2", "--cp-positions", "4", *GA,
+                    "--skip-plies", str(SKIP), "--test", "0.3", "--validation", "0.2", "--cp-positions", "4",
+                    "--features", "clones,habits,repertoire", *GA,
                     env=env(folder))
     assert run.returncode == 0, run.stderr
     return out, run
@@ -124,7 +125,7 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     # per player (--k all) every clone's scores over the two players average to 0 by construction; and the
     # held-out sides are still told apart (each clone explains its own player's moves best, as above).
     run = run_mimic("recognize", "classify", str(out), str(query), "--k", "all", "--norm", "query", "--csv",
-                    str(folder / "n.csv"), env=env(folder))
+                    str(folder / "n.csv"), "--method", "clones", env=env(folder))
     assert run.returncode == 0, run.stderr
     assert "the query file's players (--norm query)" in run.stdout
     with open(folder / "n.csv", newline="") as fh:
@@ -384,7 +385,8 @@ def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]
         g.headers["White" if g.headers["White"] == NAMES[1] else "Black"] = "Gamma, Gil"
     pgn = write_pgn(folder / "unequal.pgn", made[:10] + [g for g in extra if g is not None])
     ga = GASettings(population=8, generations=2, sample=100)
-    common = {"games": (str(pgn),), "players": ("Alpha", "Beta"), "ga": ga, "skip_plies": SKIP, "shared": False}
+    common = {"games": (str(pgn),), "players": ("Alpha", "Beta"), "ga": ga, "skip_plies": SKIP, "shared": False,
+              "features": ()}
     equal = train(TrainSettings(out=str(folder / "equal"), **common), "test", cache_dir=folder / "cache" / "features")
     c = equal.manifest["clones"]
     before = {p: c[p]["train_sides_before_cap"] for p in ("Alpha", "Beta")}
