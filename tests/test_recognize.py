@@ -136,6 +136,29 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     assert all(r["predicted"] == r["player"] for r in normed)
 
 
+def test_the_summary_has_a_row_per_method_with_binomial_intervals(
+        experiment: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    from scipy.stats import binomtest
+
+    out, run = experiment
+    summary = (out / "summary.md").read_text()
+    # The experiment asked for the clones, habits and repertoire families: one classifier row for each alone, one
+    # for all of them, beside chance, the centipawn-loss profile, the clones and the shared organism.
+    start = summary.index("| method |")
+    table = summary[start:summary.index("\n\n", start)]
+    names = re.findall(r"^\| ([^|]+?) \| ", table, flags=re.M)
+    assert names == ["method", "chance", "centipawn-loss profile", "personal clones", "one shared organism",
+                     "classifier, clones alone", "classifier, habits alone", "classifier, repertoire alone",
+                     "classifier, all families"], names
+    # The interval of the clones' top-1 at k = 1 is the exact binomial one of its count (20 queries, as above).
+    cell = re.search(r"^\| personal clones \| ([\d.]+)% \[(\d+)%–(\d+)%\]", table, flags=re.M)
+    assert cell is not None
+    share = float(cell.group(1)) / 100
+    ci = binomtest(round(share * 20), 20).proportion_ci(confidence_level=0.95)
+    assert (int(cell.group(2)), int(cell.group(3))) == (round(ci.low * 100), round(ci.high * 100))
+    assert "classifier" in run.stdout
+
+
 def test_csv_columns_and_accuracy_recount_equal_the_summary(
         experiment: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, run = experiment

@@ -227,7 +227,8 @@ def _experiment(args: argparse.Namespace) -> int:
             continue
         print(f"k = {k}: {row['queries']} queries, top-1 clones {row['clones'][0]:.1%} (top-3 "
               f"{row['clones'][1]:.1%}), shared organism {row.get('shared', (float('nan'),))[0]:.1%}, "
-              f"centipawn loss {row['cp_loss'][0]:.1%}, chance {row['chance'][0]:.1%}")
+              f"centipawn loss {row['cp_loss'][0]:.1%}, chance {row['chance'][0]:.1%}"
+              + (f", classifier {row['methods']['features']['top1']:.1%}" if "features" in row["methods"] else ""))
     print(f"results in {args.out}/ (summary.md, confusion.png, accuracy.png, queries-k*.csv)")
     return 0
 

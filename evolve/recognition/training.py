@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +137,8 @@ class Trained:
     betas: np.ndarray
     shared_weights: np.ndarray | None
     shared_beta: float
+    vectors: np.ndarray | None = None  # (sides in `order`, features): the style features, when a classifier was fitted
+    vector_names: list[str] = field(default_factory=list)
 
 
 def _train_one(pos: Positions, train_rows: np.ndarray, held_rows: np.ndarray, layout: str, encoding: str,
@@ -276,10 +278,11 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
         entries[p]["normalisation"] = float(normal[i])
         entries[p]["validation_measure_by_player"] = {q: float(cross[i, j]) for j, q in enumerate(players)}
     no_validation = [p for p in players if not sides[p]["validation"]]
-    classifier = None
+    classifier, vectors = None, None
     if settings.features:
         t0 = time.perf_counter()
-        classifier = _fit_classifier(settings, gs, order, pos, weights, betas, sides, out, cache_dir, on_progress)
+        classifier, vectors = _fit_classifier(settings, gs, order, pos, weights, betas, sides, out, cache_dir,
+                                              on_progress)
         seconds["style features and classifier"] = time.perf_counter() - t0
 
     manifest = {"format": "mimic-recognize", "version": 1, "command": command, "provenance": provenance(),
@@ -300,15 +303,16 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                                 "header": gs.sides[i].header, "source": gs.sources[gs.sides[i].game]}
                                for i in sides[p][k]] for k in PARTS} for p in players}}
     write_json_atomic(out / SPLIT, split)
-    return Trained(manifest, gs, part, sides, pos, order, weights, betas, shared_w, shared_beta)
+    return Trained(manifest, gs, part, sides, pos, order, weights, betas, shared_w, shared_beta, vectors,
+                   feature_names(players, settings.style("expert")) if settings.features else [])
 
 
 def _fit_classifier(settings: TrainSettings, gs: GameSet, order: list[int], pos: Positions, weights: np.ndarray,
                     betas: np.ndarray, sides: dict[str, dict[str, list[int]]], out: Path,
-                    cache_dir: str | Path | None, on_progress: Progress | None) -> dict[str, Any]:
+                    cache_dir: str | Path | None, on_progress: Progress | None) -> tuple[dict[str, Any], np.ndarray]:
     """The style features of every kept side, the classifier fitted on the training sides and its strength picked
     on the validation sides (:mod:`evolve.recognition.classifier`), written to ``DIR/classifier.npz``; its entry
-    in the manifest."""
+    in the manifest and the features (sides in ``order``, features)."""
     players = list(settings.players)
     style = settings.style()
     x = side_vectors(gs, order, style, pos, weights, betas, settings.jobs, style_cache(cache_dir), on_progress)
@@ -322,7 +326,7 @@ def _fit_classifier(settings: TrainSettings, gs: GameSet, order: list[int], pos:
                          on_progress)
     save_classifier(out / CLASSIFIER, clf)
     return {"file": CLASSIFIER, "features": list(style.families), "C": clf.header["C"],
-            "validation": clf.header["validation"], "profile_engine": style.profile_engine}
+            "validation": clf.header["validation"], "profile_engine": style.profile_engine}, x
 
 
 def _file_name(name: str) -> str:
