@@ -233,3 +233,16 @@ def test_classify_refuses_a_hostile_classifier_in_one_line(tmp_path: Path) -> No
     assert run.stderr.strip().splitlines() == [
         f"mimic recognize classify: {folder / 'classifier.npz'}: coef has shape (1, 1), expected "
         f"({len(players)}, {len(names)})"]
+
+
+def test_an_unusable_profile_engine_is_refused_before_any_work(made_up: Path, tmp_path: Path) -> None:
+    text = tmp_path / "engine.txt"
+    text.write_text("not an engine")
+    for engine, says in ((str(text), "not an executable file"),
+                         ("/bin/true", "cannot start it as a UCI engine: engine process died unexpectedly")):
+        run = run_mimic("recognize", "train", made_up, "--players", "Grabber,Pusher", "--out", tmp_path / "out",
+                        "--profile-engine", engine, "--no-progress")
+        assert run.returncode == 2
+        lines = run.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"mimic recognize train: --profile-engine {engine}: {says}")
+        assert not (tmp_path / "out").exists()  # refused before anything was written

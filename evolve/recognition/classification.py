@@ -28,6 +28,7 @@ from evolve.recognition.classifier import group_scores, load_classifier, style_o
 from evolve.recognition.gameset import Progress, parse_aliases, read_game_set
 from evolve.recognition.measures import SCORES, position_measures, score_groups, side_counts, side_means
 from evolve.recognition.positions import extract_positions
+from evolve.recognition.profile import check_engine
 from evolve.recognition.training import MANIFEST, PARTS, SPLIT
 from evolve.recognition.vectors import side_vectors, style_cache
 from organisms import Organism
@@ -179,6 +180,9 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     method = method_of(manifest, method, folder)
     players = manifest["players"]
     clf = load_classifier(Path(folder) / manifest["classifier"]["file"], players) if method == "features" else None
+    style = style_of(clf.header, str(folder), CloneFolderError) if clf is not None else None
+    if style is not None and "profile" in style.families:
+        check_engine(style.profile_engine)
     st = manifest["settings"]
     aliases = parse_aliases(st.get("aliases", []))
     gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, exclude=st.get("exclude", []),
@@ -199,9 +203,8 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     else:
         normal = np.array([manifest["clones"][p]["normalisation"] for p in players])
     groups = group_sides(labels, k)
-    if clf is not None:
-        x = side_vectors(gs, order, style_of(clf.header, str(folder), CloneFolderError), pos, weights, betas, jobs,
-                         style_cache(cache_dir), on_progress)
+    if clf is not None and style is not None:
+        x = side_vectors(gs, order, style, pos, weights, betas, jobs, style_cache(cache_dir), on_progress)
         scores = group_scores(clf.log_probabilities(x), groups)
     else:
         scores = score_groups(vals, pos.side[rows], groups, normal)

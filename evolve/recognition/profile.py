@@ -48,6 +48,9 @@ opening, with at most :data:`ENDGAME_UNITS` in the endgame, else in the middlega
 OPENING_UNITS = 20
 ENDGAME_UNITS = 8
 
+START_TIMEOUT = 10.0
+"""Seconds a UCI engine has to answer ``uci`` with ``uciok``."""
+
 STOCKFISH = "/usr/games/stockfish"
 """Where Debian installs Stockfish (not on every ``PATH``)."""
 
@@ -81,6 +84,14 @@ def engine_identity(engine: str) -> str:
     return f"{real}|{st.st_size}|{int(st.st_mtime)}"
 
 
+def check_engine(engine: str) -> None:
+    """Refuse, before any work, a profile engine that cannot be used: a file that is not an executable or does not
+    speak UCI, or a spec that is not one of our evaluators (:class:`ProfileEngineError`, one line)."""
+    engine_identity(engine)
+    mentor = _Uci(engine) if is_uci(engine) else _BuiltIn(engine)
+    mentor.close()
+
+
 def phase(board: chess.Board) -> int:
     """The game phase of a position (index into :data:`PHASES`) by material (:data:`PHASE_UNITS`).
 
@@ -96,8 +107,11 @@ class _Uci:
 
     def __init__(self, path: str) -> None:
         try:
-            self.engine = chess.engine.SimpleEngine.popen_uci([path])
+            self.engine = chess.engine.SimpleEngine.popen_uci([path], timeout=START_TIMEOUT)
             self.engine.configure({k: v for k, v in (("Threads", 1), ("Hash", 16)) if k in self.engine.options})
+        except TimeoutError as exc:
+            raise ProfileEngineError(f"--profile-engine {path}: no UCI answer (uciok) within {START_TIMEOUT:g} s"
+                                     ) from exc
         except (OSError, chess.engine.EngineError, chess.engine.EngineTerminatedError) as exc:
             raise ProfileEngineError(f"--profile-engine {path}: cannot start it as a UCI engine: {exc}") from exc
 

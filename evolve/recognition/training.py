@@ -37,7 +37,7 @@ from evolve.recognition.classifier import CLASSIFIER, fit_classifier, save_class
 from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
 from evolve.recognition.measures import SCORES, position_measures, side_means
 from evolve.recognition.positions import Positions, extract_positions, subset
-from evolve.recognition.profile import default_engine
+from evolve.recognition.profile import check_engine, default_engine
 from evolve.recognition.vectors import FAMILIES, StyleSettings, feature_names, side_vectors, style_cache
 from organisms import Organism
 from organisms.genome import DEFAULT_ENCODING, layout_genome
@@ -175,6 +175,8 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
     out = Path(settings.out)
     aliases = parse_aliases(settings.aliases)
     players = list(settings.players)
+    if "profile" in settings.features:
+        check_engine(settings.style().profile_engine)
     gs = read_game_set(settings.games, players, aliases, exclude=settings.exclude, on_error=on_error,
                        on_progress=on_progress)
     missing = [p for p in players if not any(s.player == p for s in gs.sides)]
