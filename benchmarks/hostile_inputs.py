@@ -220,7 +220,8 @@ def _make_recognition(d: Path) -> None:
         text += "\n[Event ".join(src.split("\n[Event ")[:30]) + "\n\n"
     (d / "two.pgn").write_text(text)
     mimic("recognize", "train", d / "two.pgn", "--players", "Tal,Fischer", "--out", d / "clones", "--max-games", "8",
-          "--max-held", "4", "--generations", "2", "--population", "6", "--no-progress", cwd=d).check_returncode()
+          "--max-held", "4", "--generations", "2", "--population", "6", "--features", "clones,habits,repertoire",
+          "--no-progress", cwd=d).check_returncode()
 
 
 def kinds(work: Path) -> list[Kind]:
@@ -254,7 +255,7 @@ def kinds(work: Path) -> list[Kind]:
         Kind("label sidecar (`label --resume`)", _labels, ["labels.epd.json"],
              lambda d: ["label", "--mentor", "builtin", "--positions", "44", "--source", d / "g.pgn", "--per-game",
                         "4", "--out", d / "labels.epd", "--no-progress", "--resume"]),
-        Kind("clone folder (`recognize classify`)", _make_recognition, ["clones/*.json"],
+        Kind("clone folder (`recognize classify`)", _make_recognition, ["clones/*.json", "clones/classifier.npz"],
              lambda d: ["recognize", "classify", d / "clones", d / "two.pgn", "--no-progress"]),
     ]
 

@@ -18,6 +18,7 @@ import pytest
 import evolve.recognition.positions
 from evolve.ga.evolution import GASettings
 from evolve.recognition import ExperimentSettings, Trained, TrainSettings, classify, experiment, train
+from evolve.recognition.classifier import GRID
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = ("White, Will", "Black, Bea")
@@ -60,7 +61,7 @@ def pgns(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 def settings(pgns: list[Path], out: Path, jobs: int = 1) -> TrainSettings:
     return TrainSettings(games=tuple(map(str, pgns)), players=("White", "Black"), out=str(out),
                          ga=GASettings(population=8, generations=2, sample=60, seed=1), skip_plies=4,
-                         validation=0.25, test=0.25, jobs=jobs)
+                         validation=0.25, test=0.25, features=("clones", "habits"), jobs=jobs)
 
 
 class Calls:
@@ -110,7 +111,7 @@ def test_train_reports_every_stage_with_totals_that_match_the_work(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(evolve.recognition.positions, "CHUNK_GAMES", CHUNK)
     _, cache, tr, calls = trained  # the first training on a fresh cache, as before sharing it
-    assert calls.stages() == ["games", "positions", "features", "clones"]
+    assert calls.stages() == ["games", "positions", "features", "clones", "style", "classifier"]
     # By hand: 2 files; 12 games of 2 named sides = 24 sides; split by game 6 / 3 / 3, so both players have
     # 6 training sides (equal already: no cap drops one) and every side is kept: 24 sides in chunks of 5 = 5
     # chunks; one organism a player and the shared one = 3.
@@ -121,6 +122,9 @@ def test_train_reports_every_stage_with_totals_that_match_the_work(
     assert len(calls.of("positions")) == 1 + 5  # one call a chunk
     assert calls.of("features") == [(0, 1), (1, 1)]
     assert calls.of("clones") == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    # The style features of the 24 sides in tasks of 8 = 3; the classifier's strengths tried, one a unit.
+    check_stage(calls, "style", 3)
+    check_stage(calls, "classifier", len(GRID))
     # Again: the resolved children come from the cache, all 5 chunks at once.
     again = Calls()
     train(settings(pgns, tmp_path / "again"), "test", cache_dir=cache, on_progress=again)
@@ -157,7 +161,7 @@ def test_classify_reports_its_stages(pgns: list[Path], trained: Shared,
     queries = classify(clones, pgns[1], k=1, cache_dir=cache, on_progress=calls)
     # By hand: one query file of 6 games, every side a query (12), resolved in chunks of 5 = 3 chunks.
     assert len(queries) == 12
-    assert calls.stages() == ["games", "positions", "features"]
+    assert calls.stages() == ["games", "positions", "features", "style"]  # style: the classifier's features
     assert calls.of("games") == [(0, 1), (1, 1)]
     check_stage(calls, "positions", 3)
     assert calls.of("features") == [(0, 1), (1, 1)]
@@ -167,7 +171,7 @@ def test_experiment_reports_training_then_the_baseline_then_the_queries(pgns: li
     calls = Calls()
     results = experiment(ExperimentSettings(train=settings(pgns, tmp_path / "exp"), cp_positions=2), "test",
                          cache_dir=tmp_path / "cache" / "features", on_progress=calls)
-    assert calls.stages() == ["games", "positions", "features", "clones", "cp_loss", "queries"]
+    assert calls.stages() == ["games", "positions", "features", "clones", "style", "classifier", "cp_loss", "queries"]
     # By hand: the centipawn losses are measured on the training and test sides, 6 + 3 a player = 18 sides, in
     # tasks of 10 sides = 2; the queries are classified for k = 1, 4, 16 and all = 4 group sizes.
     check_stage(calls, "cp_loss", 2)

@@ -57,7 +57,8 @@ def experiment(folder: Path, games: Path) -> tuple[Path, subprocess.CompletedPro
     """One ``recognize experiment`` on the synthetic games (its folder is also a trained DIR)."""
     out = folder / "exp"
     run = run_mimic("recognize", "experiment", str(games), "--players", "Alpha,Beta", "--out", str(out),
-                    "--skip-plies", str(SKIP), "--test", "0.3", "--validation", "0.2", "--cp-positions", "4", *GA,
+                    "--skip-plies", str(SKIP), "--test", "0.3", "--validation", "0.2", "--cp-positions", "4",
+                    "--features", "clones,habits,repertoire", *GA,
                     env=env(folder))
     assert run.returncode == 0, run.stderr
     return out, run
@@ -124,7 +125,7 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     # per player (--k all) every clone's scores over the two players average to 0 by construction; and the
     # held-out sides are still told apart (each clone explains its own player's moves best, as above).
     run = run_mimic("recognize", "classify", str(out), str(query), "--k", "all", "--norm", "query", "--csv",
-                    str(folder / "n.csv"), env=env(folder))
+                    str(folder / "n.csv"), "--method", "clones", env=env(folder))
     assert run.returncode == 0, run.stderr
     assert "the query file's players (--norm query)" in run.stdout
     with open(folder / "n.csv", newline="") as fh:
@@ -133,6 +134,29 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     for clone in ("Alpha", "Beta"):
         assert abs(sum(float(r[f"score:{clone}"]) for r in normed)) < 1e-9
     assert all(r["predicted"] == r["player"] for r in normed)
+
+
+def test_the_summary_has_a_row_per_method_with_binomial_intervals(
+        experiment: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    from scipy.stats import binomtest
+
+    out, run = experiment
+    summary = (out / "summary.md").read_text()
+    # The experiment asked for the clones, habits and repertoire families: one classifier row for each alone, one
+    # for all of them, beside chance, the centipawn-loss profile, the clones and the shared organism.
+    start = summary.index("| method |")
+    table = summary[start:summary.index("\n\n", start)]
+    names = re.findall(r"^\| ([^|]+?) \| ", table, flags=re.M)
+    assert names == ["method", "chance", "centipawn-loss profile", "personal clones", "one shared organism",
+                     "classifier, clones alone", "classifier, habits alone", "classifier, repertoire alone",
+                     "classifier, all families"], names
+    # The interval of the clones' top-1 at k = 1 is the exact binomial one of its count (20 queries, as above).
+    cell = re.search(r"^\| personal clones \| ([\d.]+)% \[(\d+)%–(\d+)%\]", table, flags=re.M)
+    assert cell is not None
+    share = float(cell.group(1)) / 100
+    ci = binomtest(round(share * 20), 20).proportion_ci(confidence_level=0.95)
+    assert (int(cell.group(2)), int(cell.group(3))) == (round(ci.low * 100), round(ci.high * 100))
+    assert "classifier" in run.stdout
 
 
 def test_csv_columns_and_accuracy_recount_equal_the_summary(
@@ -384,7 +408,8 @@ def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]
         g.headers["White" if g.headers["White"] == NAMES[1] else "Black"] = "Gamma, Gil"
     pgn = write_pgn(folder / "unequal.pgn", made[:10] + [g for g in extra if g is not None])
     ga = GASettings(population=8, generations=2, sample=100)
-    common = {"games": (str(pgn),), "players": ("Alpha", "Beta"), "ga": ga, "skip_plies": SKIP, "shared": False}
+    common = {"games": (str(pgn),), "players": ("Alpha", "Beta"), "ga": ga, "skip_plies": SKIP, "shared": False,
+              "features": ()}
     equal = train(TrainSettings(out=str(folder / "equal"), **common), "test", cache_dir=folder / "cache" / "features")
     c = equal.manifest["clones"]
     before = {p: c[p]["train_sides_before_cap"] for p in ("Alpha", "Beta")}

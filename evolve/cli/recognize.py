@@ -29,6 +29,14 @@ def _k(text: str) -> int | None:
     return None if text == "all" else positive_int(text)
 
 
+def _families(text: str) -> tuple[str, ...]:
+    return () if text == "none" else tuple(f.strip() for f in text.split(",") if f.strip())
+
+
+def _depths(text: str) -> tuple[int, ...]:
+    return tuple(positive_int(d) for d in text.split(","))
+
+
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
     from evolve.cli.recognize_replay import add_replay_options
     from evolve.recognition import ExperimentSettings, TrainSettings
@@ -71,6 +79,14 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
         a.add_argument("--no-shared", action="store_true", help="do not train the shared organism (a baseline)")
         a.add_argument("--genome", choices=("paper", "rich"), default=default(TrainSettings, "genome"),
                        help="genome layout")
+        a.add_argument("--features", type=_families, default=default(TrainSettings, "features"),
+                       metavar="F,...|none", help="the classifier's feature families, of clones, profile, repertoire, "
+                                                  "habits (none: no classifier)")
+        a.add_argument("--profile-engine", default=None, metavar="PATH|expert",
+                       help="the mentor profile's engine: a UCI engine's path (MultiPV), or one of our evaluators; "
+                            "when not given, stockfish when installed, else expert (slow)")
+        a.add_argument("--profile-depths", type=_depths, default=default(TrainSettings, "profile_depths"),
+                       metavar="D,...", help="the mentor profile's depths (rank and loss at the deepest)")
         if action == "experiment":
             a.add_argument("--mentor", default=default(ExperimentSettings, "mentor"), metavar="SPEC",
                            help="centipawn-loss baseline's mentor: one of our evaluators with @depth=N")
@@ -85,14 +101,17 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    help="game sides a query: groups of N sides with the same player, in file order")
     a.add_argument("--csv", default=None, metavar="FILE",
                    help="one row per query: player, predicted, one score column per player")
-    a.add_argument("--norm", choices=("validation", "query"), default="validation",
-                   help="subtract each clone's average on the trained players' validation sides or on the "
-                        "query file's players (for queries from another population: other openings, another era)")
+    a.add_argument("--norm", choices=("validation", "query"), default=None,
+                   help="--method clones: subtract each clone's average on the trained players' validation sides "
+                        "(when not given) or on the query file's players (for queries from another population: other "
+                        "openings, another era)")
+    a.add_argument("--method", choices=("features", "clones", "replay"), default=None,
+                   help="features: the classifier over the style features; clones: the clones' ranking; replay: "
+                        "each of --candidates (engines that can be run) is asked to play the query's positions "
+                        "again, ranked by the moves it matches; when not given, features when DIR has a classifier, "
+                        "else clones")
     a.add_argument("--held-out", action="store_true",
                    help="only the games DIR's split did not train or validate on (its test games, and new ones)")
-    a.add_argument("--method", choices=("clones", "replay"), default="clones",
-                   help="clones: DIR's clones score each query; replay: each of --candidates (engines that can be "
-                        "run) is asked to play the query's positions again, ranked by the moves it matches")
     add_replay_options(a)
 
 
@@ -137,11 +156,16 @@ def _train_settings(args: argparse.Namespace) -> Any:
                          aliases=tuple(args.alias), exclude=tuple(args.exclude), max_games=args.max_games,
                          max_held=args.max_held, validation=args.validation, test=args.test,
                          skip_plies=args.skip_plies, genome=args.genome, encoding=args.encoding,
-                         moves_loss=args.moves_loss, score=args.score, shared=not args.no_shared, jobs=args.jobs)
+                         moves_loss=args.moves_loss, score=args.score, shared=not args.no_shared,
+                         features=args.features, profile_engine=args.profile_engine,
+                         profile_depths=args.profile_depths, jobs=args.jobs)
 
 
 def _classify(args: argparse.Namespace) -> int:
+    import numpy as np
+
     import evolve.recognition as rec
+    from evolve.recognition.classification import method_of
 
     if args.method == "replay":
         from evolve.cli.recognize_replay import classify_replay
@@ -149,19 +173,29 @@ def _classify(args: argparse.Namespace) -> int:
         return classify_replay(args, progress_callback(args))
     manifest = rec.load_clones(args.dir)[0]
     players = manifest["players"]
+    method = method_of(manifest, args.method, args.dir)
+    if args.norm is not None and method != "clones":
+        raise ValueError("--norm goes with --method clones (the classifier's probabilities are not normalised)")
+    args.norm = args.norm or "validation"
     queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn, held_out=args.held_out,
-                           norm=args.norm, on_progress=progress_callback(args))
+                           norm=args.norm, on_progress=progress_callback(args), method=method)
     against = ("all players' validation game sides" if args.norm == "validation" else
                "the query file's players (--norm query)")
     print(f"{len(queries)} queries of {args.query} ({'all' if args.k is None else args.k} game sides each), "
-          f"{len(players)} players; score: {manifest['settings']['score']} minus each clone's average on "
-          f"{against} (higher is more like the player)")
+          f"{len(players)} players; "
+          + (f"each player's probability by the classifier over {', '.join(manifest['classifier']['features'])}"
+             if method == "features" else f"score: {manifest['settings']['score']} minus each clone's average on "
+             f"{against} (higher is more like the player)"))
     for i, q in enumerate(queries, 1):
         who = q.header + (f" (= {q.player})" if q.player and q.player != q.header else "")
         if not q.positions:
             print(f"{i:4d}. {who}: no positions (shorter than --skip-plies); {q.sides[0]}")
             continue
-        ranked = ", ".join(f"{p} {q.scores[p]:+.4f}" for p in q.ranking)
+        if method == "features":
+            prob = dict(zip(players, rec.probabilities(np.array([q.scores[p] for p in players])), strict=True))
+            ranked = ", ".join(f"{p} {prob[p]:.1%}" for p in q.ranking)
+        else:
+            ranked = ", ".join(f"{p} {q.scores[p]:+.4f}" for p in q.ranking)
         print(f"{i:4d}. {who} [{q.positions} positions; {q.sides[0]}"
               + (f" +{len(q.sides) - 1}" if len(q.sides) > 1 else "") + f"]: {ranked}")
     if args.csv:
@@ -207,6 +241,7 @@ def _experiment(args: argparse.Namespace) -> int:
         print(f"k = {k}: {row['queries']} queries, top-1 clones {row['clones'][0]:.1%} (top-3 "
               f"{row['clones'][1]:.1%}), shared organism {row.get('shared', (float('nan'),))[0]:.1%}, "
               f"centipawn loss {row['cp_loss'][0]:.1%}, chance {row['chance'][0]:.1%}"
+              + (f", classifier {row['methods']['features']['top1']:.1%}" if "features" in row["methods"] else "")
               + (f", replay {row['replay'][0]:.1%} (top-3 {row['replay'][1]:.1%})" if "replay" in row else ""))
     print(f"results in {args.out}/ (summary.md, confusion.png, accuracy.png, queries-k*.csv"
           + (", replay-k*.csv)" if exp.candidates else ")"))

@@ -13,11 +13,12 @@ command line and the tools.
 """
 
 from evolve.recognition.classification import NORMS, Query, classify, load_clones, read_csv_accuracy, write_csv
+from evolve.recognition.classifier import probabilities
 from evolve.recognition.experiments import KS, ExperimentSettings, experiment
 from evolve.recognition.gameset import Progress
 from evolve.recognition.measures import SCORES
 from evolve.recognition.training import MANIFEST, SHARED, SPLIT, Trained, TrainSettings, train
 
-__all__ = ["KS", "MANIFEST", "NORMS", "SCORES", "SHARED", "SPLIT", "ExperimentSettings", "Progress", "Query",
-           "TrainSettings", "Trained", "classify", "experiment", "load_clones", "read_csv_accuracy", "train",
-           "write_csv"]
+__all__ = ["KS", "MANIFEST", "NORMS", "SCORES", "SHARED", "SPLIT", "ExperimentSettings",
+           "Progress", "Query", "TrainSettings", "Trained", "classify", "experiment", "load_clones",
+           "probabilities", "read_csv_accuracy", "train", "write_csv"]

@@ -11,9 +11,13 @@ May import chess, numpy, :mod:`search` and :mod:`evolve.players` (the mentor's s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import chess
 import numpy as np
+
+if TYPE_CHECKING:
+    from search.engine import Engine
 
 CP_BINS = (0, 1, 10, 25, 50, 100, 200, 400)
 """Lower edges (cp) of the centipawn-loss histogram's bins; the last bin is open (400 cp and more)."""
@@ -36,16 +40,9 @@ def cp_losses(entries: Sequence[tuple[int, str, list[str], bool]], skip_plies: i
     those where a move mates included): the mentor's score of its best move minus its score of the move played
     (both searched at the same depth, the played one with ``root_moves``), capped at :data:`CP_CAP`. At most
     ``max_positions`` a side (the first)."""
-    from evolve.players import PLAYERS
     from search.base import Limit
-    from search.prob import make_engine
 
-    spec = PLAYERS.parse(mentor)
-    if spec.is_external:
-        raise ValueError(f"the centipawn-loss mentor must be one of our evaluators (expert@depth=N, organism:...), "
-                         f"got {mentor!r}")
-    depth = spec.limit.depth if spec.limit is not None and spec.limit.depth else 1
-    engine = make_engine(PLAYERS(spec), spec.search, hash_mb=8, policy=PLAYERS.policy(spec))
+    engine, depth = built_in_engine(mentor)
     limit = Limit(depth=depth)
     out = []
     for side, fen, moves, color in entries:
@@ -61,6 +58,21 @@ def cp_losses(entries: Sequence[tuple[int, str, list[str], bool]], skip_plies: i
             board.push(move)
         out.append((side, losses))
     return out
+
+
+def built_in_engine(mentor: str) -> tuple[Engine, int]:
+    """Our engine for ``mentor``, an evaluator spec of :data:`evolve.players.PLAYERS` (``expert``,
+    ``organism:PATH``, ...) searched with its ``@search=``, and its ``@depth=N`` (1 when none); ``ValueError``
+    for an external engine's spec. The one place recognition builds a mentor of ours (the centipawn-loss
+    baseline, the mentor profile's built-in fallback)."""
+    from evolve.players import PLAYERS
+    from search.prob import make_engine
+
+    spec = PLAYERS.parse(mentor)
+    if spec.is_external:
+        raise ValueError(f"the mentor must be one of our evaluators (expert@depth=N, organism:...), got {mentor!r}")
+    depth = spec.limit.depth if spec.limit is not None and spec.limit.depth else 1
+    return make_engine(PLAYERS(spec), spec.search, hash_mb=8, policy=PLAYERS.policy(spec)), depth
 
 
 def cp_histogram(losses: Sequence[int]) -> np.ndarray:

@@ -1,13 +1,16 @@
-"""Classification (``mimic recognize classify``): score game sides, or groups of ``k`` sides, by every clone.
+"""Classification (``mimic recognize classify``): score game sides, or groups of ``k`` sides, for every player.
 
-A query's score by a clone is its measure minus the clone's normalisation (:mod:`evolve.recognition.measures`);
-the clones are ranked by it, best first (:class:`Query`). One row a query goes to a CSV (:func:`write_csv`) that
-keeps the columns ``player``, ``predicted``, ``rank`` and one ``score:NAME`` column per clone, and the accuracy
-is recounted from that CSV (:func:`read_csv_accuracy`).
+Two methods (:data:`METHODS`). ``features`` (the default when the folder has a classifier): a query's score for a
+player is the sum of its sides' log-probabilities of that player under the folder's classifier
+(:mod:`evolve.recognition.classifier`) over the sides' style features (:mod:`evolve.recognition.vectors`).
+``clones``: a query's score by a clone is its measure minus the clone's normalisation
+(:mod:`evolve.recognition.measures`). The players are ranked by score, best first (:class:`Query`). One row a
+query goes to a CSV (:func:`write_csv`) that keeps the columns ``player``, ``predicted``, ``rank`` and one
+``score:NAME`` column per player, and the accuracy is recounted from that CSV (:func:`read_csv_accuracy`).
 
 May import numpy, :mod:`organisms`, :mod:`search.runtime` and the recognition modules below it (gameset,
-positions, measures, training's file names). A clone folder is checked before it is used (:func:`load_clones`,
-:func:`used_games`).
+positions, measures, vectors, classifier, training's file names). A clone folder is checked before it is used
+(:func:`load_clones`, :func:`used_games`).
 """
 
 from __future__ import annotations
@@ -21,14 +24,20 @@ from typing import Any
 import numpy as np
 
 from evolve.data.moves import normal_name
+from evolve.recognition.classifier import group_scores, load_classifier, style_of
 from evolve.recognition.gameset import Progress, parse_aliases, read_game_set
 from evolve.recognition.measures import SCORES, position_measures, score_groups, side_counts, side_means
 from evolve.recognition.positions import extract_positions
+from evolve.recognition.profile import check_engine
 from evolve.recognition.training import MANIFEST, PARTS, SPLIT
+from evolve.recognition.vectors import side_vectors, style_cache
 from organisms import Organism
 from organisms.features import LAYOUTS, feature_names
 from search.runtime.atomic import atomic_open
-from search.runtime.readback import ReadbackError, finite, read_json, require, strings, whole
+from search.runtime.readback import ReadbackError, finite, json_type, read_json, require, strings, whole
+
+METHODS = ("features", "clones")
+"""How ``classify`` scores a query: the classifier over style features, or the clones' ranking."""
 
 NORMS = ("validation", "query")
 """What ``classify`` subtracts from a clone's measure: its average on the validation sides or on the query file's."""
@@ -118,6 +127,13 @@ def load_clones(folder: str | Path) -> tuple[dict[str, Any], np.ndarray, np.ndar
         parse_aliases(strings(st.get("aliases", []), "settings.aliases", src, error=CloneFolderError))
     except ValueError as exc:
         raise CloneFolderError(f"{path}: settings.aliases: {exc}") from exc
+    entry = manifest.get("classifier")
+    if entry is not None:
+        if not isinstance(entry, dict):
+            raise CloneFolderError(f"{path}: classifier is {json_type(entry)}, not an object")
+        file = require(entry, "file", str, src, "classifier.", error=CloneFolderError)
+        if Path(file).name != file or file in ("", ".", ".."):
+            raise CloneFolderError(f"{path}: classifier.file is {file[:60]!r}, expected a file name in {folder}")
     organisms = []
     for p in players:
         entry = need(clones, p, dict, "clones.")
@@ -139,7 +155,8 @@ def load_clones(folder: str | Path) -> tuple[dict[str, Any], np.ndarray, np.ndar
 
 def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int = 1,
              on_error: Callable[[str], None] | None = None, cache_dir: str | Path | None = None,
-             held_out: bool = False, norm: str = "validation", on_progress: Progress | None = None) -> list[Query]:
+             held_out: bool = False, norm: str = "validation", on_progress: Progress | None = None,
+             method: str | None = None) -> list[Query]:
     """Score every game side of ``query`` (or every group of ``k`` sides with the same header player; see
     :func:`group_sides`) by every clone of ``folder``; with ``held_out``, only the sides of games that the
     split of ``folder`` did not use for training or validation (its test games, and games it never saw).
@@ -150,12 +167,22 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     file from another population than the training games (other openings, another era), where the
     validation averages do not carry over; it needs a query file with several players' games in it.
 
+    ``method`` (:data:`METHODS`): ``features``, the classifier of ``folder`` over the sides' style features (a
+    query's score by a player: the sum of its sides' log-probabilities of that player; ``norm`` plays no part), or
+    ``clones``, the clones' scores above; ``None``: ``features`` when ``folder`` has a classifier.
+
     ``on_progress`` (stage, done, total) is called as work completes, stage by stage: ``games`` (one unit: the
-    query file read), ``positions`` (chunks of game sides resolved), ``features`` (one unit)."""
+    query file read), ``positions`` (chunks of game sides resolved), ``features`` (one unit), and for
+    ``features`` ``style`` (chunks of game sides)."""
     if norm not in NORMS:
         raise ValueError(f"unknown normalisation {norm!r} (one of {', '.join(NORMS)})")
     manifest, weights, betas = load_clones(folder)
+    method = method_of(manifest, method, folder)
     players = manifest["players"]
+    clf = load_classifier(Path(folder) / manifest["classifier"]["file"], players) if method == "features" else None
+    style = style_of(clf.header, str(folder), CloneFolderError) if clf is not None else None
+    if style is not None and "profile" in style.families:
+        check_engine(style.profile_engine)
     st = manifest["settings"]
     aliases = parse_aliases(st.get("aliases", []))
     gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, exclude=st.get("exclude", []),
@@ -176,7 +203,11 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     else:
         normal = np.array([manifest["clones"][p]["normalisation"] for p in players])
     groups = group_sides(labels, k)
-    scores = score_groups(vals, pos.side[rows], groups, normal)
+    if clf is not None and style is not None:
+        x = side_vectors(gs, order, style, pos, weights, betas, jobs, style_cache(cache_dir), on_progress)
+        scores = group_scores(clf.log_probabilities(x), groups)
+    else:
+        scores = score_groups(vals, pos.side[rows], groups, normal)
     counts = side_counts(pos.side[rows], groups)
     out = []
     for j, group in enumerate(groups):
@@ -185,6 +216,17 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
                           for i in group], first.player or "", first.header, int(counts[j]),
                          {p: float(scores[j, c]) for c, p in enumerate(players)}))
     return out
+
+
+def method_of(manifest: dict[str, Any], method: str | None, folder: str | Path) -> str:
+    """The method a classification of ``folder`` uses: ``method``, or ``features`` when the folder has a classifier
+    and ``clones`` otherwise; :class:`CloneFolderError` for ``features`` without a classifier."""
+    if method is not None and method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (one of {', '.join(METHODS)})")
+    if method == "features" and not manifest.get("classifier"):
+        raise CloneFolderError(f"{Path(folder) / MANIFEST}: no classifier (trained without --features); "
+                               "use --method clones")
+    return method or ("features" if manifest.get("classifier") else "clones")
 
 
 def used_games(folder: str | Path) -> set[str]:

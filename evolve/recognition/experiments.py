@@ -4,10 +4,12 @@
 **Baselines**: chance (1 / players); the *shared organism*: its measure of a query beside each player's mean
 measure on their validation sides, the nearest wins (one number per query: strength, not style); the
 *centipawn-loss profile* (:mod:`evolve.recognition.baselines`), classified by the nearest centroid (Euclidean) of
-the players' training histograms. The results go to ``summary.md``, ``confusion.png``, ``accuracy.png``
-(:mod:`evolve.recognition.summary`) and ``queries-kK.csv`` in the run's folder.
+the players' training histograms. **The classifier** (when ``train`` fitted one): over every feature family
+alone and all together (:func:`family_log_probabilities`). Every method's top-1 and top-3 at each k has its exact
+binomial 95 % interval (:func:`rated`; ``results["k"][K]["methods"]``). The results go to ``summary.md``,
+``confusion.png``, ``accuracy.png`` (:mod:`evolve.recognition.summary`) and ``queries-kK.csv`` in the run's folder.
 
-May import numpy, :mod:`search.runtime` and the other recognition modules.
+May import numpy, scipy (the intervals), :mod:`search.runtime` and the other recognition modules.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ import numpy as np
 
 from evolve.recognition.baselines import CHUNK_SIDES, CP_BINS, CP_LOSS, cp_histogram, cp_losses
 from evolve.recognition.classification import Query, group_sides, write_csv
+from evolve.recognition.classifier import fit_classifier, group_scores
 from evolve.recognition.gameset import Progress
 from evolve.recognition.measures import position_measures, score_groups, side_counts, side_means
 from evolve.recognition.replay import Candidate, replay_queries
 from evolve.recognition.summary import plot_accuracy, plot_confusion, write_summary
-from evolve.recognition.training import TrainSettings, train
+from evolve.recognition.training import Trained, TrainSettings, train
+from evolve.recognition.vectors import FAMILIES, StyleSettings
 from search.players.spec import PlayerRegistry
 from search.runtime.workers import parallel_map
 
@@ -61,6 +65,54 @@ def _accuracy(scores: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
         return float("nan"), float("nan")
     order = np.argsort(-np.nan_to_num(scores, nan=-np.inf), axis=1, kind="stable")
     return float(np.mean(order[:, 0] == truth)), float(np.mean((order[:, :3] == truth[:, None]).any(axis=1)))
+
+
+def binomial_ci(successes: int, n: int) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) 95 % interval of a share of ``successes`` in ``n`` (NaN for none).
+
+    >>> [round(x, 3) for x in binomial_ci(3, 10)]
+    [0.067, 0.652]
+    """
+    if n == 0:
+        return float("nan"), float("nan")
+    from scipy.stats import binomtest
+
+    ci = binomtest(successes, n).proportion_ci(confidence_level=0.95)
+    return float(ci.low), float(ci.high)
+
+
+def rated(scores: np.ndarray, truth: np.ndarray) -> dict[str, Any]:
+    """Top-1 and top-3 of (queries, players) scores with their 95 % intervals and the number of queries."""
+    n = len(truth)
+    top1, top3 = _accuracy(scores, truth)
+    return {"top1": top1, "top3": top3, "n": n, "top1_ci": binomial_ci(round(top1 * n) if n else 0, n),
+            "top3_ci": binomial_ci(round(top3 * n) if n else 0, n)}
+
+
+def family_log_probabilities(tr: Trained, players: list[str], test: list[int]) -> dict[str, np.ndarray]:
+    """(test sides, players) log-probabilities of a classifier fitted on the training sides' features of each
+    family alone (``features:FAMILY``) and of all of them (``features``), its strength picked on the validation
+    sides as ``train`` does; ``test``: indices into ``tr.games.sides``. Empty when no classifier was trained."""
+    if tr.vectors is None:
+        return {}
+    st = tr.manifest["settings"]
+    where = {side: j for j, side in enumerate(tr.order)}
+    families = list(st["features"])
+
+    def rows(k: str) -> tuple[list[int], np.ndarray]:
+        got = [(where[i], c) for c, p in enumerate(players) for i in tr.sides[p][k]]
+        return [r for r, _ in got], np.array([c for _, c in got], dtype=np.int64)
+
+    (tr_rows, y_tr), (val_rows, y_val) = rows("train"), rows("validation")
+    test_rows = [where[i] for i in test]
+    out = {}
+    for name, chosen in [*((f"features:{f}", [f]) for f in families if len(families) > 1), ("features", families)]:
+        cols = [j for j, n in enumerate(tr.vector_names) if n.split(":")[0] in chosen]
+        style = StyleSettings(tuple(f for f in FAMILIES if f in chosen), st["skip_plies"])
+        x = tr.vectors[:, cols]
+        clf = fit_classifier(x[tr_rows], y_tr, x[val_rows], y_val, players, [tr.vector_names[j] for j in cols], style)
+        out[name] = clf.log_probabilities(x[test_rows]).reshape(len(test_rows), len(players))
+    return out
 
 
 def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[str], None] | None = None,
@@ -113,6 +165,7 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
                                   settings.candidates, registry, KS, st.skip_plies, settings.movetime,
                                   settings.multipv, st.jobs, None if cache_dir is None else Path(cache_dir).parent
                                   / "replay", on_error, on_progress)
+    family_logp = family_log_probabilities(tr, players, [i for i, _ in test_sides])
     if on_progress is not None:
         on_progress(QUERIES, 0, len(KS))
     for done, k in enumerate(KS, 1):
@@ -146,6 +199,13 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         has = np.array([sum(len(losses[i]) for i in g) > 0 for g in side_groups], dtype=bool)
         d = -np.linalg.norm(hists[:, None, :] - centroids[None, :, :], axis=2) if len(side_groups) else np.zeros((0, P))
         row["cp_loss"] = _accuracy(d[has], truth[has])
+        methods = {"chance": {"top1": 1 / P, "top3": min(3, P) / P, "n": len(truth)},
+                   "cp_loss": rated(d[has], truth[has]), "clones": rated(scores[keep], truth[keep])}
+        if shared_vals is not None:
+            methods["shared"] = rated(-np.abs(q[:, None] - shared_centroid[None, :])[keep], truth[keep])
+        for name, logp in family_logp.items():
+            methods[name] = rated(group_scores(logp, groups), truth)
+        row["methods"] = methods
         per_player = {}
         for c, p in enumerate(players):
             mine = keep & (truth == c)

@@ -60,6 +60,9 @@ def plot_accuracy(path: Path, results: dict[str, Any]) -> None:
                               ("chance", "chance", ":")):
         if key in results["k"][ks[0]]:
             ax.plot(x, [results["k"][k][key][0] for k in ks], style, label=label)
+    for name in [n for n in results["k"][ks[0]].get("methods", {}) if n.startswith("features")]:
+        ax.plot(x, [results["k"][k]["methods"][name]["top1"] for k in ks], "D-" if name == "features" else "x-.",
+                label=_method(name))
     ax.set_xticks(x, [f"k = {k}" for k in ks])
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("top-1 accuracy (held-out test queries)")
@@ -71,6 +74,42 @@ def plot_accuracy(path: Path, results: dict[str, Any]) -> None:
 
 def _pct(x: float) -> str:
     return f"{x:.1%}" if np.isfinite(x) else "–"
+
+
+METHOD_NAMES = {"chance": "chance", "cp_loss": "centipawn-loss profile", "clones": "personal clones",
+                "shared": "one shared organism", "features": "classifier, all families"}
+"""How summary.md names each method of an experiment's rows (``features:FAMILY``: the classifier on one family)."""
+
+
+def _method(name: str) -> str:
+    return METHOD_NAMES.get(name, f"classifier, {name.partition(':')[2]} alone")
+
+
+def _cell(m: dict[str, Any], key: str) -> str:
+    ci = m.get(f"{key}_ci")
+    if ci is None or not np.isfinite(ci[0]):
+        return _pct(m[key])
+    return f"{_pct(m[key])} [{ci[0]:.0%}–{ci[1]:.0%}]"
+
+
+def methods_table(results: dict[str, Any]) -> list[str]:
+    """summary.md's table of every method: top-1 and top-3 at each k, each with its exact binomial 95 % interval
+    (the queries counted under each k's heading)."""
+    ks = [k for k, row in results["k"].items() if "methods" in row]
+    if not ks:
+        return []
+    names = list(results["k"][ks[0]]["methods"])
+    lines = ["", "## Every method: top-1 / top-3 with 95 % intervals (Clopper-Pearson)", "",
+             "| method | " + " | ".join(f"k = {k} ({results['k'][k]['methods']['chance']['n']} queries)" for k in ks)
+             + " |", "|---|" + "---|" * len(ks)]
+    for name in names:
+        cells = [f"{_cell(m, 'top1')} / {_cell(m, 'top3')}" if (m := results["k"][k]["methods"].get(name)) else "–"
+                 for k in ks]
+        lines.append(f"| {_method(name)} | " + " | ".join(cells) + " |")
+    lines += ["", "The classifier rows: a logistic regression over the named feature families, fitted on the "
+              "training game sides, its strength picked on the validation sides; a query is scored by the sum of "
+              "its sides' log-probabilities. The clones and the shared organism count only queries with positions."]
+    return lines
 
 
 def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: ExperimentSettings, command: str
@@ -104,6 +143,7 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
         lines.append(f"| {k} | {row['queries']} | {_pct(row['clones'][0])} / {_pct(row['clones'][1])} | "
                      f"{_pct(shared[0])} / {_pct(shared[1])} | {_pct(row['cp_loss'][0])} / {_pct(row['cp_loss'][1])} | "
                      f"{_pct(row['chance'][0])} / {_pct(row['chance'][1])} |")
+    lines += methods_table(results)
     if "replay" in next(iter(results["k"].values()), {}):
         lines += ["", "Replay for engines (`--candidates`; `replay-kK.csv`): each candidate replayed on the test "
                   "sides' positions, ranked by the share of the played moves it matches (ties: the played moves' "

@@ -12,16 +12,19 @@ on the player's training sides (the validation sides are its held-out positions)
 training sides together: a baseline that knows every player's strength and nobody's style. Each clone's
 normalisation (:mod:`evolve.recognition.measures`) is measured on the validation sides and written with the
 clones to ``DIR/recognize.json``.
+Then, unless no feature family is asked for, every kept side's style features are computed
+(:mod:`evolve.recognition.vectors`) and the classifier (:mod:`evolve.recognition.classifier`) is fitted on the
+training sides, its strength picked on the validation sides, and written to ``DIR/classifier.npz``.
 
 May import numpy, :mod:`organisms`, :mod:`search.runtime`, :mod:`evolve.ga` and the recognition modules below it
-(gameset, positions, measures).
+(gameset, positions, measures, and the style features and classifier: vectors, profile, classifier).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +33,12 @@ import numpy as np
 from evolve.data.moves import normal_name
 from evolve.ga.evolution import Evolution, GASettings
 from evolve.ga.objectives import MoveAgreement
+from evolve.recognition.classifier import CLASSIFIER, fit_classifier, save_classifier
 from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
 from evolve.recognition.measures import SCORES, position_measures, side_means
 from evolve.recognition.positions import Positions, extract_positions, subset
+from evolve.recognition.profile import check_engine, default_engine
+from evolve.recognition.vectors import FAMILIES, StyleSettings, feature_names, side_vectors, style_cache
 from organisms import Organism
 from organisms.genome import DEFAULT_ENCODING, layout_genome
 from search.runtime.atomic import write_json_atomic
@@ -72,6 +78,9 @@ class TrainSettings:
     moves_loss: str = "agreement"
     score: str = "likelihood"
     shared: bool = True
+    features: tuple[str, ...] = FAMILIES
+    profile_engine: str | None = None
+    profile_depths: tuple[int, ...] = (1, 6)
     jobs: int = 1
 
     def __post_init__(self) -> None:
@@ -88,6 +97,14 @@ class TrainSettings:
         if self.max_held is not None and self.max_held < 1:
             raise ValueError("--max-held is a number of game sides, at least 1")
         parse_aliases(self.aliases)
+        if self.features:
+            self.style("expert")
+
+    def style(self, engine: str | None = None) -> StyleSettings:
+        """The style features' settings (:mod:`evolve.recognition.vectors`); the profile's engine ``engine``, else
+        ``profile_engine``, else :func:`evolve.recognition.profile.default_engine`."""
+        return StyleSettings(self.features, self.skip_plies, engine or self.profile_engine or default_engine(),
+                             self.profile_depths)
 
 
 PARTS = ("train", "validation", "test")
@@ -120,6 +137,8 @@ class Trained:
     betas: np.ndarray
     shared_weights: np.ndarray | None
     shared_beta: float
+    vectors: np.ndarray | None = None  # (sides in `order`, features): the style features, when a classifier was fitted
+    vector_names: list[str] = field(default_factory=list)
 
 
 def _train_one(pos: Positions, train_rows: np.ndarray, held_rows: np.ndarray, layout: str, encoding: str,
@@ -156,6 +175,8 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
     out = Path(settings.out)
     aliases = parse_aliases(settings.aliases)
     players = list(settings.players)
+    if "profile" in settings.features:
+        check_engine(settings.style().profile_engine)
     gs = read_game_set(settings.games, players, aliases, exclude=settings.exclude, on_error=on_error,
                        on_progress=on_progress)
     missing = [p for p in players if not any(s.player == p for s in gs.sides)]
@@ -259,11 +280,17 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
         entries[p]["normalisation"] = float(normal[i])
         entries[p]["validation_measure_by_player"] = {q: float(cross[i, j]) for j, q in enumerate(players)}
     no_validation = [p for p in players if not sides[p]["validation"]]
+    classifier, vectors = None, None
+    if settings.features:
+        t0 = time.perf_counter()
+        classifier, vectors = _fit_classifier(settings, gs, order, pos, weights, betas, sides, out, cache_dir,
+                                              on_progress)
+        seconds["style features and classifier"] = time.perf_counter() - t0
 
     manifest = {"format": "mimic-recognize", "version": 1, "command": command, "provenance": provenance(),
                 "settings": {**{k: v for k, v in asdict(settings).items() if k != "ga"}, "ga": asdict(settings.ga),
                              "max_games_applied": cap},
-                "players": players, "clones": entries, "split": SPLIT,
+                "players": players, "clones": entries, "split": SPLIT, "classifier": classifier,
                 "games": {"files": list(settings.games), "read": gs.read, "unique": len(gs.games),
                           "duplicates": gs.duplicates, "ambiguous_sides": gs.ambiguous, "malformed": gs.malformed,
                           "parts": {k: int((part == j).sum()) for j, k in enumerate(PARTS)}},
@@ -278,7 +305,30 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                                 "header": gs.sides[i].header, "source": gs.sources[gs.sides[i].game]}
                                for i in sides[p][k]] for k in PARTS} for p in players}}
     write_json_atomic(out / SPLIT, split)
-    return Trained(manifest, gs, part, sides, pos, order, weights, betas, shared_w, shared_beta)
+    return Trained(manifest, gs, part, sides, pos, order, weights, betas, shared_w, shared_beta, vectors,
+                   feature_names(players, settings.style("expert")) if settings.features else [])
+
+
+def _fit_classifier(settings: TrainSettings, gs: GameSet, order: list[int], pos: Positions, weights: np.ndarray,
+                    betas: np.ndarray, sides: dict[str, dict[str, list[int]]], out: Path,
+                    cache_dir: str | Path | None, on_progress: Progress | None) -> tuple[dict[str, Any], np.ndarray]:
+    """The style features of every kept side, the classifier fitted on the training sides and its strength picked
+    on the validation sides (:mod:`evolve.recognition.classifier`), written to ``DIR/classifier.npz``; its entry
+    in the manifest and the features (sides in ``order``, features)."""
+    players = list(settings.players)
+    style = settings.style()
+    x = side_vectors(gs, order, style, pos, weights, betas, settings.jobs, style_cache(cache_dir), on_progress)
+    where = {side: j for j, side in enumerate(order)}
+
+    def part(k: str) -> tuple[np.ndarray, np.ndarray]:
+        rows = [(where[i], c) for c, p in enumerate(players) for i in sides[p][k]]
+        return x[[r for r, _ in rows]].reshape(len(rows), x.shape[1]), np.array([c for _, c in rows], dtype=np.int64)
+
+    clf = fit_classifier(*part("train"), *part("validation"), players, feature_names(players, style), style,
+                         on_progress)
+    save_classifier(out / CLASSIFIER, clf)
+    return {"file": CLASSIFIER, "features": list(style.families), "C": clf.header["C"],
+            "validation": clf.header["validation"], "profile_engine": style.profile_engine}, x
 
 
 def _file_name(name: str) -> str:
