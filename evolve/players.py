@@ -12,6 +12,7 @@ from organisms.comparator import ComparatorNet
 from organisms.genome import rich_genome
 from organisms.movenet import MoveNet
 from organisms.net import NetEvaluator, NetFileError
+from organisms.pnet import PNet
 from search import Evaluator
 from search.base import MovePolicy
 from search.book.chooser import DEEPRED
@@ -52,6 +53,14 @@ def _net(spec: PlayerSpec) -> Evaluator:
         raise SpecError(f"{spec.text!r}: {exc}") from exc
 
 
+def _pnet(spec: PlayerSpec) -> Evaluator:
+    assert spec.arg is not None
+    try:
+        return PNet.load(spec.arg)
+    except NetFileError as exc:
+        raise SpecError(f"{spec.text!r}: {exc}") from exc
+
+
 def _move_net(arg: str) -> MovePolicy:
     """The move-probability net of ``@search=prob-net:PATH[?t=T]``."""
     path, temperature = net_argument(arg)
@@ -81,6 +90,8 @@ PLAYERS = PlayerRegistry([
                "seed 0 by default)", _rich_random),
     PlayerKind("net", "path", "a Giraffe-style evaluation net (numpy inference), e.g. net:results/x/net.npz "
                "(mimic train-net)", _net),
+    PlayerKind("pnet", "path", "a perspective net (768 -> N) x 2 -> 1, NNUE-style, played with incremental "
+               "updates, e.g. pnet:results/x/pnet.npz", _pnet),
     PlayerKind("cmp", "path", "a DeepChess comparator played by the comparison alpha-beta, e.g. "
                "cmp:results/x/cmp.npz (mimic train-cmp)", _cmp),
     DEEPRED,
