@@ -7,6 +7,8 @@ travels to worker processes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from organisms import Expert, Material, Organism
 from organisms.comparator import ComparatorNet
 from organisms.genome import rich_genome
@@ -45,20 +47,21 @@ def _organism(spec: PlayerSpec) -> Evaluator:
         raise SpecError(f"{spec.text!r}: {exc}") from exc
 
 
-def _net(spec: PlayerSpec) -> Evaluator:
+def _net_file(spec: PlayerSpec, load: Callable[[str], Evaluator]) -> Evaluator:
+    """The net file a ``KIND:PATH`` spec names, read by ``load``; a bad file is a :class:`SpecError` naming both."""
     assert spec.arg is not None
     try:
-        return NetEvaluator.load(spec.arg)
+        return load(spec.arg)
     except NetFileError as exc:
         raise SpecError(f"{spec.text!r}: {exc}") from exc
+
+
+def _net(spec: PlayerSpec) -> Evaluator:
+    return _net_file(spec, NetEvaluator.load)
 
 
 def _pnet(spec: PlayerSpec) -> Evaluator:
-    assert spec.arg is not None
-    try:
-        return PNet.load(spec.arg)
-    except NetFileError as exc:
-        raise SpecError(f"{spec.text!r}: {exc}") from exc
+    return _net_file(spec, PNet.load)
 
 
 def _move_net(arg: str) -> MovePolicy:
@@ -73,11 +76,7 @@ def _move_net(arg: str) -> MovePolicy:
 def _cmp(spec: PlayerSpec) -> Evaluator:
     """A DeepChess comparator: a Comparator (our engine runs the comparison alpha-beta with it) and, through its
     derived score, an Evaluator (for ``@search=prob``)."""
-    assert spec.arg is not None
-    try:
-        return ComparatorNet.load(spec.arg)
-    except NetFileError as exc:
-        raise SpecError(f"{spec.text!r}: {exc}") from exc
+    return _net_file(spec, ComparatorNet.load)
 
 
 PLAYERS = PlayerRegistry([
