@@ -7,11 +7,14 @@ travels to worker processes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from organisms import Expert, Material, Organism
 from organisms.comparator import ComparatorNet
 from organisms.genome import rich_genome
 from organisms.movenet import MoveNet
 from organisms.net import NetEvaluator, NetFileError
+from organisms.pnet import PNet
 from search import Evaluator
 from search.base import MovePolicy
 from search.book.chooser import DEEPRED
@@ -44,12 +47,21 @@ def _organism(spec: PlayerSpec) -> Evaluator:
         raise SpecError(f"{spec.text!r}: {exc}") from exc
 
 
-def _net(spec: PlayerSpec) -> Evaluator:
+def _net_file(spec: PlayerSpec, load: Callable[[str], Evaluator]) -> Evaluator:
+    """The net file a ``KIND:PATH`` spec names, read by ``load``; a bad file is a :class:`SpecError` naming both."""
     assert spec.arg is not None
     try:
-        return NetEvaluator.load(spec.arg)
+        return load(spec.arg)
     except NetFileError as exc:
         raise SpecError(f"{spec.text!r}: {exc}") from exc
+
+
+def _net(spec: PlayerSpec) -> Evaluator:
+    return _net_file(spec, NetEvaluator.load)
+
+
+def _pnet(spec: PlayerSpec) -> Evaluator:
+    return _net_file(spec, PNet.load)
 
 
 def _move_net(arg: str) -> MovePolicy:
@@ -64,11 +76,7 @@ def _move_net(arg: str) -> MovePolicy:
 def _cmp(spec: PlayerSpec) -> Evaluator:
     """A DeepChess comparator: a Comparator (our engine runs the comparison alpha-beta with it) and, through its
     derived score, an Evaluator (for ``@search=prob``)."""
-    assert spec.arg is not None
-    try:
-        return ComparatorNet.load(spec.arg)
-    except NetFileError as exc:
-        raise SpecError(f"{spec.text!r}: {exc}") from exc
+    return _net_file(spec, ComparatorNet.load)
 
 
 PLAYERS = PlayerRegistry([
@@ -81,6 +89,8 @@ PLAYERS = PlayerRegistry([
                "seed 0 by default)", _rich_random),
     PlayerKind("net", "path", "a Giraffe-style evaluation net (numpy inference), e.g. net:results/x/net.npz "
                "(mimic train-net)", _net),
+    PlayerKind("pnet", "path", "a perspective net (768 -> N) x 2 -> 1, NNUE-style, played with incremental "
+               "updates, e.g. pnet:results/x/pnet.npz", _pnet),
     PlayerKind("cmp", "path", "a DeepChess comparator played by the comparison alpha-beta, e.g. "
                "cmp:results/x/cmp.npz (mimic train-cmp)", _cmp),
     DEEPRED,

@@ -14,7 +14,8 @@ import chess
 
 from search.conventions import INFINITE, MATE, MATE_BOUND, mate_moves
 
-__all__ = ["INFINITE", "MATE", "MATE_BOUND", "Comparator", "Evaluator", "Limit", "MovePolicy", "SearchResult"]
+__all__ = ["INFINITE", "MATE", "MATE_BOUND", "Comparator", "Evaluator", "IncrementalEvaluator", "Limit", "MovePolicy",
+           "SearchResult"]
 
 
 @runtime_checkable
@@ -27,6 +28,30 @@ class Evaluator(Protocol):
     """
 
     def evaluate(self, board: chess.Board) -> int: ...
+
+
+@runtime_checkable
+class IncrementalEvaluator(Evaluator, Protocol):
+    """An evaluator that follows the moves the search makes and unmakes (ARCHITECTURE.md, Contracts), e.g. a net
+    whose first layer's sums are updated incrementally. The engine checks once, when it is given the evaluator,
+    whether it is one (an evaluator without these methods pays nothing), then, in every search:
+
+    * ``refresh(board)`` with the root position (the state of any earlier search is dropped);
+    * ``push(board, move)`` just *before* it makes ``move`` on ``board`` (a legal move, or ``chess.Move.null()``);
+    * ``pop()`` just after it unmakes the last move pushed;
+    * ``evaluate_current(board)`` instead of ``evaluate(board)``: the score of the position reached, ``board``
+      being that position (for its side to move). It must equal ``evaluate(board)`` exactly.
+
+    A search that stops early leaves pushes unpopped; the next search's ``refresh`` starts over.
+    """
+
+    def refresh(self, board: chess.Board) -> None: ...
+
+    def push(self, board: chess.Board, move: chess.Move) -> None: ...
+
+    def pop(self) -> None: ...
+
+    def evaluate_current(self, board: chess.Board) -> int: ...
 
 
 @runtime_checkable

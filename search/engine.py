@@ -18,8 +18,9 @@ from math import log
 import chess
 
 from search.base import INFINITE, MATE, MATE_BOUND, Evaluator
+from search.evaluation import EVAL_CACHE_SLOTS
 from search.ordering import CAPTURE, KILLER_2, TT_MOVE, capture_order, evasion_order, order_moves, reward
-from search.root import ASPIRATION, CHECK_EVERY, EVAL_CACHE_SLOTS, MAX_PLY, InfoCallback, RootSearch
+from search.root import ASPIRATION, CHECK_EVERY, MAX_PLY, InfoCallback, RootSearch
 from search.tt import LOWER, score_to_tt
 
 __all__ = ["ASPIRATION", "CHECK_EVERY", "DELTA_MARGIN", "EVAL_CACHE_SLOTS", "MAX_PLY", "QS_EVASION_PLIES", "Engine",
@@ -96,6 +97,7 @@ class Engine(RootSearch):
         self._visit(ply)
         pvt = self._pv
         board = self._board
+        push, pop = self._push, self._pop
         ep = board.ep_square
         key = hash((
             board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
@@ -130,14 +132,14 @@ class Engine(RootSearch):
                 and -MATE_BOUND < beta < MATE_BOUND and (board.occupied_co[turn] & ~board.pawns & ~board.kings)
                 and self._eval(board, key) >= beta):
             r = 3 if depth >= 6 else 2
-            board.push(_NULL)
+            push(_NULL)
             keys.append(key)
             floor = self._null_floor
             self._null_floor = len(keys)
             score = -self._negamax(depth - 1 - r, -beta, 1 - beta, ply + 1, False)
             self._null_floor = floor
             keys.pop()
-            board.pop()
+            pop()
             if score >= beta:
                 return beta if score >= MATE_BOUND else score
 
@@ -152,9 +154,9 @@ class Engine(RootSearch):
         # The TT move is searched before any move is generated: a cutoff saves the generation.
         if tt_move is not None and board.is_legal(tt_move):
             n = 1
-            board.push(tt_move)
+            push(tt_move)
             score = -self._negamax(depth - 1, -beta, -alpha, ply + 1, True)
-            board.pop()
+            pop()
             best = score
             best_move = tt_move
             if score > alpha:
@@ -180,7 +182,7 @@ class Engine(RootSearch):
         lmr_row = _LMR[depth]
         negamax = self._negamax
         for s, move in scored:
-            board.push(move)
+            push(move)
             if n == 0:
                 score = -negamax(depth - 1, -beta, -alpha, ply + 1, True)
             else:
@@ -196,7 +198,7 @@ class Engine(RootSearch):
                     score = -negamax(depth - 1, -alpha - 1, -alpha, ply + 1, True)
                 if alpha < score < beta:
                     score = -negamax(depth - 1, -beta, -alpha, ply + 1, True)
-            board.pop()
+            pop()
             n += 1
             if score > best:
                 best = score
@@ -255,11 +257,11 @@ class Engine(RootSearch):
             if not scored:
                 return best
 
-        quiesce = self._quiesce
+        quiesce, push, pop = self._quiesce, self._push, self._pop
         for _, move in scored:
-            board.push(move)
+            push(move)
             score = -quiesce(-beta, -alpha, ply + 1, qply + 1)
-            board.pop()
+            pop()
             if score > best:
                 best = score
                 if score > alpha:

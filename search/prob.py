@@ -280,16 +280,17 @@ class ProbEngine(Engine):
         best_move = None
         keys.append(key)
         search = self._prob
+        push, pop = self._push, self._pop
         for n, (_, move) in enumerate(scored):
             child = p * prob_of[move]
-            board.push(move)
+            push(move)
             if n == 0:
                 score = -search(child, -beta, -alpha, ply + 1)
             else:
                 score = -search(child, -alpha - 1, -alpha, ply + 1)
                 if alpha < score < beta:
                     score = -search(child, -beta, -alpha, ply + 1)
-            board.pop()
+            pop()
             if score > best:
                 best = score
                 best_move = move

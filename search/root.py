@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 import chess
 
 from search.base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult
+from search.evaluation import Evaluation
 from search.ordering import order_moves
 from search.timeman import Budget, budget
 from search.tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, position_key, score_from_tt, score_to_tt
@@ -30,8 +31,6 @@ CHECK_EVERY = 512
 """Nodes between checks of the clock and of the node limit (the stop flag is looked at on every node)."""
 ASPIRATION = 35
 """Half-width of the first aspiration window, centipawns."""
-EVAL_CACHE_SLOTS = 1 << 18
-"""Slots of the evaluation cache (indexed by the low bits of the position key)."""
 
 
 class _Abort(Exception):
@@ -41,28 +40,28 @@ class _Abort(Exception):
 InfoCallback = Callable[[SearchResult], None]
 
 
-class RootSearch:
+class RootSearch(Evaluation):
     """The shared state and the driver of a search around one evaluator (module docstring).
 
     ``evaluator.evaluate(board)`` gives centipawns from the side to move's view. ``hash_mb`` sizes the
     transposition table (MiB); ``aspiration``, ``tt_cutoffs`` and ``use_tt`` are :class:`search.engine.Engine`'s
     switches of the same names.
+
+    The tree searches make and unmake moves only through ``self._push(move)`` and ``self._pop()`` and evaluate
+    through ``self._eval`` (:class:`search.evaluation.Evaluation`: the evaluator, its cache, the incremental hook).
     """
 
     def __init__(self, evaluator: Evaluator, hash_mb: float = 16, *, aspiration: bool = True,
                  tt_cutoffs: bool = True, use_tt: bool = True) -> None:
-        self.evaluator = evaluator
+        super().__init__(evaluator)
         self.tt: TranspositionTable = TranspositionTable(hash_mb) if use_tt else NullTable()
         self.aspiration = aspiration
         self.tt_cutoffs = tt_cutoffs
         self._halt = threading.Event()
         self.nodes = 0
-        self._ekeys: list[int] = [0] * EVAL_CACHE_SLOTS
-        self._evals: list[int] = [0] * EVAL_CACHE_SLOTS
         self._history: list[list[int]] = [[0] * 4096, [0] * 4096]
         self._killers: list[list[chess.Move | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self._pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
-        self._board = chess.Board()
         self._keys: list[int] = []
         self._null_floor = 0
         self._seldepth = 0
@@ -80,9 +79,7 @@ class RootSearch:
     # ------------------------------------------------------------------ state
     def set_evaluator(self, evaluator: Evaluator) -> None:
         """Play with another evaluator from now on (clears everything that depends on it)."""
-        self.evaluator = evaluator
-        self._ekeys = [0] * EVAL_CACHE_SLOTS
-        self._evals = [0] * EVAL_CACHE_SLOTS
+        self._use(evaluator)
         self.new_game()
 
     def set_hash(self, megabytes: float) -> None:
@@ -95,24 +92,6 @@ class RootSearch:
         self.tt.clear()
         self._history = [[0] * 4096, [0] * 4096]
         self._killers = [[None, None] for _ in range(MAX_PLY + 2)]
-
-    # ------------------------------------------------------------------ evaluation
-    def evaluate(self, board: chess.Board) -> int:
-        """The static evaluation the search uses (cached, clamped inside the mate band)."""
-        return self._eval(board, position_key(board))
-
-    def _eval(self, board: chess.Board, key: int) -> int:
-        slot = key & (EVAL_CACHE_SLOTS - 1)
-        if self._ekeys[slot] == key:
-            return self._evals[slot]
-        v = self.evaluator.evaluate(board)
-        if v >= MATE_BOUND:
-            v = MATE_BOUND - 1
-        elif v <= -MATE_BOUND:
-            v = 1 - MATE_BOUND
-        self._ekeys[slot] = key
-        self._evals[slot] = v
-        return v
 
     # ------------------------------------------------------------------ driver
     def search(
@@ -151,7 +130,7 @@ class RootSearch:
         self.tt.age = (self.tt.age + 1) & 0xFFFF
         self._history = [[v >> 2 for v in h] for h in self._history]
 
-        self._board = board.copy(stack=False)
+        self._follow(board.copy(stack=False))
         self._keys = _history_keys(board)
         self._null_floor = 0
 
@@ -289,6 +268,7 @@ class RootSearch:
         stored as it is); ``self._root_best`` keeps the best move proved above alpha, for an aborted search.
         """
         board = self._board
+        push, pop = self._push, self._pop
         keys = self._keys
         key = position_key(board)
         self.nodes += 1
@@ -302,14 +282,14 @@ class RootSearch:
         best_i = 0
         keys.append(key)
         for i, move in enumerate(root):
-            board.push(move)
+            push(move)
             if i == 0:
                 score = -child(move, depth, -beta, -alpha)
             else:
                 score = -child(move, depth, -alpha - 1, -alpha)
                 if alpha < score < beta:
                     score = -child(move, depth, -beta, -alpha)
-            board.pop()
+            pop()
             if score > best:
                 best = score
                 best_i = i
