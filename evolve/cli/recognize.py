@@ -165,6 +165,7 @@ def _classify(args: argparse.Namespace) -> int:
     import numpy as np
 
     import evolve.recognition as rec
+    from evolve.cli.recognize_replay import print_accuracy, print_queries
     from evolve.recognition.classification import method_of
 
     if args.method == "replay":
@@ -186,27 +187,17 @@ def _classify(args: argparse.Namespace) -> int:
           + (f"each player's probability by the classifier over {', '.join(manifest['classifier']['features'])}"
              if method == "features" else f"score: {manifest['settings']['score']} minus each clone's average on "
              f"{against} (higher is more like the player)"))
-    for i, q in enumerate(queries, 1):
-        who = q.header + (f" (= {q.player})" if q.player and q.player != q.header else "")
-        if not q.positions:
-            print(f"{i:4d}. {who}: no positions (shorter than --skip-plies); {q.sides[0]}")
-            continue
+    def ranked(q: Any) -> str:
         if method == "features":
             prob = dict(zip(players, rec.probabilities(np.array([q.scores[p] for p in players])), strict=True))
-            ranked = ", ".join(f"{p} {prob[p]:.1%}" for p in q.ranking)
-        else:
-            ranked = ", ".join(f"{p} {q.scores[p]:+.4f}" for p in q.ranking)
-        print(f"{i:4d}. {who} [{q.positions} positions; {q.sides[0]}"
-              + (f" +{len(q.sides) - 1}" if len(q.sides) > 1 else "") + f"]: {ranked}")
+            return ", ".join(f"{p} {prob[p]:.1%}" for p in q.ranking)
+        return ", ".join(f"{p} {q.scores[p]:+.4f}" for p in q.ranking)
+
+    print_queries(queries, ranked, "--skip-plies")
     if args.csv:
         rec.write_csv(args.csv, queries, players, args.k)
         print(f"per-query scores in {args.csv}")
-    known = [q for q in queries if q.player and q.positions]
-    if known:
-        top1 = sum(q.predicted == q.player for q in known) / len(known)
-        top3 = sum(q.player in q.ranking[:3] for q in known) / len(known)
-        print(f"top-1 accuracy on the {len(known)} queries whose header names a trained player: {top1:.1%} "
-              f"(top-3 {top3:.1%})")
+    print_accuracy(queries, "a trained player")
     return 0
 
 

@@ -1,11 +1,13 @@
 """``mimic recognize classify --method replay``: its options and its run (kept beside ``recognize.py`` so that each
-method's printing stays in one place). May import :mod:`evolve.recognition` and :mod:`evolve.players`."""
+method's printing stays in one place), and the query lines and accuracy every classify method prints.
+May import :mod:`evolve.recognition` and :mod:`evolve.players`."""
 
 from __future__ import annotations
 
 import argparse
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from evolve.cli.common import non_negative_int, positive_float, warn
 
@@ -52,22 +54,36 @@ def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> i
           f"{len(names)} candidates replayed; score: the share of the positions where the candidate plays the "
           f"played move (then the played move's mean log-likelihood, nats, under softmax({BETA:g} x score / 100) "
           f"over {args.multipv} MultiPV lines of UCI candidates, other moves {OUTSIDE_CP} cp below the last)")
-    for i, q in enumerate(queries, 1):
-        who = q.header + (f" (= {q.player})" if q.player and q.player != q.header else "")
-        if not q.positions:
-            print(f"{i:4d}. {who}: no positions (shorter than the skipped plies); {q.sides[0]}")
-            continue
-        ranked = ", ".join(f"{n} {q.scores[n]:.1%}" + (f" ({q.likelihood[n]:+.2f})" if math.isfinite(q.likelihood[n])
-                                                         else "") for n in q.ranking)
-        print(f"{i:4d}. {who} [{q.positions} positions; {q.sides[0]}"
-              + (f" +{len(q.sides) - 1}" if len(q.sides) > 1 else "") + f"]: {ranked}")
+    def ranked(q: Any) -> str:
+        return ", ".join(f"{n} {q.scores[n]:.1%}" + (f" ({q.likelihood[n]:+.2f})" if math.isfinite(q.likelihood[n])
+                                                     else "") for n in q.ranking)
+
+    print_queries(queries, ranked, "the skipped plies")
     if args.csv:
         rec.write_csv(args.csv, queries, names, args.k)
         print(f"per-query scores (matching shares) in {args.csv}")
+    print_accuracy(queries, "a candidate")
+    return 0
+
+
+def print_queries(queries: Sequence[Any], ranked: Callable[[Any], str], skipped: str) -> None:
+    """One line a query of any ``recognize classify`` method: who (the header, and the player it names), its
+    positions and first side, then ``ranked(query)``; a query without positions says it is shorter than
+    ``skipped``."""
+    for i, q in enumerate(queries, 1):
+        who = q.header + (f" (= {q.player})" if q.player and q.player != q.header else "")
+        if not q.positions:
+            print(f"{i:4d}. {who}: no positions (shorter than {skipped}); {q.sides[0]}")
+            continue
+        print(f"{i:4d}. {who} [{q.positions} positions; {q.sides[0]}"
+              + (f" +{len(q.sides) - 1}" if len(q.sides) > 1 else "") + f"]: {ranked(q)}")
+
+
+def print_accuracy(queries: Sequence[Any], named: str) -> None:
+    """Top-1 and top-3 accuracy over the queries whose header names ``named`` (a trained player, a candidate)."""
     known = [q for q in queries if q.player and q.positions]
     if known:
         top1 = sum(q.predicted == q.player for q in known) / len(known)
         top3 = sum(q.player in q.ranking[:3] for q in known) / len(known)
-        print(f"top-1 accuracy on the {len(known)} queries whose header names a candidate: {top1:.1%} "
+        print(f"top-1 accuracy on the {len(known)} queries whose header names {named}: {top1:.1%} "
               f"(top-3 {top3:.1%})")
-    return 0
