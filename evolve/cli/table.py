@@ -27,6 +27,8 @@ COMMANDS: dict[str, Command] = {
     "fit": Command("evolve.cli.fit", "the exact-fit ceiling: the same linear model solved by LP or least squares"),
     "train-net": Command("evolve.cli.train_net",
                          "train a Giraffe-style evaluation net: from labels, then TD-Leaf self-play"),
+    "train-pnet": Command("evolve.cli.train_pnet",
+                          "train a perspective net (NNUE-style) on labels' expected scores (win-probability loss)"),
     "deepchess-data": Command("evolve.cli.deepchess_data",
                               "DeepChess training positions from the decisive games of PGN files"),
     "train-cmp": Command("evolve.cli.train_cmp",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.data.cache import resolve_labels
+from evolve.data.cache import ResolvedLabels, resolve_labels
 from mentor.labels import DEFAULT_CAP
 from organisms.features import feature_matrix
 
@@ -74,6 +74,21 @@ def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(perm[k:]), np.sort(perm[:k])
 
 
+def kept_split(resolved: ResolvedLabels, path: str | Path, quiet: bool, held_out: float, seed: int, cap: int
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The labels kept (all, or with ``quiet`` the quiet ones: a bool mask over ``resolved``'s rows) and the
+    seeded split of the kept rows (:func:`split`): the one home of the held-out rows of a label file, shared by
+    the GA (:func:`load_dataset`) and the perspective net's training (:mod:`evolve.nets.pnet_data`)."""
+    if not len(resolved.y):
+        raise ValueError(f"{path}: no usable labels (of {resolved.total}, {resolved.over_cap} beyond the cap of "
+                         f"{cap} cp)")
+    keep = resolved.quiet if quiet else np.ones(len(resolved.y), dtype=bool)
+    if not keep.any():
+        raise ValueError(f"{path}: no quiet labels (of {len(resolved.y)} within the cap)")
+    train, held = split(int(keep.sum()), held_out, seed)
+    return keep, train, held
+
+
 def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
                  seed: int = 0, n_jobs: int = 1, cache_dir: str | Path | None = None,
                  use_cache: bool = True, layout: str = "paper", quiet: bool = False) -> Dataset:
@@ -89,16 +104,10 @@ def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP,
     """
     resolved = resolve_labels(path, target, cap, n_jobs=n_jobs, use_cache=use_cache,
                               cache_dir=Path(cache_dir) / "labels" if cache_dir is not None else None)
-    if not len(resolved.y):
-        raise ValueError(f"{path}: no usable labels (of {resolved.total}, {resolved.over_cap} beyond the cap of "
-                         f"{cap} cp)")
+    keep, train, held = kept_split(resolved, path, quiet, held_out, seed, cap)
     matrix = feature_matrix(resolved.rows, n_jobs=n_jobs, cache_dir=cache_dir, use_cache=use_cache,
                             layout=layout)
-    keep = resolved.quiet if quiet else np.ones(len(resolved.y), dtype=bool)
-    if not keep.any():
-        raise ValueError(f"{path}: no quiet labels (of {len(resolved.y)} within the cap)")
     features = matrix.astype(np.float64) if keep.all() else matrix[keep].astype(np.float64)
-    train, held = split(int(keep.sum()), held_out, seed)
     return Dataset(features, resolved.y[keep], resolved.result[keep], resolved.plies[keep], train, held, str(path),
                    target, resolved.total, resolved.over_cap, resolved.mates, resolved.malformed, resolved.errors,
                    resolved.ply[keep], quiet, int((~keep).sum()))

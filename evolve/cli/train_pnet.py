@@ -1,0 +1,82 @@
+"""``mimic train-pnet``: a perspective net (NNUE-style) trained on a label file's expected scores.
+May import :mod:`evolve.nets` (torch is imported there, only when training starts)."""
+
+from __future__ import annotations
+
+import argparse
+
+from evolve.cli.common import command_line, default, non_negative_int, positive_float, positive_int
+from evolve.cli.options import Parents
+from evolve.cli.table import command_parser
+
+NAME = "train-pnet"
+EXITS = ((ValueError, 2), (RuntimeError, 2), (FileExistsError, 2), (OSError, 1))
+"""Bad settings or no torch: 2; a run is already in --out: 2; another file error: 1."""
+
+
+def net_k(text: str) -> str | float:
+    """An argparse type: ``expert``, ``mentor`` or a positive number of centipawns."""
+    if text in ("expert", "mentor"):
+        return text
+    try:
+        return positive_float(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected expert, mentor or a positive number of centipawns, got "
+                                         f"{text!r}") from None
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    from evolve.nets.pnet_run import PNetRunSettings
+    from evolve.nets.pnet_train import PNetSettings
+
+    p = command_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.wdl()],
+                       description="Train a perspective net ((768 -> N) x 2 -> 1, clipped ReLU, NNUE-style) on a "
+                                   "label file: sigmoid(eval/K_net) against the mentor's score through a "
+                                   "win-probability model (the --loss wdl convention of mimic evolve), Adam, "
+                                   "mini-batches, the organisms' held-out split; checkpoints every epoch (--resume "
+                                   "continues to the same weights); writes pnet.npz (play it as pnet:OUT/pnet.npz), "
+                                   "summary.md and curve.png. Needs torch: pip install torch==2.13.0.")
+    p.add_argument("labels", help="EPD label file (from mimic label)")
+    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    p.add_argument("--train-rows", type=positive_int, default=None,
+                   help="train on only this many of the training rows (a seeded choice; the held-out rows "
+                        "unchanged): how many positions the net needs")
+    p.add_argument("--net-k", type=net_k, default=default(PNetRunSettings, "k_mode"),
+                   help="the net's K (cp), which sets its scale: expert (fitted Texel-style on the built-in "
+                        "expert's scores of the training targets: the net's centipawns are the expert's), mentor "
+                        "(the mentor's own K: the net learns the mentor's centipawns) or a number")
+    g = p.add_argument_group("net and training")
+    g.add_argument("--units", type=positive_int, default=default(PNetSettings, "units"),
+                   help="first-layer units N per perspective")
+    g.add_argument("--hidden", type=positive_int, nargs="*", default=list(default(PNetSettings, "hidden")),
+                   help="widths of hidden layers after the accumulators (none by default)")
+    g.add_argument("--scale", type=positive_float, default=default(PNetSettings, "scale"),
+                   help="centipawns per output unit")
+    g.add_argument("--epochs", type=non_negative_int, default=default(PNetSettings, "epochs"), help="epochs")
+    g.add_argument("--batch", type=positive_int, default=default(PNetSettings, "batch"), help="mini-batch")
+    g.add_argument("--lr", type=positive_float, default=default(PNetSettings, "lr"),
+                   help="Adam's learning rate at the first epoch")
+    g.add_argument("--lr-final", type=positive_float, default=default(PNetSettings, "lr_final"),
+                   help="at the last epoch (geometric decay between)")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evolve.nets.pnet_run import PNetRunSettings, train_pnet
+    from evolve.nets.pnet_train import PNetSettings
+
+    settings = PNetRunSettings(
+        labels=args.labels, out=args.out,
+        net=PNetSettings(units=args.units, hidden=tuple(args.hidden), scale=args.scale, epochs=args.epochs,
+                         batch=args.batch, lr=args.lr, lr_final=args.lr_final, power=args.loss_power, seed=args.seed),
+        target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, quiet=args.quiet_labels,
+        wdl_model=args.wdl_model, lambda_result=args.lambda_result, k_mode=args.net_k, train_rows=args.train_rows,
+        jobs=args.jobs)
+    outcome = train_pnet(settings, command_line(), resume=args.resume, report=print)
+    last = outcome.curve[-1] if outcome.curve else None
+    if last is not None:
+        print(f"held-out error {last.held_mae:.1f} cp, loss {last.held_loss:.6f} (predicting the training median: "
+              f"{outcome.median_mae:.1f} cp); training {last.train_mae:.1f} cp")
+    print(f"start position {outcome.start_cp:+d} cp; results in {args.out}/ (pnet.npz, summary.md, curve.png); "
+          f"play it as pnet:{outcome.path}")
+    return 0

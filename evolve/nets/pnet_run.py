@@ -1,0 +1,153 @@
+"""``mimic train-pnet``: a perspective net trained on a label file's expected scores; its folder.
+
+The run writes into ``out``:
+
+- ``checkpoint.npz``: model, Adam's state and the curve after every epoch (:mod:`evolve.nets.pnet_train`); a
+  resumed run continues from it to the weights an uninterrupted run reaches;
+- ``pnet.npz``: the net (:func:`organisms.pnet.save_pnet`: the file ``pnet:OUT/pnet.npz`` plays; header:
+  architecture, scale, K, the settings, the curve, the errors, the command and provenance);
+- ``summary.md`` and ``curve.png`` (the loss and the error in the mentor's centipawns per epoch, training and
+  held out, beside predicting the training median).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+import numpy as np
+
+from evolve.nets.giraffe import require_torch
+from evolve.nets.pnet_data import PNetData, load_pnet_data
+from evolve.nets.pnet_train import EpochRow, PNetSettings, build_model, net_arrays, train
+from mentor.labels import DEFAULT_CAP
+from organisms.pnet import PNet, make_header, save_pnet
+from search.runtime.atomic import write_atomic
+from search.runtime.provenance import describe, provenance
+
+
+@dataclass(frozen=True, kw_only=True)
+class PNetRunSettings:
+    """One run: the label file and folder, the data's options (as ``mimic evolve``'s: target, cap, held-out share,
+    split seed, quiet filter, the win-probability model and the mentor's share ``lambda_result`` of the target),
+    the net's K (``k_mode``: ``expert``, ``mentor`` or centipawns; :mod:`evolve.nets.pnet_data`), ``train_rows``
+    (only that many training rows), and the net and its training (:class:`PNetSettings`)."""
+
+    labels: str
+    out: str
+    net: PNetSettings = field(default_factory=PNetSettings)
+    target: str = "leaf"
+    cap: int = DEFAULT_CAP
+    held_out: float = 0.2
+    seed: int = 0
+    quiet: bool = False
+    wdl_model: str = "sf15.1"
+    lambda_result: float = 1.0
+    k_mode: str | float = "expert"
+    train_rows: int | None = None
+    jobs: int = 1
+
+    def data_identity(self) -> dict[str, Any]:
+        """What the data depends on (stored in the checkpoint; a resumed run must have the same)."""
+        d = asdict(self)
+        for key in ("out", "net", "jobs"):
+            d.pop(key)
+        return d
+
+
+@dataclass
+class PNetOutcome:
+    data: PNetData
+    curve: list[EpochRow]
+    median_mae: float  # cp: held-out error of predicting the training median
+    start_cp: int  # the net's score of the start position (cp, White to move)
+    path: Path
+
+
+def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = False,
+               report: Callable[[str], None] | None = None) -> PNetOutcome:
+    """Run the whole training (see the module docstring). ``FileExistsError`` when ``out`` holds a checkpoint and
+    ``resume`` is false; ``ValueError`` for unusable labels or settings; ``RuntimeError`` without torch."""
+    torch = require_torch()
+    torch.set_num_threads(1)
+    out = Path(settings.out)
+    checkpoint, net_path = out / "checkpoint.npz", out / "pnet.npz"
+    if checkpoint.exists() and not resume:
+        raise FileExistsError(f"{out}: holds a pnet training run (use --resume to continue it)")
+    say = report or (lambda _line: None)
+    s = settings.net
+    data = load_pnet_data(settings.labels, target=settings.target, cap=settings.cap, held_out=settings.held_out,
+                          seed=settings.seed, quiet=settings.quiet, model=settings.wdl_model, power=s.power,
+                          lambda_result=settings.lambda_result, k_mode=settings.k_mode,
+                          train_rows=settings.train_rows, n_jobs=settings.jobs)
+    say(data.describe())
+    out.mkdir(parents=True, exist_ok=True)
+    model = build_model(s)
+    curve = train(model, data, s, checkpoint, resume=resume, identity=settings.data_identity(),
+                  on_epoch=lambda r: say(f"epoch {r.epoch}: loss {r.loss:.6f}, held out {r.held_loss:.6f} "
+                                         f"({r.held_mae:.1f} cp), training {r.train_mae:.1f} cp, {r.seconds:.0f} s"))
+    median = float(np.abs(data.y[data.held] - np.median(data.y[data.train])).mean()) if len(data.held) \
+        else float("nan")
+    arrays = net_arrays(model)
+    header = make_header(s.units, s.hidden, s.scale, k_net=data.k_net, k_mentor=data.k_mentor,
+                         training={"run": {k: v for k, v in asdict(settings).items() if k != "net"},
+                                   "net": {**asdict(s), "hidden": list(s.hidden)}},
+                         command=command, curve=[asdict(r) for r in curve], provenance=provenance(),
+                         errors={"held_mae": curve[-1].held_mae if curve else None, "median_mae": median})
+    save_pnet(net_path, arrays, header)
+    start = PNet.load(net_path).evaluate(chess.Board())
+    outcome = PNetOutcome(data, curve, median, start, net_path)
+    plot_pnet_curve(out / "curve.png", curve, median)
+    write_atomic(out / "summary.md", "\n".join(summary_lines(settings, outcome, command)) + "\n")
+    return outcome
+
+
+def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]:
+    s, d = r.net, o.data
+    last = o.curve[-1] if o.curve else None
+    arch = " -> ".join([f"(768 -> {s.units}) x 2", *(str(h) for h in s.hidden), "1"])
+    lines = [f"# Perspective net trained on {r.labels}", "",
+             f"Command: `{command}`" if command else "", f"Code: {describe()}", "",
+             f"Data: {d.describe()}. Target: {r.target}; held-out share {r.held_out}, split seed {r.seed} (the "
+             f"organisms' split for the same file and settings); quiet labels only: {r.quiet}.", "",
+             "## Net", "",
+             f"{arch}, clipped ReLU, output x {s.scale:g} = centipawns, side to move's view. File: "
+             f"`{o.path.name}` (play it as `pnet:{o.path}`). The start position scores {o.start_cp:+d} cp.", "",
+             "## Loss", "",
+             f"mean |σ(eval / K_net) − p|^{s.power:g}, p = the mentor's score through the {r.wdl_model} model"
+             + (f", blended λ = {r.lambda_result:g} with the game result where known" if r.lambda_result < 1 else "")
+             + f"; K_net = {d.k_net:.1f} cp ({r.k_mode}), the mentor's K {d.k_mentor:.1f} cp, so a net centipawn "
+             f"is {d.mentor_per_net_cp:.3f} of the mentor's. Adam, batch {s.batch}, lr {s.lr:g} to {s.lr_final:g}, "
+             f"{s.epochs} epochs, seed {s.seed}.", "",
+             "## Errors", "",
+             "Errors in cp are the mentor's centipawns (the net's eval times K_mentor / K_net against the label).", "",
+             "| | training | held out |", "|---|---|---|"]
+    if last is not None:
+        lines += [f"| loss | {last.train_loss:.6f} | {last.held_loss:.6f} |",
+                  f"| mean abs error (cp) | {last.train_mae:.1f} | {last.held_mae:.1f} |"]
+    lines += [f"| predict the training median (cp) | | {o.median_mae:.1f} |", "",
+              "| epoch | loss (batches) | training loss | held-out loss | training cp | held-out cp | CPU s |",
+              "|---|---|---|---|---|---|---|"]
+    lines += [f"| {e.epoch} | {e.loss:.6f} | {e.train_loss:.6f} | {e.held_loss:.6f} | {e.train_mae:.1f} | "
+              f"{e.held_mae:.1f} | {e.seconds:.0f} |" for e in o.curve]
+    return lines
+
+
+def plot_pnet_curve(path: Path, curve: list[EpochRow], median: float) -> None:
+    """``curve.png``: the loss (left) and the error in the mentor's centipawns (right) per epoch, training and
+    held out."""
+    from evolve.plots import Curve, Level, curves, figure, save
+
+    fig, axes = figure(1, 2, size=(12, 4), dpi=120, squeeze=False)
+    x = [r.epoch for r in curve]
+    curves(axes[0][0], [Curve(x, [r.train_loss for r in curve], "training", {"color": "#1f77b4"}),
+                        Curve(x, [r.held_loss for r in curve], "held out", {"color": "#d62728"})],
+           xlabel="epoch", integer_x=True, ylabel="mean |σ(eval/K) − p|^P", title="win-probability loss")
+    curves(axes[0][1], [Curve(x, [r.train_mae for r in curve], "training", {"color": "#1f77b4"}),
+                        Curve(x, [r.held_mae for r in curve], "held out", {"color": "#d62728"})],
+           levels=[Level(median, "training median (held out)")], xlabel="epoch", integer_x=True,
+           ylabel="mean |net − mentor| (mentor's cp)", title="error")
+    save(fig, path)

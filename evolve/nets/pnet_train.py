@@ -1,0 +1,256 @@
+"""Training the perspective net (torch, the optional extra ``nets``): the model, the win-probability loss, the
+epochs, the checkpoint that resumes them to the same weights.
+
+**The model** (:func:`build_model`) is :class:`organisms.pnet.PNet`'s arithmetic in floats: a first layer
+``w_in`` (768 inputs + the zero padding row :data:`~evolve.nets.pnet_data.PAD`, N units) summed over a position's
+active inputs (``embedding_bag``) plus ``b_in``, once per perspective, the two halves concatenated side to move
+first and clamped to [0, 1], optional hidden layers clamped to [0, 1], one linear output; times ``scale``, the
+evaluation in centipawns from the side to move's view. :func:`net_arrays` gives the pnet file's arrays (weights
+as (inputs, units) float32), which the engine quantises on loading (``organisms/pnet.py``).
+
+**The loss**: ``mean |σ(eval / K_net) − p|^P`` over a mini-batch (``p``, ``K_net``: :mod:`evolve.nets.pnet_data`;
+``P`` = ``power``, 2 by default), Adam, the learning rate decayed geometrically per epoch from ``lr`` to
+``lr_final``, the training rows shuffled each epoch by a generator seeded with (seed, epoch).
+
+**Checkpoints** (:func:`save_checkpoint`, :func:`load_checkpoint`): after every epoch, one ``.npz`` (the net
+files' writer; read back through :func:`organisms.net.read_net_file`, never a pickle): the model's parameters,
+Adam's moments, its step count and the curve in a JSON header with the settings. A resumed run restores all of
+them and draws the same shuffles, so it reaches the same weights as an uninterrupted one, to the bit (one torch
+thread; ``tests/test_pnet_train.py`` checks it).
+
+May import numpy, torch (through :func:`evolve.nets.giraffe.require_torch`), ``organisms``, ``search.runtime``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evolve.nets.giraffe import require_torch
+from evolve.nets.pnet_data import PAD, PNetData
+from organisms.net import NetFileError, read_net_file, write_net_file
+from organisms.pnet import DEFAULT_SCALE, N_INPUTS
+from search.runtime.readback import records, require, whole
+
+CHECKPOINT_KIND = "pnet-checkpoint"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PNetSettings:
+    """The net's shape and its training: ``units`` N, ``hidden`` widths, ``scale`` (cp per output unit), epochs,
+    mini-batch, Adam's learning rate (first and last epoch), the loss's power and the seed of the weights and
+    shuffles."""
+
+    units: int = 64
+    hidden: tuple[int, ...] = ()
+    scale: float = DEFAULT_SCALE
+    epochs: int = 30
+    batch: int = 1024
+    lr: float = 2e-3
+    lr_final: float = 2e-4
+    power: float = 2.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.units < 1 or any(h < 1 for h in self.hidden) or self.epochs < 0 or self.batch < 1:
+            raise ValueError("units, hidden widths and the batch must be positive, epochs not negative")
+        if not (self.lr > 0 and self.lr_final > 0 and self.scale > 0 and self.power > 1):
+            raise ValueError("lr, lr-final and scale must be positive, the loss power above 1")
+
+
+@dataclass
+class EpochRow:
+    epoch: int
+    loss: float  # mean training loss over the epoch's mini-batches
+    train_loss: float  # after the epoch, on every training row
+    held_loss: float  # after the epoch, on the held-out rows
+    train_mae: float  # cp (mentor's units): mean |eval * k_mentor / k_net - mentor|, training rows
+    held_mae: float  # the same on the held-out rows
+    seconds: float  # the epoch's training time
+
+
+EPOCH_FIELDS = {"epoch": int, "loss": float, "train_loss": float, "held_loss": float, "train_mae": float,
+                "held_mae": float, "seconds": float}
+
+
+def build_model(s: PNetSettings) -> Any:
+    """A freshly initialised model (seeded): ``w_in`` uniform in ±0.05 (its padding row zero), ``b_in`` 0.5 (the
+    middle of the clipped ReLU), the other layers torch's default."""
+    torch = require_torch()
+    nn, f = torch.nn, torch.nn.functional
+
+    class PerspectiveNet(nn.Module):  # type: ignore[name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.w_in = nn.Parameter(torch.empty(N_INPUTS + 1, s.units).uniform_(-0.05, 0.05))
+            with torch.no_grad():
+                self.w_in[PAD].zero_()
+            self.b_in = nn.Parameter(torch.full((s.units,), 0.5))
+            widths = [2 * s.units, *s.hidden]
+            self.hidden = nn.ModuleList([nn.Linear(a, b) for a, b in itertools.pairwise(widths)])
+            self.out = nn.Linear(widths[-1], 1)
+
+        def forward(self, stm: Any, nstm: Any) -> Any:
+            us = f.embedding_bag(stm, self.w_in, mode="sum", padding_idx=PAD) + self.b_in
+            them = f.embedding_bag(nstm, self.w_in, mode="sum", padding_idx=PAD) + self.b_in
+            x = torch.clamp(torch.cat([us, them], dim=1), 0.0, 1.0)
+            for layer in self.hidden:
+                x = torch.clamp(layer(x), 0.0, 1.0)
+            return self.out(x)[:, 0]
+
+    torch.manual_seed(s.seed)
+    return PerspectiveNet()
+
+
+def net_arrays(model: Any) -> dict[str, np.ndarray]:
+    """The pnet file's arrays of the model's weights (:func:`organisms.pnet.expected_shapes` order)."""
+    out = {"w_in": model.w_in.detach()[:N_INPUTS], "b_in": model.b_in.detach()}
+    for i, layer in enumerate(model.hidden, 1):
+        out[f"w_h{i}"], out[f"b_h{i}"] = layer.weight.detach().T, layer.bias.detach()
+    out["w_out"], out["b_out"] = model.out.weight.detach().T, model.out.bias.detach()
+    return {k: np.ascontiguousarray(v.numpy(), dtype=np.float32) for k, v in out.items()}
+
+
+def centipawns(model: Any, scale: float, stm: np.ndarray, nstm: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """The model's evaluations (cp, side to move, float64, unrounded) of the rows of inputs ``stm``/``nstm``."""
+    torch = require_torch()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(stm), chunk):
+            e = model(torch.from_numpy(stm[i:i + chunk].astype(np.int64)),
+                      torch.from_numpy(nstm[i:i + chunk].astype(np.int64)))
+            out.append(e.double().numpy() * scale)
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def errors(model: Any, s: PNetSettings, data: PNetData, rows: np.ndarray) -> tuple[float, float]:
+    """(the loss, the mean absolute error in the mentor's centipawns) of the model on ``rows``; NaN when none."""
+    if not len(rows):
+        return float("nan"), float("nan")
+    cp = centipawns(model, s.scale, data.stm[rows], data.nstm[rows])
+    d = 1.0 / (1.0 + np.exp(-cp / data.k_net)) - data.p[rows]
+    loss = float(np.mean(np.abs(d) ** s.power))
+    return loss, float(np.mean(np.abs(cp * data.mentor_per_net_cp - data.y[rows])))
+
+
+def _optimiser(model: Any, s: PNetSettings) -> Any:
+    return require_torch().optim.Adam(model.parameters(), lr=s.lr)
+
+
+def lr_at(s: PNetSettings, epoch: int) -> float:
+    """The learning rate of ``epoch`` (1-based): geometric from ``lr`` (first) to ``lr_final`` (last)."""
+    return s.lr * (s.lr_final / s.lr) ** ((epoch - 1) / max(s.epochs - 1, 1))
+
+
+def train(model: Any, data: PNetData, s: PNetSettings, checkpoint: Path, *, resume: bool = False,
+          identity: Mapping[str, Any] | None = None, on_epoch: Callable[[EpochRow], None] | None = None
+          ) -> list[EpochRow]:
+    """Train ``model`` (in place) for the epochs ``checkpoint`` does not hold yet (see the module docstring);
+    ``identity`` (the data's settings) is stored in the checkpoint and must match on resuming. Returns the curve."""
+    torch = require_torch()
+    torch.set_num_threads(1)
+    opt = _optimiser(model, s)
+    ident = json.loads(json.dumps({"net": _settings_json(s), "data": dict(identity or {})}))
+    rows: list[EpochRow] = []
+    if checkpoint.exists():
+        if not resume:
+            raise FileExistsError(f"{checkpoint}: a pnet training checkpoint is there (--resume to continue it)")
+        rows = load_checkpoint(checkpoint, model, opt, s, ident)
+    stm = torch.from_numpy(data.stm.astype(np.int64))
+    nstm = torch.from_numpy(data.nstm.astype(np.int64))
+    p = torch.from_numpy(data.p.astype(np.float32))
+    k = float(data.k_net) / s.scale  # σ(out · scale / K_net) = σ(out / k)
+    for epoch in range(len(rows) + 1, s.epochs + 1):
+        for group in opt.param_groups:
+            group["lr"] = lr_at(s, epoch)
+        perm = np.random.default_rng([s.seed, 0x9E7, epoch]).permutation(data.train)
+        t0 = time.process_time()
+        total = 0.0
+        model.train()
+        for start in range(0, len(perm), s.batch):
+            idx = torch.from_numpy(perm[start:start + s.batch])
+            d = torch.sigmoid(model(stm[idx], nstm[idx]) / k) - p[idx]
+            loss = (d * d).mean() if s.power == 2 else d.abs().pow(s.power).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        seconds = time.process_time() - t0
+        model.eval()
+        tr, he = errors(model, s, data, data.train), errors(model, s, data, data.held)
+        rows.append(EpochRow(epoch, total / max(len(perm), 1), tr[0], he[0], tr[1], he[1], seconds))
+        save_checkpoint(checkpoint, model, opt, rows, ident)
+        if on_epoch is not None:
+            on_epoch(rows[-1])
+    return rows
+
+
+def _settings_json(s: PNetSettings) -> dict[str, Any]:
+    d = asdict(s)
+    d["hidden"] = list(s.hidden)
+    return d
+
+
+def _state_shapes(s: PNetSettings) -> dict[str, tuple[int, ...]]:
+    """The checkpoint's arrays: each parameter (by its model name) and its two Adam moments."""
+    shapes: dict[str, tuple[int, ...]] = {"w_in": (N_INPUTS + 1, s.units), "b_in": (s.units,)}
+    widths = [2 * s.units, *s.hidden]
+    for i, (a, b) in enumerate(itertools.pairwise(widths)):
+        shapes[f"hidden.{i}.weight"], shapes[f"hidden.{i}.bias"] = (b, a), (b,)
+    shapes["out.weight"], shapes["out.bias"] = (1, widths[-1]), (1,)
+    return {**shapes, **{f"{m}.{n}": sh for n, sh in shapes.items() for m in ("adam_m", "adam_v")}}
+
+
+def save_checkpoint(path: Path, model: Any, opt: Any, rows: list[EpochRow], ident: Mapping[str, Any]) -> None:
+    """The model, Adam's state and the curve as one ``.npz`` (written whole or not at all)."""
+    arrays: dict[str, np.ndarray] = {}
+    steps = set()
+    for name, param in model.named_parameters():
+        arrays[name] = param.detach().numpy().copy()
+        state = opt.state.get(param, {})
+        arrays[f"adam_m.{name}"] = state["exp_avg"].numpy().copy() if state else np.zeros_like(arrays[name])
+        arrays[f"adam_v.{name}"] = state["exp_avg_sq"].numpy().copy() if state else np.zeros_like(arrays[name])
+        steps.add(int(state["step"]) if state else 0)
+    header = {"format": "mimic-net", "kind": CHECKPOINT_KIND, "epoch": len(rows), "adam_step": max(steps),
+              "curve": [asdict(r) for r in rows], **ident}
+    write_net_file(path, arrays, header)
+
+
+def load_checkpoint(path: Path, model: Any, opt: Any, s: PNetSettings, ident: Mapping[str, Any]) -> list[EpochRow]:
+    """Restore the model and Adam from ``path`` (checked first: kind, the same settings, every array of its shape,
+    finite) and return the curve so far; :class:`~organisms.net.NetFileError`, one line naming the file, otherwise."""
+    torch = require_torch()
+    source = str(path)
+    arrays, header = read_net_file(path, lambda h: _state_shapes(s), noun="pnet training checkpoint",
+                                   needs="these settings need")
+    if header.get("kind") != CHECKPOINT_KIND:
+        raise NetFileError(f"{source}: not a pnet training checkpoint (kind {repr(header.get('kind'))[:40]})")
+    for key, value in ident.items():
+        if header.get(key) != value:
+            raise NetFileError(f"{source}: made with other {key} settings ({repr(header.get(key))[:200]}); these "
+                               f"are {repr(value)[:200]} (another --out, or the same settings)")
+    if not all(np.all(np.isfinite(a)) for a in arrays.values()):
+        raise NetFileError(f"{source}: holds numbers that are not finite")
+    done = whole(require(header, "epoch", (int, float), source, error=NetFileError), "epoch", source, 0, s.epochs,
+                 error=NetFileError)
+    step = whole(require(header, "adam_step", (int, float), source, error=NetFileError), "adam_step", source, 0,
+                 1 << 40, error=NetFileError)
+    curve = records(require(header, "curve", list, source, error=NetFileError), EPOCH_FIELDS, "curve", source,
+                    error=NetFileError)
+    if len(curve) != done:
+        raise NetFileError(f"{source}: its curve has {len(curve)} rows for epoch {done}")
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            param.copy_(torch.from_numpy(arrays[name].astype(np.float32)))
+            if step:
+                opt.state[param] = {"step": torch.tensor(float(step)),
+                                    "exp_avg": torch.from_numpy(arrays[f"adam_m.{name}"].astype(np.float32)),
+                                    "exp_avg_sq": torch.from_numpy(arrays[f"adam_v.{name}"].astype(np.float32))}
+    return [EpochRow(**r) for r in curve]

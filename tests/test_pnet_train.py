@@ -1,0 +1,164 @@
+"""Training the perspective net (evolve/nets/pnet_*.py, ``mimic train-pnet``; issue 26): the inputs from bitboard
+rows, resume reaching the uninterrupted run's weights to the bit, the exported file played by organisms/pnet.py
+within the quantisation bound of torch's forward, one-line errors. Tiny nets on 400 real Stockfish labels."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import chess
+import numpy as np
+import pytest
+
+from organisms.net import NetFileError
+from organisms.pnet import QA, QA_OUT, PNet, pnet_inputs
+from tests.conftest import run_mimic
+
+if TYPE_CHECKING:
+    from evolve.nets.pnet_run import PNetRunSettings
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE = REPO / "results" / "rich-stockfish" / "labels.epd"  # Stockfish 15.1, depth 10
+
+
+def _torch() -> None:
+    pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 400 lines of the Stockfish labels."""
+    path = tmp_path_factory.mktemp("pnet-labels") / "labels.epd"
+    with open(SOURCE, encoding="utf-8") as fh:
+        path.write_text("".join(next(fh) for _ in range(400)), encoding="utf-8")
+    return path
+
+
+def _boards(n: int, seed: int) -> list[chess.Board]:
+    rng, out = random.Random(seed), []
+    for _ in range(n):
+        board = chess.Board()
+        for _ in range(rng.randrange(0, 90)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        out.append(board.copy(stack=False))
+    return out
+
+
+def test_row_inputs_are_the_engines_inputs() -> None:
+    from evolve.nets.pnet_data import PAD, row_inputs
+    from organisms.features import bitboard_row
+
+    boards = _boards(40, 3)
+    stm, nstm = row_inputs(np.array([bitboard_row(b) for b in boards], dtype=np.uint64))
+    for b, s, o in zip(boards, stm, nstm, strict=True):
+        ours, theirs = pnet_inputs(b)  # organisms/pnet.py's own, from the board
+        assert [int(i) for i in s if i != PAD] == ours and [int(i) for i in o if i != PAD] == theirs, b.fen()
+
+
+def _settings(labels: Path, out: Path, epochs: int = 4) -> PNetRunSettings:
+    from evolve.nets.pnet_run import PNetRunSettings
+    from evolve.nets.pnet_train import PNetSettings
+
+    return PNetRunSettings(labels=str(labels), out=str(out), k_mode="mentor",
+                           net=PNetSettings(units=8, epochs=epochs, batch=32, lr=5e-3, lr_final=1e-3, seed=3))
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_resume_reaches_the_uninterrupted_weights_to_the_bit(labels: Path, tmp_path: Path) -> None:
+    _torch()
+    from evolve.nets.pnet_run import train_pnet
+
+    whole = train_pnet(_settings(labels, tmp_path / "whole"))
+    assert [r.epoch for r in whole.curve] == [1, 2, 3, 4]
+    assert whole.curve[-1].held_loss < whole.curve[0].held_loss  # it learns something
+
+    def stop_after_two(line: str) -> None:
+        if line.startswith("epoch 2:"):  # the checkpoint of epoch 2 is written before the line is reported
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        train_pnet(_settings(labels, tmp_path / "cut"), report=stop_after_two)
+    assert not (tmp_path / "cut" / "pnet.npz").exists()
+    with pytest.raises(FileExistsError, match="--resume"):
+        train_pnet(_settings(labels, tmp_path / "cut"))
+    resumed = train_pnet(_settings(labels, tmp_path / "cut"), resume=True)
+    assert [r.held_loss for r in resumed.curve] == [r.held_loss for r in whole.curve]
+    a, b = PNet.load(whole.path), PNet.load(resumed.path)
+    for name in a.arrays:
+        assert np.array_equal(a.arrays[name], b.arrays[name]), name
+    # Another setting on resuming: refused in one line naming the checkpoint, nothing trained.
+    with pytest.raises(NetFileError, match=r"checkpoint\.npz: made with other net settings"):
+        train_pnet(_settings(labels, tmp_path / "cut", epochs=5), resume=True)
+
+
+def test_the_exported_net_plays_torchs_evaluation_within_the_quantisation_bound(labels: Path,
+                                                                                  tmp_path: Path) -> None:
+    _torch()
+    import torch
+
+    from evolve.nets.pnet_data import row_inputs
+    from evolve.nets.pnet_run import PNetRunSettings, train_pnet
+    from evolve.nets.pnet_train import PNetSettings, build_model
+    from organisms.features import bitboard_row
+
+    s = PNetSettings(units=8, epochs=2, batch=32, lr=5e-3, seed=5)
+    outcome = train_pnet(PNetRunSettings(labels=str(labels), out=str(tmp_path), k_mode="mentor", net=s))
+    net = PNet.load(outcome.path)
+    assert net.header["k_mentor"] == pytest.approx(outcome.data.k_mentor)
+    model = build_model(s)  # the exported weights back into a torch model
+    with torch.no_grad():
+        model.w_in[:768] = torch.from_numpy(net.arrays["w_in"])
+        model.b_in[:] = torch.from_numpy(net.arrays["b_in"])
+        model.out.weight[:] = torch.from_numpy(net.arrays["w_out"].T)
+        model.out.bias[:] = torch.from_numpy(net.arrays["b_out"])
+    boards = _boards(60, 9)
+    stm, nstm = row_inputs(np.array([bitboard_row(b) for b in boards], dtype=np.uint64))
+    with torch.no_grad():
+        exact = model(torch.from_numpy(stm.astype(np.int64)), torch.from_numpy(nstm.astype(np.int64))).double()
+    w_q = np.rint(net.arrays["w_out"][:, 0].astype(np.float64) * QA_OUT)
+    for board, e in zip(boards, exact.numpy() * net.scale, strict=True):
+        # The bound, derived: each first-layer weight and bias is rounded to 1/QA, so an accumulator of k pieces is
+        # off by at most (k + 1) / (2 QA), and the clamp does not widen it; the output weights are rounded to
+        # 1/QA_OUT (off by 1 / (2 QA_OUT) each, times an activation within [0, 1]) and the output bias to
+        # 1/(QA QA_OUT). So |out_q - out| <= sum_j (k + 1) / (2 QA) |w_q,j| / QA_OUT + 2N / (2 QA_OUT)
+        # + 1 / (2 QA QA_OUT), times the scale in cp; then the engine rounds to a whole centipawn (0.5), and
+        # torch's float32 sums add a little (0.01 cp is ample at these sizes).
+        k = len(board.piece_map())
+        bound = net.scale * ((k + 1) / (2 * QA) * np.abs(w_q).sum() / QA_OUT + 2 * net.units / (2 * QA_OUT)
+                             + 1 / (2 * QA * QA_OUT)) + 0.5 + 0.01
+        assert abs(net.evaluate(board) - e) <= bound, (board.fen(), net.evaluate(board), e, bound)
+    assert max(abs(net.evaluate(b) - e) for b, e in zip(boards, exact.numpy() * net.scale, strict=True)) < 5
+
+
+def test_train_pnet_command(labels: Path, tmp_path: Path) -> None:
+    _torch()
+    out = tmp_path / "run"
+    args = ["train-pnet", labels, "--out", out, "--units", "8", "--epochs", "1", "--batch", "64", "--quiet-labels",
+            "--net-k", "expert"]
+    done = run_mimic(*args)
+    assert done.returncode == 0, done.stderr
+    assert "play it as pnet:" in done.stdout and "not quiet left out" in done.stdout
+    assert {p.name for p in out.iterdir()} >= {"pnet.npz", "checkpoint.npz", "summary.md", "curve.png"}
+    header = PNet.load(out / "pnet.npz").header
+    assert header["training"]["run"]["quiet"] is True and header["command"].startswith("mimic train-pnet")
+    again = run_mimic(*args)  # a run is there
+    assert again.returncode == 2 and again.stderr.count("\n") == 1 and "--resume" in again.stderr
+    (out / "checkpoint.npz").write_bytes(b"not a zip")
+    bad = run_mimic(*args, "--resume")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert bad.stderr.startswith("mimic train-pnet: ")
+    assert "checkpoint.npz: not a pnet training checkpoint" in bad.stderr
+    empty = tmp_path / "empty.epd"
+    empty.write_text("", encoding="utf-8")
+    none = run_mimic("train-pnet", empty, "--out", tmp_path / "x")
+    assert none.returncode == 2 and none.stderr.count("\n") == 1 and "empty.epd: no usable labels" in none.stderr
+    flag = run_mimic("train-pnet", labels, "--out", tmp_path / "y", "--net-k", "steep")
+    assert flag.returncode == 2 and "--net-k: expected expert, mentor or a positive number" in flag.stderr
