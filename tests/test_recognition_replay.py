@@ -129,3 +129,45 @@ def test_experiment_reports_replay_as_its_own_row(query: Path, tmp_path: Path) -
     assert len(rows) == 4 and all(r["predicted"] == r["player"] for r in rows)
     summary = (out / "summary.md").read_text()
     assert "| 1 | 100.0% / 100.0% |" in summary and "`Expert=expert@depth=1`" in summary
+
+
+def test_experiment_splits_by_file_with_test_games(query: Path, tmp_path: Path) -> None:
+    # The split by opening of results/recognition-engines: the games from the first opening train (GAMES.pgn, split
+    # into training and validation only), those from the second are the test games (--test-games). Derived: 2 test
+    # games of 2 sides, 2 a player; replay on each player's first side (--replay-sides 1), its first 3 positions
+    # (--replay-positions 3): 2 queries at k = 1, each of 3 positions, each matched 100% by the engine that played it
+    # (deterministic at its depth, as above), so replay is right on both.
+    games = chess.pgn.read_game
+    by_opening: dict[str, str] = {fen: "" for fen in OPENINGS}
+    with open(query) as fh:
+        while (game := games(fh)) is not None:
+            by_opening[game.headers["FEN"]] += f"{game}\n\n"
+    train_pgn, test_pgn = tmp_path / "train.pgn", tmp_path / "test.pgn"
+    train_pgn.write_text(by_opening[OPENINGS[0]])
+    test_pgn.write_text(by_opening[OPENINGS[1]])
+    out = tmp_path / "exp"
+    env = {"MIMIC_CACHE": str(tmp_path / "cache")}
+    common = ("recognize", "experiment", train_pgn, "--test-games", test_pgn, "--players", ",".join(SPECS),
+              "--out", out, "--skip-plies", "0", "--validation", "0.5", "--population", "4", "--generations", "1",
+              "--sample", "50", "--cp-positions", "2", "--no-progress", "--features", "repertoire,habits")
+    refused = run_mimic(*common, "--test", "0.2", env=env)
+    assert refused.returncode == 2 and "--test must be 0" in refused.stderr and not out.exists()
+    run = run_mimic(*common, "--multipv", "0", "--replay-sides", "1", "--replay-positions", "3",
+                    "--candidates", ",".join(f"{n}={s}" for n, s in SPECS.items()), env=env)
+    assert run.returncode == 0, run.stderr
+    split = json.loads((out / "split.json").read_text())
+    parts = {g["source"].rsplit(":", 1)[0]: set() for g in split["games"]}
+    for g in split["games"]:
+        parts[g["source"].rsplit(":", 1)[0]].add(g["part"])
+    assert parts == {str(train_pgn): {"train", "validation"}, str(test_pgn): {"test"}}
+    with open(out / "replay-k1.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 and all(r["predicted"] == r["player"] and r["positions"] == "3" for r in rows)
+    with open(out / "features-k1.csv", newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == 4  # every test side, classified by the classifier
+    summary = (out / "summary.md").read_text()
+    assert "| replay (engines) | 100.0% [16%–100%] / 100.0% [16%–100%] |" in summary
+    for row in ("| classifier, repertoire alone |", "| classifier, habits alone |", "| classifier, all families |",
+                "| personal clones |", "| centipawn-loss profile |", "| chance |"):
+        assert row in summary
+    assert "the test games are those of" in summary

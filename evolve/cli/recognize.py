@@ -67,8 +67,12 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                             "the work on a large game set)")
         a.add_argument("--validation", type=probability, default=default(TrainSettings, "validation"),
                        help="share of the games for validation")
-        a.add_argument("--test", type=probability, default=default(TrainSettings, "test"),
-                       help="share of the games held out for testing")
+        a.add_argument("--test", type=probability, default=None,
+                       help=f"share of the games held out for testing; when not given, "
+                            f"{default(TrainSettings, 'test')}, or 0 with --test-games")
+        a.add_argument("--test-games", nargs="+", default=[], metavar="TEST.pgn",
+                       help="PGN files whose games are the test games (e.g. other openings than the training "
+                            "games'); GAMES.pgn are then split into training and validation only")
         a.add_argument("--skip-plies", type=non_negative_int, default=default(TrainSettings, "skip_plies"),
                        metavar="N", help="leave out each game's first N plies")
         a.add_argument("--moves-loss", choices=("agreement", "likelihood"),
@@ -93,6 +97,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
             a.add_argument("--cp-positions", type=positive_int, default=None, metavar="N",
                            help="centipawn-loss baseline: at most N positions a game side; when not given, all")
             add_replay_options(a, "replay for engines on the test sides")
+            a.add_argument("--replay-sides", type=positive_int, default=None, metavar="N",
+                           help="replay: each player's first N test game sides (file order); when not given, all")
+            a.add_argument("--replay-positions", type=positive_int, default=None, metavar="N",
+                           help="replay: each game side's first N positions; when not given, all")
     a = acts.add_parser("classify", help="rank the trained players for each game side of a PGN file",
                         formatter_class=HelpFormatter, parents=[parents.parallel(), parents.progress()])
     a.add_argument("dir", metavar="DIR", help="a folder made by recognize train")
@@ -154,7 +162,9 @@ def _train_settings(args: argparse.Namespace) -> Any:
     players = tuple(p.strip() for p in args.players.split(",") if p.strip())
     return TrainSettings(games=tuple(args.games), players=players, out=args.out, ga=ga_settings(args),
                          aliases=tuple(args.alias), exclude=tuple(args.exclude), max_games=args.max_games,
-                         max_held=args.max_held, validation=args.validation, test=args.test,
+                         max_held=args.max_held, validation=args.validation,
+                         test=(0.0 if args.test_games else default(TrainSettings, "test")) if args.test is None
+                         else args.test, test_games=tuple(args.test_games),
                          skip_plies=args.skip_plies, genome=args.genome, encoding=args.encoding,
                          moves_loss=args.moves_loss, score=args.score, shared=not args.no_shared,
                          features=args.features, profile_engine=args.profile_engine,
@@ -222,7 +232,8 @@ def _experiment(args: argparse.Namespace) -> int:
     from evolve.players import PLAYERS
 
     exp = rec.ExperimentSettings(train=_train_settings(args), mentor=args.mentor, cp_positions=args.cp_positions,
-                                 candidates=candidates(args), movetime=args.movetime, multipv=args.multipv)
+                                 candidates=candidates(args), movetime=args.movetime, multipv=args.multipv,
+                                 replay_sides=args.replay_sides, replay_positions=args.replay_positions)
     results = rec.experiment(exp, command_line(), on_error=warn, on_progress=progress_callback(args),
                              registry=PLAYERS)
     for k, row in results["k"].items():

@@ -45,7 +45,9 @@ QUERIES = "queries"
 class ExperimentSettings:
     """``mimic recognize experiment``: the training settings, the centipawn-loss mentor and how many
     positions a side it looks at (``None``: all); the candidates replayed on the test sides (with their
-    ``movetime`` and ``multipv``: :func:`evolve.recognition.replay.replay_queries`), none by default."""
+    ``movetime`` and ``multipv``: :func:`evolve.recognition.replay.replay_queries`), none by default, on each
+    player's first ``replay_sides`` test sides (in file order) and each side's first ``replay_positions``
+    positions (``None``: all; replaying is the slow part)."""
 
     train: TrainSettings
     mentor: str = "expert@depth=1"
@@ -53,6 +55,8 @@ class ExperimentSettings:
     candidates: tuple[Candidate, ...] = ()  # replay for engines (evolve.recognition.replay), when given
     movetime: float = 0.1
     multipv: int = 4
+    replay_sides: int | None = None  # replay: each player's first that many test sides (None: all)
+    replay_positions: int | None = None  # replay: each side's first that many positions (None: all)
 
 
 def _k_name(k: int | None) -> str:
@@ -82,11 +86,44 @@ def binomial_ci(successes: int, n: int) -> tuple[float, float]:
 
 
 def rated(scores: np.ndarray, truth: np.ndarray) -> dict[str, Any]:
-    """Top-1 and top-3 of (queries, players) scores with their 95 % intervals and the number of queries."""
-    n = len(truth)
+    """Top-1 and top-3 of (queries, players) scores with their 95 % intervals and the number of queries; the
+    confusion matrix (rows: who played, columns: the top-ranked player; ties: the first) and ``max_share``, the
+    largest share of the queries that one player is predicted for (chance: 1 / players).
+
+    >>> m = rated(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([0, 1, 1]))
+    >>> m["top1"], m["confusion"], m["max_share"]
+    (0.6666666666666666, [[1, 0], [1, 1]], 0.6666666666666666)
+    """
+    n, players = len(truth), scores.shape[1]
     top1, top3 = _accuracy(scores, truth)
+    confusion = np.zeros((players, players), dtype=np.int64)
+    if n:
+        pred = np.argsort(-np.nan_to_num(scores, nan=-np.inf), axis=1, kind="stable")[:, 0]
+        np.add.at(confusion, (truth, pred), 1)
     return {"top1": top1, "top3": top3, "n": n, "top1_ci": binomial_ci(round(top1 * n) if n else 0, n),
-            "top3_ci": binomial_ci(round(top3 * n) if n else 0, n)}
+            "top3_ci": binomial_ci(round(top3 * n) if n else 0, n), "confusion": confusion.tolist(),
+            "max_share": float(confusion.sum(axis=0).max() / n) if n else float("nan")}
+
+
+def best_method(results: dict[str, Any]) -> str:
+    """The method with the highest top-1 at the first k (ties: the first listed; chance never): the one whose
+    confusion matrices are drawn."""
+    methods = next(iter(results["k"].values()))["methods"]
+    ranked = [(m["top1"], -i, name) for i, (name, m) in enumerate(methods.items())
+              if name != "chance" and np.isfinite(m["top1"])]
+    return max(ranked)[2] if ranked else "clones"
+
+
+def _replay_scores(queries: list[Any], players: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(queries, players) scores from replayed queries' rankings (higher is better; a player not among the
+    candidates ranks last) and the true players, over the queries with positions and a known player."""
+    known = [q for q in queries if q.positions and q.player in players]
+    scores = np.full((len(known), len(players)), -np.inf)
+    for j, q in enumerate(known):
+        for r, name in enumerate(q.ranking):
+            if name in players:
+                scores[j, players.index(name)] = -r
+    return scores, np.array([players.index(q.player) for q in known], dtype=np.int64)
 
 
 def family_log_probabilities(tr: Trained, players: list[str], test: list[int]) -> dict[str, np.ndarray]:
@@ -161,10 +198,12 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
     if settings.candidates:
         if registry is None:
             raise ValueError("replay needs the registry of player kinds")
-        replayed = replay_queries(tr.games, [i for i, _ in test_sides], [p for _, p in test_sides],
+        cap = settings.replay_sides
+        replay_subset = [(i, p) for p in players for i in tr.sides[p]["test"][:cap]]
+        replayed = replay_queries(tr.games, [i for i, _ in replay_subset], [p for _, p in replay_subset],
                                   settings.candidates, registry, KS, st.skip_plies, settings.movetime,
                                   settings.multipv, st.jobs, None if cache_dir is None else Path(cache_dir).parent
-                                  / "replay", on_error, on_progress)
+                                  / "replay", on_error, on_progress, settings.replay_positions)
     family_logp = family_log_probabilities(tr, players, [i for i, _ in test_sides])
     if on_progress is not None:
         on_progress(QUERIES, 0, len(KS))
@@ -205,6 +244,14 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
             methods["shared"] = rated(-np.abs(q[:, None] - shared_centroid[None, :])[keep], truth[keep])
         for name, logp in family_logp.items():
             methods[name] = rated(group_scores(logp, groups), truth)
+        if "features" in family_logp:
+            fscores = group_scores(family_logp["features"], groups)
+            write_csv(out / f"features-k{_k_name(k)}.csv",
+                      [Query(q.sides, q.player, q.header, q.positions, {p: float(fscores[j, c])
+                                                                        for c, p in enumerate(players)})
+                       for j, q in enumerate(queries)], players, k)
+        if replayed is not None:
+            methods["replay"] = rated(*_replay_scores(replayed[done - 1], players))
         row["methods"] = methods
         per_player = {}
         for c, p in enumerate(players):
@@ -220,7 +267,8 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         if on_progress is not None:
             on_progress(QUERIES, done, len(KS))
     results["seconds_cp_loss"] = seconds_cp
-    plot_confusion(out / "confusion.png", results, players)
+    results["best"] = best_method(results)
+    plot_confusion(out / "confusion.png", results, players, results["best"])
     plot_accuracy(out / "accuracy.png", results)
     write_summary(out / "summary.md", results, tr, settings, command)
     return results

@@ -55,6 +55,7 @@ class GameSet:
     games: list[tuple[str, list[str]]] = field(default_factory=list)  # (starting FEN, UCI moves)
     keys: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    files: list[int] = field(default_factory=list)  # per game: the index of its file in the paths read
     sides: list[Side] = field(default_factory=list)
     read: int = 0  # well-formed games read, duplicates included
     duplicates: int = 0
@@ -136,6 +137,7 @@ def read_game_set(paths: Sequence[str | Path], players: Sequence[str], aliases: 
             gs.games.append((fen, moves))
             gs.keys.append(key)
             gs.sources.append(f"{path}:{line}")
+            gs.files.append(done - 1)
             for color, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black")):
                 header = game.headers.get(tag, "")
                 named = side_player(header, players, aliases, exclude)

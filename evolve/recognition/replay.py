@@ -166,8 +166,9 @@ def _timeout(limit: Limit) -> float:
 
 
 def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_plies: int, multipv: int,
-                 registry: PlayerRegistry) -> dict[str, np.ndarray]:
-    """Worker task: one candidate replayed on game sides (see the module docstring). Per position: ``side`` (the
+                 registry: PlayerRegistry, max_positions: int | None = None) -> dict[str, np.ndarray]:
+    """Worker task: one candidate replayed on game sides (see the module docstring), on each side's first
+    ``max_positions`` counted positions (``None``: all). Per position: ``side`` (the
     entry's index), ``match`` (1 when the candidate played the played move), ``loglik`` (NaN without MultiPV),
     ``rank`` (the played move's 1-based rank among the MultiPV lines, 0 outside them, -1 without MultiPV),
     ``error`` (1 when the candidate gave no move: it crashed or hung, and is restarted)."""
@@ -193,6 +194,8 @@ def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_
                     out["match"].append(move == played)
                     out["error"].append(move is None)
                     asked.append((board.copy(), played))
+                    if max_positions is not None and len(asked) >= max_positions:
+                        break
             analyst = getattr(player, "inner", player)
             for board, played_move in asked:
                 ll, rank = math.nan, -1
@@ -227,26 +230,32 @@ def _stamp(path: str | None) -> str:
     return f"{found}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def replay_key(entries: Sequence[SideEntry], spec: PlayerSpec, limit: Limit, skip_plies: int, multipv: int) -> str:
+def replay_key(entries: Sequence[SideEntry], spec: PlayerSpec, limit: Limit, skip_plies: int, multipv: int,
+               max_positions: int | None = None) -> str:
     """The cache key of one candidate's replay of some game sides: each side's start, moves and colour in order,
-    the skipped plies, the spec's text and its files' stamps (engine, organism, book), the limit and ``multipv``."""
+    the skipped plies, the spec's text and its files' stamps (engine, organism, book), the limit, ``multipv`` and
+    the positions a side (``max_positions``)."""
     digest = hashlib.blake2b(digest_size=20)
     for _, fen, moves, color in entries:
         digest.update(f"{fen}|{' '.join(moves)}|{'w' if color else 'b'}\n".encode())
     book = spec.book.path if spec.book is not None else None
     digest.update(f"|skip={skip_plies}|spec={spec.text}|{_stamp(spec.arg)}|{_stamp(book)}|limit={limit}|"
                   f"multipv={multipv}|beta={BETA}|outside={OUTSIDE_CP}|cap={SCORE_CAP}|replay-v{_VERSION}".encode())
+    if max_positions is not None:
+        digest.update(f"|max_positions={max_positions}".encode())
     return digest.hexdigest()
 
 
 def replay_sides(entries: Sequence[SideEntry], candidates: Sequence[Candidate], registry: PlayerRegistry,
                  skip_plies: int = 0, movetime: float = 0.1, multipv: int = 0, jobs: int = 1,
                  cache_dir: str | Path | None = None, use_cache: bool = True,
-                 on_progress: Progress | None = None) -> dict[str, dict[str, np.ndarray]]:
+                 on_progress: Progress | None = None, max_positions: int | None = None
+                 ) -> dict[str, dict[str, np.ndarray]]:
     """Every candidate replayed on the game sides ``entries`` (see :func:`replay_chunk` for the arrays, one
-    element a position, in the entries' order), by candidate name. Candidates and chunks of sides are spread
-    over ``jobs`` workers (one engine a task); each candidate's arrays are read from the cache under
-    ``cache_dir`` (default ``$MIMIC_CACHE/replay``) when it holds them. ``on_progress``: stage :data:`REPLAY`."""
+    element a position, in the entries' order; ``max_positions``: each side's first that many), by candidate
+    name. Candidates and chunks of sides are spread over ``jobs`` workers (one engine a task); each candidate's
+    arrays are read from the cache under ``cache_dir`` (default ``$MIMIC_CACHE/replay``) when it holds them.
+    ``on_progress``: stage :data:`REPLAY`."""
     folder = Path(cache_dir) if cache_dir is not None else default_cache_dir().parent / "replay"
     out: dict[str, dict[str, np.ndarray]] = {}
     keys: dict[str, str] = {}
@@ -255,7 +264,7 @@ def replay_sides(entries: Sequence[SideEntry], candidates: Sequence[Candidate], 
     tasks: list[tuple[str, list[SideEntry]]] = []
     for c in candidates:
         s = registry.parse(c.spec)
-        keys[c.name] = replay_key(entries, s, replay_limit(s, movetime), skip_plies, multipv)
+        keys[c.name] = replay_key(entries, s, replay_limit(s, movetime), skip_plies, multipv, max_positions)
         got = load_keyed_npz(folder / f"replay-{keys[c.name]}.npz", _ARRAYS, keys[c.name]) if use_cache else None
         if got is not None and len({len(a) for a in got.values()}) == 1:
             out[c.name] = got
@@ -265,7 +274,8 @@ def replay_sides(entries: Sequence[SideEntry], candidates: Sequence[Candidate], 
         on_progress(REPLAY, 0, len(tasks))
     spec_of = {c.name: c.spec for c in candidates}
     parts: dict[str, list[dict[str, np.ndarray]]] = {}
-    results = parallel_map(_task, tasks, jobs, args=(spec_of, movetime, skip_plies, multipv, registry), batch_size=1)
+    results = parallel_map(_task, tasks, jobs, args=(spec_of, movetime, skip_plies, multipv, registry, max_positions),
+                           batch_size=1)
     for done, ((name, _), part) in enumerate(zip(tasks, results, strict=True), 1):
         parts.setdefault(name, []).append(part)
         if on_progress is not None:
@@ -280,10 +290,10 @@ def replay_sides(entries: Sequence[SideEntry], candidates: Sequence[Candidate], 
 
 
 def _task(task: tuple[str, list[SideEntry]], spec_of: dict[str, str], movetime: float, skip_plies: int,
-          multipv: int, registry: PlayerRegistry) -> dict[str, np.ndarray]:
+          multipv: int, registry: PlayerRegistry, max_positions: int | None) -> dict[str, np.ndarray]:
     """:func:`replay_chunk` of one task (a worker's unit for :func:`parallel_map`)."""
     name, entries = task
-    return replay_chunk(entries, spec_of[name], movetime, skip_plies, multipv, registry)
+    return replay_chunk(entries, spec_of[name], movetime, skip_plies, multipv, registry, max_positions)
 
 
 def score_replay(replayed: dict[str, dict[str, np.ndarray]], groups: Sequence[Sequence[int]]
@@ -343,15 +353,16 @@ def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], can
                    registry: PlayerRegistry, ks: Sequence[int | None], skip_plies: int = 0, movetime: float = 0.1,
                    multipv: int = 0, jobs: int = 1, cache_dir: str | Path | None = None,
                    on_error: Callable[[str], None] | None = None,
-                   on_progress: Progress | None = None) -> list[list[ReplayQuery]]:
+                   on_progress: Progress | None = None, max_positions: int | None = None) -> list[list[ReplayQuery]]:
     """The game sides ``gs.sides[i]`` for ``i`` in ``sides``, each with its label (the player, or another name
     for a side of nobody's), replayed once by every candidate (:func:`replay_sides`) and scored in groups of each
     ``k`` of ``ks`` sides of one label (:func:`evolve.recognition.classification.group_sides`): one list of
-    queries per ``k``. ``on_error`` hears how many positions got no move. ``on_progress``: stage :data:`REPLAY`."""
+    queries per ``k``; ``max_positions``: each side's first that many positions only. ``on_error`` hears how many
+    positions got no move. ``on_progress``: stage :data:`REPLAY`."""
     entries = [(j, gs.games[gs.sides[i].game][0], gs.games[gs.sides[i].game][1], gs.sides[i].color)
                for j, i in enumerate(sides)]
     replayed = replay_sides(entries, candidates, registry, skip_plies, movetime, multipv, jobs, cache_dir,
-                            on_progress=on_progress)
+                            on_progress=on_progress, max_positions=max_positions)
     errors = sum(int(r["error"].sum()) for r in replayed.values())
     if errors and on_error is not None:
         on_error(f"{errors} replayed positions got no move (an engine crashed or hung): counted as misses")

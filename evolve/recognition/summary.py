@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from evolve.recognition.experiments import ExperimentSettings
 
 
-def plot_confusion(path: Path, results: dict[str, Any], players: Sequence[str]) -> None:
-    """One confusion matrix per k (rows: who played, columns: the top-ranked clone), counts in the cells."""
+def plot_confusion(path: Path, results: dict[str, Any], players: Sequence[str], method: str = "clones") -> None:
+    """One confusion matrix of ``method`` (a key of each k's ``methods``) per k (rows: who played, columns: the
+    top-ranked player), counts in the cells."""
     from evolve.plots import figure, save
 
     ks = list(results["k"])
@@ -30,7 +31,8 @@ def plot_confusion(path: Path, results: dict[str, Any], players: Sequence[str]) 
     size = max(3.0, 0.45 * P + 1.5)
     fig, axes = figure(1, len(ks), size=(size * len(ks), size + 0.6), squeeze=False)
     for ax, k in zip(axes[0], ks, strict=True):
-        m = np.array(results["k"][k]["confusion"], dtype=float)
+        rated = results["k"][k]["methods"][method]
+        m = np.array(rated["confusion"], dtype=float)
         share = m / np.maximum(m.sum(axis=1, keepdims=True), 1)
         ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
         for i in range(P):
@@ -38,13 +40,13 @@ def plot_confusion(path: Path, results: dict[str, Any], players: Sequence[str]) 
                 if m[i, j]:
                     ax.text(j, i, f"{int(m[i, j])}", ha="center", va="center", fontsize=8,
                             color="white" if share[i, j] > 0.5 else "black")
-        top1 = results["k"][k]["clones"][0]
+        top1 = rated["top1"]
         ax.set_title(f"k = {k}: top-1 {top1:.0%}" if np.isfinite(top1) else f"k = {k}: no queries", fontsize=10)
         ax.set_xticks(range(P), players, rotation=60, ha="right", fontsize=8)
         ax.set_yticks(range(P), players, fontsize=8)
-        ax.set_xlabel("predicted (top-ranked clone)")
+        ax.set_xlabel("predicted (top-ranked player)")
         ax.set_ylabel("who played")
-    fig.suptitle("Player recognition on held-out game sides: row = who played, shade = share of the row")
+    fig.suptitle(f"{_method(method)} on held-out game sides: row = who played, shade = share of the row")
     save(fig, path, dpi=110)
 
 
@@ -77,7 +79,8 @@ def _pct(x: float) -> str:
 
 
 METHOD_NAMES = {"chance": "chance", "cp_loss": "centipawn-loss profile", "clones": "personal clones",
-                "shared": "one shared organism", "features": "classifier, all families"}
+                "shared": "one shared organism", "features": "classifier, all families",
+                "replay": "replay (engines)"}
 """How summary.md names each method of an experiment's rows (``features:FAMILY``: the classifier on one family)."""
 
 
@@ -109,6 +112,21 @@ def methods_table(results: dict[str, Any]) -> list[str]:
     lines += ["", "The classifier rows: a logistic regression over the named feature families, fitted on the "
               "training game sides, its strength picked on the validation sides; a query is scored by the sum of "
               "its sides' log-probabilities. The clones and the shared organism count only queries with positions."]
+    k1 = ks[0]
+    players = len(results["players"])
+    lines += ["", f"Largest share of the k = {k1} predictions that go to one player (chance {1 / players:.1%}, twice "
+              f"chance {2 / players:.1%}); queries per method in brackets:", "",
+              "| method | largest share | player | queries |", "|---|---|---|---|"]
+    for name in names:
+        m = results["k"][k1]["methods"][name]
+        if "confusion" not in m:
+            continue
+        column = np.array(m["confusion"]).sum(axis=0)
+        lines.append(f"| {_method(name)} | {_pct(m['max_share'])} | {results['players'][int(column.argmax())]} | "
+                     f"{m['n']} |")
+    if "best" in results:
+        lines += ["", f"`confusion.png`: the confusion matrices of the best method at k = {k1} "
+                  f"({_method(results['best'])})."]
     return lines
 
 
@@ -128,7 +146,9 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
              f"Games: {g['read']} read from {len(g['files'])} files, {g['duplicates']} duplicates counted once, "
              f"{g['unique']} unique; {g['malformed']} malformed skipped; {g['ambiguous_sides']} game sides naming two "
              f"players left out. Split by game (seed {st.ga.seed}): {g['parts']['train']} training, "
-             f"{g['parts']['validation']} validation, {g['parts']['test']} test games (`split.json`). Training game "
+             f"{g['parts']['validation']} validation, {g['parts']['test']} test games (`split.json`"
+             + (f"; the test games are those of {', '.join(st.test_games)}, the others split into training and "
+                "validation" if st.test_games else "") + "). Training game "
              f"sides per player capped at {m['settings']['max_games_applied']}"
              + (f"; validation and test sides at {st.max_held} each" if st.max_held is not None else "") + ".", "",
              f"Score: the clone's {measure} "
@@ -147,7 +167,10 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
     if "replay" in next(iter(results["k"].values()), {}):
         lines += ["", "Replay for engines (`--candidates`; `replay-kK.csv`): each candidate replayed on the test "
                   "sides' positions, ranked by the share of the played moves it matches (ties: the played moves' "
-                  f"mean MultiPV log-likelihood, {settings.multipv} lines, {settings.movetime:g} s a move at most):",
+                  f"mean MultiPV log-likelihood, {settings.multipv} lines, {settings.movetime:g} s a move at most)"
+                  + (f"; each player's first {settings.replay_sides} test sides" if settings.replay_sides else "")
+                  + (f", each side's first {settings.replay_positions} positions" if settings.replay_positions
+                     else "") + ":",
                   "", "| k | top-1 / top-3 |", "|---|---|"]
         lines += [f"| {k} | {_pct(row['replay'][0])} / {_pct(row['replay'][1])} |" for k, row in results["k"].items()]
         lines += ["", "Candidates: " + ", ".join(f"`{c.name}={c.spec}`" for c in settings.candidates) + "."]
@@ -178,8 +201,9 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
         lines.append(f"| (shared) | – | {c['train_positions']} | {_pct(c['train_agreement'])} / "
                      f"{_pct(c['validation_agreement'])} | {c['beta']:.4g} | – |")
     lines += ["", "Files: `recognize.json` (settings, players, clones, provenance), `split.json`, `clone-NAME.json` "
-              "and `shared.json` (organisms), `queries-kK.csv` (one row per query: `player`, `predicted`, one "
-              "`score:NAME` column per player), `confusion.png`, `accuracy.png`.", "",
+              "and `shared.json` (organisms), `queries-kK.csv` (the clones; one row per query: `player`, "
+              "`predicted`, one `score:NAME` column per player), `features-kK.csv` (the classifier on all families, "
+              "the same columns), `replay-kK.csv` (replay, when run), `confusion.png`, `accuracy.png`.", "",
               "Wall time: " + ", ".join(f"{k} {v:.1f} s" for k, v in m["seconds"].items())
               + f", centipawn losses {results['seconds_cp_loss']:.1f} s."]
     write_atomic(path, "\n".join(lines) + "\n")

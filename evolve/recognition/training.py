@@ -2,9 +2,11 @@
 
 The games (:mod:`evolve.recognition.gameset`), deduplicated, are split, seeded, into training / validation / test
 *by game* (both sides of a game are in the same part, so no game's positions are in two parts), and the split is
-written to ``DIR/split.json``. With ``max_games`` each player keeps at most that many training game sides (a
-seeded choice), by default as many as the player with the fewest has: equal training data per player; with
-``max_held`` at most that many validation and test sides each (a seeded choice, for large game sets).
+written to ``DIR/split.json``; with ``test_games`` (``--test-games``) the games of those files are the test games
+and the others are split into training and validation only (:func:`game_parts`). With ``max_games`` each player
+keeps at most that many training game sides (a seeded choice), by default as many as the player with the fewest
+has: equal training data per player; with ``max_held`` at most that many validation and test sides each (a seeded
+choice, for large game sets).
 
 One organism per player is evolved by the move-agreement objective of :class:`evolve.ga.objectives.MoveAgreement`
 on the player's training sides (the validation sides are its held-out positions), the players in parallel
@@ -59,7 +61,9 @@ class TrainSettings:
     """One ``mimic recognize train`` (built by keyword). ``max_games``: training game sides kept per player
     (``None``: as many as the player with the fewest has; 0: all). ``max_held``: validation and test game
     sides kept per player, each (``None``: all): a seeded choice that bounds the work of a large game set
-    while the split stays by game. ``validation`` and ``test``: shares of the games. ``score``:
+    while the split stays by game. ``validation`` and ``test``: shares of the games. ``test_games``: PGN files
+    whose games are the test games (``test`` must then be 0: ``games`` are split into training and validation
+    only), e.g. games from other openings than the training games'. ``score``:
     ``likelihood`` or ``agreement`` (what classification compares)."""
 
     games: tuple[str, ...]
@@ -72,6 +76,7 @@ class TrainSettings:
     max_held: int | None = None
     validation: float = 0.2
     test: float = 0.2
+    test_games: tuple[str, ...] = ()
     skip_plies: int = 10
     genome: str = "paper"
     encoding: str = DEFAULT_ENCODING
@@ -90,6 +95,9 @@ class TrainSettings:
             raise ValueError("--players names a player twice")
         if not (0 <= self.validation < 1 and 0 <= self.test < 1 and self.validation + self.test < 1):
             raise ValueError("--validation and --test are shares of the games, together below 1")
+        if self.test_games and self.test > 0:
+            raise ValueError("--test-games gives the test games: --test must be 0 (the training files are split "
+                             "into training and validation only)")
         if self.score not in SCORES:
             raise ValueError(f"unknown score {self.score!r} (one of {', '.join(SCORES)})")
         if self.max_games is not None and self.max_games < 0:
@@ -119,6 +127,17 @@ def split_games(n: int, validation: float, test: float, seed: int) -> np.ndarray
     part = np.zeros(n, dtype=np.int64)
     part[perm[:k_test]] = 2
     part[perm[k_test:k_test + k_val]] = 1
+    return part
+
+
+def game_parts(gs: GameSet, n_files: int, validation: float, test: float, seed: int) -> np.ndarray:
+    """Each game's part (0 train, 1 validation, 2 test): the games of the first ``n_files`` files split by
+    :func:`split_games`, the games of the files after them (``--test-games``) all test games. A game in both counts
+    once, where it was read first (a training file)."""
+    files = np.array(gs.files, dtype=np.int64)
+    mine = np.flatnonzero(files < n_files)
+    part = np.full(len(gs.games), 2, dtype=np.int64)
+    part[mine] = split_games(len(mine), validation, test, seed)
     return part
 
 
@@ -177,13 +196,13 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
     players = list(settings.players)
     if "profile" in settings.features:
         check_engine(settings.style().profile_engine)
-    gs = read_game_set(settings.games, players, aliases, exclude=settings.exclude, on_error=on_error,
-                       on_progress=on_progress)
+    gs = read_game_set(settings.games + settings.test_games, players, aliases, exclude=settings.exclude,
+                       on_error=on_error, on_progress=on_progress)
     missing = [p for p in players if not any(s.player == p for s in gs.sides)]
     if missing:
         raise ValueError(f"no games of player{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
-                         f"in {', '.join(settings.games)}")
-    part = split_games(len(gs.games), settings.validation, settings.test, settings.ga.seed)
+                         f"in {', '.join(settings.games + settings.test_games)}")
+    part = game_parts(gs, len(settings.games), settings.validation, settings.test, settings.ga.seed)
     sides: dict[str, dict[str, list[int]]] = {p: {k: [] for k in PARTS} for p in players}
     for i, s in enumerate(gs.sides):
         assert s.player is not None
@@ -291,7 +310,8 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                 "settings": {**{k: v for k, v in asdict(settings).items() if k != "ga"}, "ga": asdict(settings.ga),
                              "max_games_applied": cap},
                 "players": players, "clones": entries, "split": SPLIT, "classifier": classifier,
-                "games": {"files": list(settings.games), "read": gs.read, "unique": len(gs.games),
+                "games": {"files": list(settings.games), "test_files": list(settings.test_games),
+                          "read": gs.read, "unique": len(gs.games),
                           "duplicates": gs.duplicates, "ambiguous_sides": gs.ambiguous, "malformed": gs.malformed,
                           "parts": {k: int((part == j).sum()) for j, k in enumerate(PARTS)}},
                 "positions": int(pos.n), "seconds": seconds,
@@ -299,6 +319,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                            "for them in the normalisation"] if no_validation else [])}
     write_json_atomic(out / MANIFEST, manifest)
     split = {"seed": settings.ga.seed, "validation": settings.validation, "test": settings.test,
+             "test_games": list(settings.test_games),
              "games": [{"key": gs.keys[g], "source": gs.sources[g], "part": PARTS[part[g]]}
                        for g in range(len(gs.games))],
              "sides": {p: {k: [{"game": gs.keys[gs.sides[i].game], "color": "white" if gs.sides[i].color else "black",
