@@ -436,3 +436,29 @@ def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]
         for k in ("validation", "test"):
             assert len(split_held["sides"][p][k]) == min(1, len(split_all["sides"][p][k]))
             assert all(s in split_all["sides"][p][k] for s in split_held["sides"][p][k])
+
+
+def test_evolved_clones_are_cached(folder: Path, games: Path) -> None:
+    # The GA is deterministic in its inputs: a second train on the same sides and settings reads each organism back
+    # (the cache files are not written again) and writes the same clones; another seed is another key.
+    from evolve.ga.evolution import GASettings
+    from evolve.recognition.training import TrainSettings, train
+
+    cache = folder / "cache-clones" / "features"
+    common = {"games": (str(games),), "players": ("Alpha", "Beta"), "skip_plies": SKIP, "shared": False,
+              "features": (), "max_held": 2, "max_games": 4}
+    first = train(TrainSettings(out=str(folder / "c1"), ga=GASettings(population=8, generations=2, sample=100),
+                                **common), "test", cache_dir=cache)
+    files = sorted((folder / "cache-clones" / "clones").glob("clone-*.npz"))
+    assert len(files) == 2
+    stamps = [f.stat().st_mtime_ns for f in files]
+    again = train(TrainSettings(out=str(folder / "c2"), ga=GASettings(population=8, generations=2, sample=100),
+                                **common), "test", cache_dir=cache)
+    assert [f.stat().st_mtime_ns for f in files] == stamps
+    np.testing.assert_array_equal(again.weights, first.weights)
+    for p in ("Alpha", "Beta"):
+        assert (folder / "c1" / f"clone-{p}.json").read_text().replace("c1", "") == \
+            (folder / "c2" / f"clone-{p}.json").read_text().replace("c2", "")
+    train(TrainSettings(out=str(folder / "c3"), ga=GASettings(population=8, generations=2, sample=100, seed=5),
+                        **common), "test", cache_dir=cache)
+    assert len(list((folder / "cache-clones" / "clones").glob("clone-*.npz"))) == 4

@@ -15,7 +15,7 @@ May import numpy, scipy (the intervals), :mod:`search.runtime` and the other rec
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,6 +152,55 @@ def family_log_probabilities(tr: Trained, players: list[str], test: list[int]) -
     return out
 
 
+Histograms = Callable[[Sequence[int]], tuple[np.ndarray, int]]
+"""The centipawn-loss histogram of a group of game sides (indices into ``Trained.games.sides``) and its number of
+moves."""
+
+
+def _profile_histograms(tr: Trained) -> Histograms | None:
+    """The groups' histograms from the mentor profile's centipawn-loss bins (each side's shares weighted by its
+    positions: the histogram of all the group's moves), when the classifier's features have the profile; else
+    ``None``. The profile's engine at its deepest depth is then the baseline's mentor, at no extra cost."""
+    cols = [j for j, n in enumerate(tr.vector_names) if n.startswith("profile:cp_bin:")]
+    if tr.vectors is None or len(cols) != len(CP_BINS):
+        return None
+    where = {side: j for j, side in enumerate(tr.order)}
+    shares = np.nan_to_num(tr.vectors[:, cols])
+    moves = np.bincount(tr.positions.side, minlength=len(tr.order)).astype(np.float64)
+
+    def histograms(group: Sequence[int]) -> tuple[np.ndarray, int]:
+        rows = [where[i] for i in group]
+        n = float(moves[rows].sum())
+        return (moves[rows] @ shares[rows] / n if n else np.zeros(len(CP_BINS))), int(n)
+
+    return histograms
+
+
+def _mentor_histograms(tr: Trained, players: list[str], settings: ExperimentSettings,
+                       on_progress: Progress | None) -> Histograms:
+    """The groups' histograms of every move's loss against ``settings.mentor``, measured on the training and test
+    sides (:func:`evolve.recognition.baselines.cp_losses`, ``jobs`` processes; ``on_progress``: stage ``cp_loss``)."""
+    st = settings.train
+    cp_sides = sorted({i for p in players for k in ("train", "test") for i in tr.sides[p][k]})
+    entries = [(i, tr.games.games[tr.games.sides[i].game][0], tr.games.games[tr.games.sides[i].game][1],
+                tr.games.sides[i].color) for i in cp_sides]
+    chunks = [entries[i:i + CHUNK_SIDES] for i in range(0, len(entries), CHUNK_SIDES)]
+    if on_progress is not None:
+        on_progress(CP_LOSS, 0, len(chunks))
+    parts = []
+    for part in parallel_map(cp_losses, chunks, st.jobs, args=(st.skip_plies, settings.mentor, settings.cp_positions)):
+        parts.append(part)
+        if on_progress is not None:
+            on_progress(CP_LOSS, len(parts), len(chunks))
+    losses = {side: ls for part in parts for side, ls in part}
+
+    def histograms(group: Sequence[int]) -> tuple[np.ndarray, int]:
+        moves = [x for i in group for x in losses[i]]
+        return cp_histogram(moves), len(moves)
+
+    return histograms
+
+
 def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[str], None] | None = None,
                cache_dir: str | Path | None = None, on_progress: Progress | None = None,
                registry: PlayerRegistry | None = None) -> dict[str, Any]:
@@ -176,20 +225,12 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         shared_vals = position_measures(tr.shared_weights, np.array([tr.shared_beta]), tr.positions, st.score)[0]
         shared_centroid = side_means(shared_vals, side_of, [[where[i] for i in tr.sides[p]["validation"]
                                                              or tr.sides[p]["train"]] for p in players])[0]
-    # The centipawn-loss profile: training histograms (centroids) and every test side's losses.
-    cp_sides = sorted({i for p in players for k in ("train", "test") for i in tr.sides[p][k]})
-    entries = [(i, tr.games.games[tr.games.sides[i].game][0], tr.games.games[tr.games.sides[i].game][1],
-                tr.games.sides[i].color) for i in cp_sides]
-    chunks = [entries[i:i + CHUNK_SIDES] for i in range(0, len(entries), CHUNK_SIDES)]
-    if on_progress is not None:
-        on_progress(CP_LOSS, 0, len(chunks))
-    parts = []
-    for part in parallel_map(cp_losses, chunks, st.jobs, args=(st.skip_plies, settings.mentor, settings.cp_positions)):
-        parts.append(part)
-        if on_progress is not None:
-            on_progress(CP_LOSS, len(parts), len(chunks))
-    losses = {side: ls for part in parts for side, ls in part}
-    centroids = np.array([cp_histogram([x for i in tr.sides[p]["train"] for x in losses[i]]) for p in players])
+    # The centipawn-loss profile: each group's histogram, the players' training histograms as centroids.
+    cp_histograms = _profile_histograms(tr)
+    cp_source = "profile" if cp_histograms is not None else settings.mentor
+    if cp_histograms is None:
+        cp_histograms = _mentor_histograms(tr, players, settings, on_progress)
+    centroids = np.array([cp_histograms(tr.sides[p]["train"])[0] for p in players])
     seconds_cp = time.perf_counter() - t0
 
     results: dict[str, Any] = {"k": {}, "players": players}
@@ -233,9 +274,9 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         if shared_vals is not None:
             q = side_means(shared_vals, side_of, pos_groups)[0] if groups else np.zeros(0)
             row["shared"] = _accuracy(-np.abs(q[:, None] - shared_centroid[None, :])[keep], truth[keep])
-        hists = np.array([cp_histogram([x for i in g for x in losses[i]])
-                          for g in side_groups]).reshape(-1, len(CP_BINS))
-        has = np.array([sum(len(losses[i]) for i in g) > 0 for g in side_groups], dtype=bool)
+        measured = [cp_histograms(g) for g in side_groups]
+        hists = np.array([h for h, _ in measured]).reshape(-1, len(CP_BINS))
+        has = np.array([n > 0 for _, n in measured], dtype=bool)
         d = -np.linalg.norm(hists[:, None, :] - centroids[None, :, :], axis=2) if len(side_groups) else np.zeros((0, P))
         row["cp_loss"] = _accuracy(d[has], truth[has])
         methods = {"chance": {"top1": 1 / P, "top3": min(3, P) / P, "n": len(truth)},
@@ -267,6 +308,7 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         if on_progress is not None:
             on_progress(QUERIES, done, len(KS))
     results["seconds_cp_loss"] = seconds_cp
+    results["cp_source"] = cp_source
     results["best"] = best_method(results)
     plot_confusion(out / "confusion.png", results, players, results["best"])
     plot_accuracy(out / "accuracy.png", results)

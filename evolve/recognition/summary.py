@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evolve.recognition.baselines import CP_BINS
+from evolve.recognition.profile import MULTIPV
 from evolve.recognition.training import SHARED, Trained
 from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe
@@ -177,9 +178,13 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
     lines += ["", "Baselines, on the same split: *one shared organism* — one organism evolved on all players' "
               "training game sides; its measure of a query beside each player's mean on their validation sides, the "
               "nearest wins (strength without style); *centipawn-loss profile* — each move's loss against "
-              f"`{settings.mentor}` as a histogram over bins starting at {', '.join(map(str, CP_BINS))} cp, nearest "
+              + (f"the mentor profile's engine at its deepest depth (`{tr.manifest['classifier']['profile_engine']}`"
+                 f" at depth {max(st.profile_depths)}, MultiPV {MULTIPV}; the profile's own bins)"
+                 if results.get("cp_source") == "profile" else f"`{settings.mentor}`")
+              + f" as a histogram over bins starting at {', '.join(map(str, CP_BINS))} cp, nearest "
               "centroid (Euclidean) of the players' training histograms"
-              + (f" (at most {settings.cp_positions} positions a game side)" if settings.cp_positions else "") + ".",
+              + (f" (at most {settings.cp_positions} positions a game side)"
+                 if settings.cp_positions and results.get("cp_source") != "profile" else "") + ".",
               "", "## Per player (personal clones, top-1 / top-3, queries)", "",
               "| player | " + " | ".join(f"k = {k}" for k in results["k"]) + " |",
               "|---|" + "---|" * len(results["k"])]

@@ -13,7 +13,8 @@ on the player's training sides (the validation sides are its held-out positions)
 (:func:`search.runtime.workers.parallel_map`). A *shared* organism is evolved the same way on all players'
 training sides together: a baseline that knows every player's strength and nobody's style. Each clone's
 normalisation (:mod:`evolve.recognition.measures`) is measured on the validation sides and written with the
-clones to ``DIR/recognize.json``.
+clones to ``DIR/recognize.json``. The GA is deterministic in its inputs, so each evolved organism is cached
+(``$MIMIC_CACHE/clones``, keyed by its positions, rows, genome and GA settings): a second run reads it back.
 Then, unless no feature family is asked for, every kept side's style features are computed
 (:mod:`evolve.recognition.vectors`) and the classifier (:mod:`evolve.recognition.classifier`) is fitted on the
 training sides, its strength picked on the validation sides, and written to ``DIR/classifier.npz``.
@@ -24,6 +25,7 @@ May import numpy, :mod:`organisms`, :mod:`search.runtime`, :mod:`evolve.ga` and 
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -42,6 +44,7 @@ from evolve.recognition.positions import Positions, extract_positions, subset
 from evolve.recognition.profile import check_engine, default_engine
 from evolve.recognition.vectors import FAMILIES, StyleSettings, feature_names, side_vectors, style_cache
 from organisms import Organism
+from organisms.feature_cache import default_cache_dir, load_keyed_npz, save_keyed_npz
 from organisms.genome import DEFAULT_ENCODING, layout_genome
 from search.runtime.atomic import write_json_atomic
 from search.runtime.provenance import provenance
@@ -183,6 +186,29 @@ def _train_job(job: tuple[Positions, np.ndarray, np.ndarray, str, str, GASetting
     return _train_one(*job)
 
 
+def _clone_key(job: tuple[Positions, np.ndarray, np.ndarray, str, str, GASettings, str]) -> str:
+    """The cache key of one clone (:func:`_train_one` is deterministic in its arguments): its positions' arrays,
+    the training and held-out rows, the genome layout and encoding, the GA settings (the seed among them), the
+    loss."""
+    pos, train_rows, held_rows, layout, encoding, ga, loss = job
+    digest = hashlib.blake2b(digest_size=20)
+    for a in (pos.features, pos.sign, pos.fixed, pos.offsets, pos.played, train_rows, held_rows):
+        digest.update(np.ascontiguousarray(a).tobytes())
+        digest.update(f"|{a.dtype}{a.shape}".encode())
+    digest.update(f"|{layout}|{encoding}|{sorted(asdict(ga).items())}|{loss}|clone-v1".encode())
+    return digest.hexdigest()
+
+
+def _load_clone(folder: Path, key: str) -> tuple[np.ndarray, float, float, float, float, float] | None:
+    """A clone :func:`_train_one` made before with the same key (``folder``: ``$MIMIC_CACHE/clones``), or
+    ``None``."""
+    got = load_keyed_npz(folder / f"clone-{key}.npz", ("bits", "figures"), key)
+    if got is None or got["figures"].shape != (5,) or got["bits"].ndim != 1:
+        return None
+    f = [float(x) for x in got["figures"]]
+    return got["bits"], f[0], f[1], f[2], f[3], f[4]
+
+
 def train(settings: TrainSettings, command: str, on_error: Callable[[str], None] | None = None,
           cache_dir: str | Path | None = None, on_progress: Progress | None = None) -> Trained:
     """Read, split, extract and evolve one clone per player (and the shared organism); write DIR (see the
@@ -252,13 +278,19 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                         np.flatnonzero(np.isin(rows, rows_of(all_val)))))
     args = [(sub, tr, he, settings.genome, settings.encoding, settings.ga, settings.moves_loss)
             for _, sub, tr, he in jobs_in]
+    folder = (Path(cache_dir) if cache_dir is not None else default_cache_dir()).parent / CLONES
+    keys = [_clone_key(job) for job in args]
+    got = [_load_clone(folder, key) for key in keys]
+    todo = [j for j, g in enumerate(got) if g is None]
     if on_progress is not None:
-        on_progress(CLONES, 0, len(args))
-    results = []
-    for result in parallel_map(_train_job, args, settings.jobs):
-        results.append(result)
+        on_progress(CLONES, len(args) - len(todo), len(args))
+    for j, result in zip(todo, parallel_map(_train_job, [args[j] for j in todo], settings.jobs), strict=True):
+        got[j] = result
+        save_keyed_npz(folder / f"clone-{keys[j]}.npz", {"bits": result[0], "figures": np.array(result[1:])},
+                       ("bits", "figures"), keys[j])
         if on_progress is not None:
-            on_progress(CLONES, len(results), len(args))
+            on_progress(CLONES, sum(g is not None for g in got), len(args))
+    results = [g for g in got if g is not None]
     seconds["evolution (all organisms)"] = time.perf_counter() - t0
 
     genome = layout_genome(settings.genome, settings.encoding)
