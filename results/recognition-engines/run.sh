@@ -12,12 +12,14 @@
 # 2-core machine: both sets take about an hour with --jobs 2.)
 #
 # Split by opening. Engines at fixed nodes replay the same game from the same opening, so a test game from a
-# training opening would be recognised by memory, not by style. `mimic recognize experiment` splits by game
-# (evolve/recognition/training.py: split_games), not by opening, so the split by opening is made here instead: games.pgn
-# (shipped openings 1-8) trains the clones (experiment's own held-out figures, in summary.md, are by game within
-# those openings: 75 % train, 15 % validation, 10 % test), and test.pgn (openings 26-33, which no clone saw) is
-# classified at k = 1, 4, 16 and all into heldout-openings-kK.csv, which the figures by opening are recounted from
-# (heldout-openings.md).
+# training opening would be recognised by memory, not by style. So games.pgn (shipped openings 1-8) trains: its games
+# are split into training (80 %) and validation (20 %) only, and the test games are test.pgn's (openings 26-33, which
+# no clone or classifier saw): `recognize experiment --test-games` (issue 25).
+#
+# Replay (issue 25, item 3): every engine is replayed with its spec below (at `--movetime 0.1`, its own @nodes on
+# top, as in the games) on each player's first 32 test game sides (file order), on each side's first 8 positions
+# (--replay-sides 32 --replay-positions 8: replaying is the slow part, about 0.6 s a position for the eight engines),
+# without MultiPV (--multipv 0: MultiPV only breaks ties). The other methods use every test side.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 M=.venv/bin/mimic
@@ -60,7 +62,10 @@ sed -n '1,8p' $OPENINGS > $R/openings-train.epd
 sed -n '26,33p' $OPENINGS > $R/openings-test.epd
 
 play() {  # PGN, openings file: 16 games a pairing (8 openings x 2 colours), 2 at once, 0.1 s a move at most
-  local pgn=$1 openings=$2 resume=
+  local pgn=$1 openings=$2 resume= n=${#PLAYERS[@]}
+  if [ -s "$pgn" ] && [ "$(grep -c '^\[Event ' "$pgn")" -eq $((n * (n - 1) / 2 * 16)) ]; then
+    return  # every game played: nothing to resume (and its log is kept)
+  fi
   [ -s "$pgn" ] && resume=--resume
   # shellcheck disable=SC2086
   $M games "${SPECS[@]}" --names "$NAMES" --out "$pgn" --openings "$openings" --games 16 --jobs 2 \
@@ -71,60 +76,13 @@ play $R/games.pgn $R/openings-train.epd
 play $R/test.pgn $R/openings-test.epd
 
 # The games start at the opening position: every move is the engine's own, so no ply is skipped.
-if [ ! -s $R/summary.md ]; then
-  $M recognize experiment $R/games.pgn --players "$NAMES" --out $R --skip-plies 0 --jobs 2 --seed 1 \
-     --validation 0.15 --test 0.1 \
-     > $R/experiment.log 2>&1
+CANDIDATES=$(printf '%s\n' "${PLAYERS[@]}" | paste -sd, -)
+if [ ! -s $R/summary.md ] || ! grep -q "replay (engines)" $R/summary.md; then
+  $M recognize experiment $R/games.pgn --test-games $R/test.pgn --players "$NAMES" --out $R --skip-plies 0 \
+     --jobs 2 --seed 1 --validation 0.2 --candidates "$CANDIDATES" --multipv 0 --replay-sides 32 \
+     --replay-positions 8 --no-progress > $R/experiment.log 2>&1 || { tail -n 20 $R/experiment.log; exit 1; }
 fi
-[ -e $R/experiment.log ] && tail -n 8 $R/experiment.log
-# Each clone's score against its average on the training players' validation sides (the default), and against
-# its average on test.pgn's own players (--norm query): the openings differ, so the validation averages may not
-# carry over.
-for k in 1 4 16 all; do
-  $M recognize classify $R $R/test.pgn --k $k --csv $R/heldout-openings-k$k.csv --jobs 2 > $R/heldout-openings-k$k.log 2>&1
-  tail -n 1 $R/heldout-openings-k$k.log
-  $M recognize classify $R $R/test.pgn --k $k --norm query --csv $R/heldout-openings-query-k$k.csv --jobs 2 \
-     > $R/heldout-openings-query-k$k.log 2>&1
-  tail -n 1 $R/heldout-openings-query-k$k.log
-done
-
-# The figures by opening, recounted from the CSVs.
-.venv/bin/python tools/recognition_table.py \
-  --title "Recognition of the engine set on openings no clone saw (test.pgn, openings 26-33)" \
-  --command "mimic recognize classify $R $R/test.pgn --k K --csv $R/heldout-openings-kK.csv --jobs 2" \
-  1=$R/heldout-openings-k1.csv 4=$R/heldout-openings-k4.csv 16=$R/heldout-openings-k16.csv \
-  all=$R/heldout-openings-kall.csv > $R/heldout-openings.md
-.venv/bin/python tools/recognition_table.py \
-  --title "The same, each clone measured against its average on test.pgn's players (--norm query)" \
-  --command "mimic recognize classify $R $R/test.pgn --k K --norm query --csv $R/heldout-openings-query-kK.csv --jobs 2" \
-  1=$R/heldout-openings-query-k1.csv 4=$R/heldout-openings-query-k4.csv 16=$R/heldout-openings-query-k16.csv \
-  all=$R/heldout-openings-query-kall.csv >> $R/heldout-openings.md
-cat $R/heldout-openings.md
-
-# A variant: the clones evolved by the smooth loss (--moves-loss likelihood: the mean log-likelihood of the played
-# moves) instead of the agreement count, everything else equal; into likelihood/ (the resolved children and
-# features are cached from the run above).
-L=$R/likelihood
-if [ ! -s $L/summary.md ]; then
-  $M recognize experiment $R/games.pgn --players "$NAMES" --out $L --skip-plies 0 --jobs 2 --seed 1 \
-     --validation 0.15 --test 0.1 --moves-loss likelihood > $L.log 2>&1 || { cat $L.log; exit 1; }
-fi
-for k in 1 4 16 all; do
-  $M recognize classify $L $R/test.pgn --k $k --csv $L/heldout-openings-k$k.csv --jobs 2 > $L/heldout-openings-k$k.log 2>&1
-  $M recognize classify $L $R/test.pgn --k $k --norm query --csv $L/heldout-openings-query-k$k.csv --jobs 2 \
-     > $L/heldout-openings-query-k$k.log 2>&1
-done
-.venv/bin/python tools/recognition_table.py \
-  --title "Likelihood-trained clones on openings no clone saw (test.pgn, openings 26-33)" \
-  --command "mimic recognize classify $L $R/test.pgn --k K --csv $L/heldout-openings-kK.csv --jobs 2" \
-  1=$L/heldout-openings-k1.csv 4=$L/heldout-openings-k4.csv 16=$L/heldout-openings-k16.csv \
-  all=$L/heldout-openings-kall.csv > $L/heldout-openings.md
-.venv/bin/python tools/recognition_table.py \
-  --title "The same, each clone measured against its average on test.pgn's players (--norm query)" \
-  --command "mimic recognize classify $L $R/test.pgn --k K --norm query --csv $L/heldout-openings-query-kK.csv --jobs 2" \
-  1=$L/heldout-openings-query-k1.csv 4=$L/heldout-openings-query-k4.csv 16=$L/heldout-openings-query-k16.csv \
-  all=$L/heldout-openings-query-kall.csv >> $L/heldout-openings.md
-cat $L/heldout-openings.md
+tail -n 6 $R/experiment.log
 
 # The two openings files are remade at the top of this script; they are not kept (see there).
 rm -f $R/openings-train.epd $R/openings-test.epd
