@@ -462,3 +462,30 @@ def test_evolved_clones_are_cached(folder: Path, games: Path) -> None:
     train(TrainSettings(out=str(folder / "c3"), ga=GASettings(population=8, generations=2, sample=100, seed=5),
                         **common), "test", cache_dir=cache)
     assert len(list((folder / "cache-clones" / "clones").glob("clone-*.npz"))) == 4
+
+
+def test_parsed_games_are_cached_and_malformed_ones_reported_again(folder: Path, made: list[chess.pgn.Game]) -> None:
+    # Two good games around a malformed one (an illegal king move): the first read parses and stores the file, the
+    # second reads it back: the same games, keys, sources and sides, the bad game reported and counted again. A
+    # changed file is another key (the third game appears).
+    text = f"{made[0]}\n\n"
+    bad_line = text.count("\n") + 1
+    text += '[Event "bad"]\n[White "Alpha, Ann"]\n[Black "Beta, Bob"]\n[Result "*"]\n\n1. e4 e5 2. Ke3 *\n\n'
+    text += f"{made[1]}\n\n"
+    pgn = folder / "cached-games.pgn"
+    pgn.write_text(text)
+    cache = folder / "cache-games"
+    reads = []
+    for _ in range(2):
+        errors: list[str] = []
+        reads.append((read_game_set([pgn], ["Alpha", "Beta"], on_error=errors.append, cache=cache), errors))
+        assert len(list(cache.glob("games-*.npz"))) == 1
+    (first, first_errors), (again, again_errors) = reads
+    assert first_errors == again_errors and len(again_errors) == 1 and f"{pgn}:{bad_line}: " in again_errors[0]
+    assert again.malformed == first.malformed == 1 and again.read == first.read == 2
+    assert again.games == first.games and again.keys == first.keys and again.sources == first.sources
+    assert again.sides == first.sides and [s.player for s in again.sides] == ["Alpha", "Beta", "Beta", "Alpha"]
+    assert again.games[0][1] == [m.uci() for m in made[0].mainline_moves()]
+    pgn.write_text(text + f"{made[2]}\n\n")
+    assert read_game_set([pgn], ["Alpha", "Beta"], on_error=lambda m: None, cache=cache).read == 3
+    assert len(list(cache.glob("games-*.npz"))) == 2

@@ -32,7 +32,7 @@ from evolve.recognition.profile import check_engine
 from evolve.recognition.training import MANIFEST, PARTS, SPLIT
 from evolve.recognition.vectors import side_vectors, style_cache
 from organisms import Organism
-from organisms.features import LAYOUTS, feature_names
+from organisms.features import LAYOUTS, default_cache_dir, feature_names
 from search.runtime.atomic import atomic_open
 from search.runtime.readback import ReadbackError, finite, json_type, read_json, require, strings, whole
 
@@ -186,7 +186,8 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     st = manifest["settings"]
     aliases = parse_aliases(st.get("aliases", []))
     gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, exclude=st.get("exclude", []),
-                       on_error=on_error, on_progress=on_progress)
+                       on_error=on_error, on_progress=on_progress,
+                       cache=(Path(cache_dir) if cache_dir is not None else default_cache_dir()).parent / "games")
     used = used_games(folder)
     if held_out:
         gs.sides = [sd for sd in gs.sides if gs.keys[sd.game] not in used]

@@ -222,8 +222,9 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
     players = list(settings.players)
     if "profile" in settings.features:
         check_engine(settings.style().profile_engine)
+    root = (Path(cache_dir) if cache_dir is not None else default_cache_dir()).parent
     gs = read_game_set(settings.games + settings.test_games, players, aliases, exclude=settings.exclude,
-                       on_error=on_error, on_progress=on_progress)
+                       on_error=on_error, on_progress=on_progress, cache=root / "games")
     missing = [p for p in players if not any(s.player == p for s in gs.sides)]
     if missing:
         raise ValueError(f"no games of player{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
@@ -278,7 +279,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                         np.flatnonzero(np.isin(rows, rows_of(all_val)))))
     args = [(sub, tr, he, settings.genome, settings.encoding, settings.ga, settings.moves_loss)
             for _, sub, tr, he in jobs_in]
-    folder = (Path(cache_dir) if cache_dir is not None else default_cache_dir()).parent / CLONES
+    folder = root / CLONES
     keys = [_clone_key(job) for job in args]
     got = [_load_clone(folder, key) for key in keys]
     todo = [j for j, g in enumerate(got) if g is None]
