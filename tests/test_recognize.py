@@ -289,14 +289,18 @@ def test_group_sides_doctests() -> None:
     assert group_sides(["a"] * 5, 4) == [[0, 1, 2, 3]]
 
 
-def test_malformed_game_is_reported_and_classification_goes_on(
-        experiment: tuple[Path, subprocess.CompletedProcess[str]], folder: Path, made: list[chess.pgn.Game]) -> None:
-    out, _ = experiment
-    good = made[32:34]
+def with_bad_game(good: list[chess.pgn.Game]) -> tuple[str, int]:
+    """Two good games around a malformed one (an illegal king move), as PGN text, and the bad game's first line."""
     text = f"{good[0]}\n\n"
     bad_line = text.count("\n") + 1
     text += '[Event "bad"]\n[White "Alpha, Ann"]\n[Black "Beta, Bob"]\n[Result "*"]\n\n1. e4 e5 2. Ke3 *\n\n'
-    text += f"{good[1]}\n\n"
+    return text + f"{good[1]}\n\n", bad_line
+
+
+def test_malformed_game_is_reported_and_classification_goes_on(
+        experiment: tuple[Path, subprocess.CompletedProcess[str]], folder: Path, made: list[chess.pgn.Game]) -> None:
+    out, _ = experiment
+    text, bad_line = with_bad_game(made[32:34])
     query = folder / "with-bad.pgn"
     query.write_text(text)
     run = run_mimic("recognize", "classify", str(out), str(query), "--csv", str(folder / "b.csv"), env=env(folder))
@@ -468,10 +472,7 @@ def test_parsed_games_are_cached_and_malformed_ones_reported_again(folder: Path,
     # Two good games around a malformed one (an illegal king move): the first read parses and stores the file, the
     # second reads it back: the same games, keys, sources and sides, the bad game reported and counted again. A
     # changed file is another key (the third game appears).
-    text = f"{made[0]}\n\n"
-    bad_line = text.count("\n") + 1
-    text += '[Event "bad"]\n[White "Alpha, Ann"]\n[Black "Beta, Bob"]\n[Result "*"]\n\n1. e4 e5 2. Ke3 *\n\n'
-    text += f"{made[1]}\n\n"
+    text, bad_line = with_bad_game(made[:2])
     pgn = folder / "cached-games.pgn"
     pgn.write_text(text)
     cache = folder / "cache-games"
