@@ -143,12 +143,14 @@ def test_the_summary_has_a_row_per_method_with_binomial_intervals(
     out, run = experiment
     summary = (out / "summary.md").read_text()
     # The experiment asked for the clones, habits and repertoire families: one classifier row for each alone, one
-    # for all of them, beside chance, the centipawn-loss profile, the clones and the shared organism.
+    # for all but each (three families), one for all of them, beside chance, the centipawn-loss profile, the clones
+    # and the shared organism.
     start = summary.index("| method |")
     table = summary[start:summary.index("\n\n", start)]
     names = re.findall(r"^\| ([^|]+?) \| ", table, flags=re.M)
     assert names == ["method", "chance", "centipawn-loss profile", "personal clones", "one shared organism",
                      "classifier, clones alone", "classifier, habits alone", "classifier, repertoire alone",
+                     "classifier, all but clones", "classifier, all but habits", "classifier, all but repertoire",
                      "classifier, all families"], names
     # The interval of the clones' top-1 at k = 1 is the exact binomial one of its count (20 queries, as above).
     cell = re.search(r"^\| personal clones \| ([\d.]+)% \[(\d+)%–(\d+)%\]", table, flags=re.M)

@@ -128,7 +128,8 @@ def _replay_scores(queries: list[Any], players: list[str]) -> tuple[np.ndarray, 
 
 def family_log_probabilities(tr: Trained, players: list[str], test: list[int]) -> dict[str, np.ndarray]:
     """(test sides, players) log-probabilities of a classifier fitted on the training sides' features of each
-    family alone (``features:FAMILY``) and of all of them (``features``), its strength picked on the validation
+    family alone (``features:FAMILY``), of all but one (``features:-FAMILY``, with three families or more: what
+    that family adds) and of all of them (``features``), its strength picked on the validation
     sides as ``train`` does; ``test``: indices into ``tr.games.sides``. Empty when no classifier was trained."""
     if tr.vectors is None:
         return {}
@@ -143,7 +144,9 @@ def family_log_probabilities(tr: Trained, players: list[str], test: list[int]) -
     (tr_rows, y_tr), (val_rows, y_val) = rows("train"), rows("validation")
     test_rows = [where[i] for i in test]
     out = {}
-    for name, chosen in [*((f"features:{f}", [f]) for f in families if len(families) > 1), ("features", families)]:
+    alone = [(f"features:{f}", [f]) for f in families if len(families) > 1]
+    all_but = [(f"features:-{f}", [g for g in families if g != f]) for f in families if len(families) > 2]
+    for name, chosen in [*alone, *all_but, ("features", families)]:
         cols = [j for j, n in enumerate(tr.vector_names) if n.split(":")[0] in chosen]
         style = StyleSettings(tuple(f for f in FAMILIES if f in chosen), st["skip_plies"])
         x = tr.vectors[:, cols]

@@ -63,7 +63,8 @@ def plot_accuracy(path: Path, results: dict[str, Any]) -> None:
                               ("chance", "chance", ":")):
         if key in results["k"][ks[0]]:
             ax.plot(x, [results["k"][k][key][0] for k in ks], style, label=label)
-    for name in [n for n in results["k"][ks[0]].get("methods", {}) if n.startswith("features")]:
+    for name in [n for n in results["k"][ks[0]].get("methods", {})
+                 if n.startswith("features") and not n.startswith("features:-")]:
         ax.plot(x, [results["k"][k]["methods"][name]["top1"] for k in ks], "D-" if name == "features" else "x-.",
                 label=_method(name))
     ax.set_xticks(x, [f"k = {k}" for k in ks])
@@ -82,11 +83,14 @@ def _pct(x: float) -> str:
 METHOD_NAMES = {"chance": "chance", "cp_loss": "centipawn-loss profile", "clones": "personal clones",
                 "shared": "one shared organism", "features": "classifier, all families",
                 "replay": "replay (engines)"}
-"""How summary.md names each method of an experiment's rows (``features:FAMILY``: the classifier on one family)."""
+"""How summary.md names each method of an experiment's rows (``features:FAMILY``: the classifier on one family,
+``features:-FAMILY``: on all but that one)."""
 
 
 def _method(name: str) -> str:
-    return METHOD_NAMES.get(name, f"classifier, {name.partition(':')[2]} alone")
+    family = name.partition(":")[2]
+    return METHOD_NAMES.get(name, f"classifier, all but {family[1:]}" if family.startswith("-")
+                            else f"classifier, {family} alone")
 
 
 def _cell(m: dict[str, Any], key: str) -> str:
@@ -110,9 +114,10 @@ def methods_table(results: dict[str, Any]) -> list[str]:
         cells = [f"{_cell(m, 'top1')} / {_cell(m, 'top3')}" if (m := results["k"][k]["methods"].get(name)) else "–"
                  for k in ks]
         lines.append(f"| {_method(name)} | " + " | ".join(cells) + " |")
-    lines += ["", "The classifier rows: a logistic regression over the named feature families, fitted on the "
-              "training game sides, its strength picked on the validation sides; a query is scored by the sum of "
-              "its sides' log-probabilities. The clones and the shared organism count only queries with positions."]
+    lines += ["", "The classifier rows: a logistic regression over the named feature families (alone, all but one: "
+              "what that family adds, all), fitted on the training game sides, its strength picked on the validation "
+              "sides; a query is scored by the sum of its sides' log-probabilities. The clones and the shared "
+              "organism count only queries with positions."]
     k1 = ks[0]
     players = len(results["players"])
     lines += ["", f"Largest share of the k = {k1} predictions that go to one player (chance {1 / players:.1%}, twice "
