@@ -162,3 +162,22 @@ def test_train_pnet_command(labels: Path, tmp_path: Path) -> None:
     assert none.returncode == 2 and none.stderr.count("\n") == 1 and "empty.epd: no usable labels" in none.stderr
     flag = run_mimic("train-pnet", labels, "--out", tmp_path / "y", "--net-k", "steep")
     assert flag.returncode == 2 and "--net-k: expected expert, mentor or a positive number" in flag.stderr
+
+
+def test_the_output_unit_matches_the_references_piece_values() -> None:
+    from evolve.nets.pnet_unit import PIECES, material_unit, piece_values, probe_positions
+    from organisms.material import Material
+
+    boards = probe_positions()
+    plain = Material({chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900})
+    values = piece_values(plain, boards)
+    # Material counts exactly: every kept pair is worth the piece's value, and every type has pairs.
+    assert {n: v for n, (v, _) in values.items()} == {"pawn": 100, "knight": 300, "bishop": 300, "rook": 500,
+                                                       "queen": 900}
+    assert all(k > 0 for _, k in values.values()) and set(values) == set(PIECES)
+    # Twice the values: every ratio is 2, so c = sum(2) / sum(4) = 1/2; knights at 450 (ratio 1.5, the others 1):
+    # c = (4 + 1.5) / (4 + 2.25) = 0.88.
+    double = Material({chess.PAWN: 200, chess.KNIGHT: 600, chess.BISHOP: 600, chess.ROOK: 1000, chess.QUEEN: 1800})
+    assert material_unit(double, plain, boards) == 0.5
+    knights = Material({chess.PAWN: 100, chess.KNIGHT: 450, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900})
+    assert material_unit(knights, plain, boards) == pytest.approx(5.5 / 6.25)

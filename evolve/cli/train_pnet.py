@@ -45,6 +45,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    help="the net's K (cp), which sets its scale: expert (fitted Texel-style on the built-in "
                         "expert's scores of the training targets: the net's centipawns are the expert's), mentor "
                         "(the mentor's own K: the net learns the mentor's centipawns) or a number")
+    p.add_argument("--unit", choices=("material", "k"), default=default(PNetRunSettings, "unit"),
+                   help="the output's unit after training: material (rescaled so the net's values of a pawn, "
+                        "knight, bishop, rook and queen up in quiet positions match the expert's; the loss, which "
+                        "sees eval/K_net only, is unchanged) or k (as --net-k gives it)")
     g = p.add_argument_group("net and training")
     g.add_argument("--units", type=positive_int, default=default(PNetSettings, "units"),
                    help="first-layer units N per perspective")
@@ -70,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
         net=PNetSettings(units=args.units, hidden=tuple(args.hidden), scale=args.scale, epochs=args.epochs,
                          batch=args.batch, lr=args.lr, lr_final=args.lr_final, power=args.loss_power, seed=args.seed),
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, quiet=args.quiet_labels,
-        wdl_model=args.wdl_model, lambda_result=args.lambda_result, k_mode=args.net_k, train_rows=args.train_rows,
-        jobs=args.jobs)
+        wdl_model=args.wdl_model, lambda_result=args.lambda_result, k_mode=args.net_k, unit=args.unit,
+        train_rows=args.train_rows, jobs=args.jobs)
     outcome = train_pnet(settings, command_line(), resume=args.resume, report=print)
     last = outcome.curve[-1] if outcome.curve else None
     if last is not None:

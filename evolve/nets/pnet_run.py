@@ -23,7 +23,9 @@ import numpy as np
 from evolve.nets.giraffe import require_torch
 from evolve.nets.pnet_data import PNetData, load_pnet_data
 from evolve.nets.pnet_train import EpochRow, PNetSettings, build_model, net_arrays, train
+from evolve.nets.pnet_unit import material_unit, piece_values
 from mentor.labels import DEFAULT_CAP
+from organisms.expert import Expert
 from organisms.pnet import PNet, make_header, save_pnet
 from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe, provenance
@@ -33,7 +35,9 @@ from search.runtime.provenance import describe, provenance
 class PNetRunSettings:
     """One run: the label file and folder, the data's options (as ``mimic evolve``'s: target, cap, held-out share,
     split seed, quiet filter, the win-probability model and the mentor's share ``lambda_result`` of the target),
-    the net's K (``k_mode``: ``expert``, ``mentor`` or centipawns; :mod:`evolve.nets.pnet_data`), ``train_rows``
+    the net's K (``k_mode``: ``expert``, ``mentor`` or centipawns; :mod:`evolve.nets.pnet_data`), its output unit
+    after training (``unit``: ``material``, rescaled so its piece values match the expert's, :mod:`evolve.nets.
+    pnet_unit`; ``k``, the unit K_net gives), ``train_rows``
     (only that many training rows), and the net and its training (:class:`PNetSettings`)."""
 
     labels: str
@@ -47,13 +51,14 @@ class PNetRunSettings:
     wdl_model: str = "sf15.1"
     lambda_result: float = 1.0
     k_mode: str | float = "expert"
+    unit: str = "material"
     train_rows: int | None = None
     jobs: int = 1
 
     def data_identity(self) -> dict[str, Any]:
         """What the data depends on (stored in the checkpoint; a resumed run must have the same)."""
         d = asdict(self)
-        for key in ("out", "net", "jobs"):
+        for key in ("out", "net", "jobs", "unit"):
             d.pop(key)
         return d
 
@@ -65,6 +70,8 @@ class PNetOutcome:
     median_mae: float  # cp: held-out error of predicting the training median
     start_cp: int  # the net's score of the start position (cp, White to move)
     path: Path
+    unit: float = 1.0  # the factor the output's scale and K_net were multiplied by (``unit`` material)
+    values: dict[str, tuple[float, int]] = field(default_factory=dict)  # a piece up (cp, pairs), the net's
 
 
 def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = False,
@@ -92,14 +99,19 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
     median = float(np.abs(data.y[data.held] - np.median(data.y[data.train])).mean()) if len(data.held) \
         else float("nan")
     arrays = net_arrays(model)
-    header = make_header(s.units, s.hidden, s.scale, k_net=data.k_net, k_mentor=data.k_mentor,
+    unit = 1.0
+    if settings.unit == "material":
+        unit = material_unit(PNet(arrays, make_header(s.units, s.hidden, s.scale)), Expert())
+        say(f"output unit: x {unit:.3f} (the net's piece values matched to the expert's; the loss is unchanged)")
+    header = make_header(s.units, s.hidden, s.scale * unit, k_net=data.k_net * unit, k_mentor=data.k_mentor,
+                         unit=unit,
                          training={"run": {k: v for k, v in asdict(settings).items() if k != "net"},
                                    "net": {**asdict(s), "hidden": list(s.hidden)}},
                          command=command, curve=[asdict(r) for r in curve], provenance=provenance(),
                          errors={"held_mae": curve[-1].held_mae if curve else None, "median_mae": median})
     save_pnet(net_path, arrays, header)
-    start = PNet.load(net_path).evaluate(chess.Board())
-    outcome = PNetOutcome(data, curve, median, start, net_path)
+    net = PNet.load(net_path)
+    outcome = PNetOutcome(data, curve, median, net.evaluate(chess.Board()), net_path, unit, piece_values(net))
     plot_pnet_curve(out / "curve.png", curve, median)
     write_atomic(out / "summary.md", "\n".join(summary_lines(settings, outcome, command)) + "\n")
     return outcome
@@ -114,13 +126,18 @@ def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]
              f"Data: {d.describe()}. Target: {r.target}; held-out share {r.held_out}, split seed {r.seed} (the "
              f"organisms' split for the same file and settings); quiet labels only: {r.quiet}.", "",
              "## Net", "",
-             f"{arch}, clipped ReLU, output x {s.scale:g} = centipawns, side to move's view. File: "
-             f"`{o.path.name}` (play it as `pnet:{o.path}`). The start position scores {o.start_cp:+d} cp.", "",
+             f"{arch}, clipped ReLU, output x {s.scale * o.unit:.1f} = centipawns, side to move's view. File: "
+             f"`{o.path.name}` (play it as `pnet:{o.path}`). The start position scores {o.start_cp:+d} cp. "
+             + ("Output unit: " + (f"x {o.unit:.3f} after training, so that its values of a piece up match the "
+                                   "expert's (evolve/nets/pnet_unit.py; the loss is unchanged)" if r.unit == "material"
+                                   else "as K_net gives it") + ". A piece up in quiet positions (cp, pairs): "
+                + ", ".join(f"{n} {v:.0f} ({k})" for n, (v, k) in o.values.items()) + "."), "",
              "## Loss", "",
              f"mean |σ(eval / K_net) − p|^{s.power:g}, p = the mentor's score through the {r.wdl_model} model"
              + (f", blended λ = {r.lambda_result:g} with the game result where known" if r.lambda_result < 1 else "")
-             + f"; K_net = {d.k_net:.1f} cp ({r.k_mode}), the mentor's K {d.k_mentor:.1f} cp, so a net centipawn "
-             f"is {d.mentor_per_net_cp:.3f} of the mentor's. Adam, batch {s.batch}, lr {s.lr:g} to {s.lr_final:g}, "
+             + f"; K_net = {d.k_net:.1f} cp ({r.k_mode}; {d.k_net * o.unit:.1f} cp in the output unit), the mentor's "
+             f"K {d.k_mentor:.1f} cp, so a net centipawn is {d.mentor_per_net_cp / o.unit:.3f} of the mentor's. "
+             f"Adam, batch {s.batch}, lr {s.lr:g} to {s.lr_final:g}, "
              f"{s.epochs} epochs, seed {s.seed}.", "",
              "## Errors", "",
              "Errors in cp are the mentor's centipawns (the net's eval times K_mentor / K_net against the label).", "",
