@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# results/pnet/summary.md, gathered from the files run.sh wrote (the training's train.md, values.md, speed.txt, the
+# match and suite logs that exist so far, labels-needed.md); nothing is recomputed. From the repository root:
+# bash results/pnet/summary.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+R=results/pnet
+logs=()
+for f in vs-expert-2000n vs-organism-2000n vs-expert-0.1s vs-organism-0.1s sts-1s; do
+  [ -f $R/$f.log ] && logs+=("$R/$f.log")
+done
+{
+  cat $R/train.md
+  echo
+  echo "## Start position and material (benchmarks/eval_values.py)"
+  echo
+  cat $R/values.md
+  echo
+  echo "## Speed (benchmarks/pnet_speed.py: equal nodes, CPU time)"
+  echo
+  echo '```'
+  cat $R/speed.txt
+  echo '```'
+  echo
+  .venv/bin/python tools/match_table.py --title "Play (the organism: results/rich-builtin/organism.json)" "${logs[@]}" \
+    | sed 's/^#/##/'
+  echo
+  echo "How many positions the net needs: labels-needed.md. Exploration before this run: explore/."
+} > $R/summary.md
