@@ -478,11 +478,12 @@ def test_parsed_games_are_cached_and_malformed_ones_reported_again(folder: Path,
     pgn = folder / "cached-games.pgn"
     pgn.write_text(text)
     cache = folder / "cache-games"
-    reads = []
+    reads, stamps = [], []
     for _ in range(2):
         errors: list[str] = []
         reads.append((read_game_set([pgn], ["Alpha", "Beta"], on_error=errors.append, cache=cache), errors))
-        assert len(list(cache.glob("games-*.npz"))) == 1
+        stamps.append([f.stat().st_mtime_ns for f in cache.glob("games-*.npz")])
+    assert len(stamps[0]) == 1 and stamps[1] == stamps[0]  # read back, not parsed and written again
     (first, first_errors), (again, again_errors) = reads
     assert first_errors == again_errors and len(again_errors) == 1 and f"{pgn}:{bad_line}: " in again_errors[0]
     assert again.malformed == first.malformed == 1 and again.read == first.read == 2

@@ -155,7 +155,8 @@ def read_game_set(paths: Sequence[str | Path], players: Sequence[str], aliases: 
 GAMES_VERSION = 1
 """Bumped whenever what :func:`parsed_games` keeps of a file changes."""
 
-_PARSED = ("line", "fen", "moves", "key", "white", "black", "errors")
+_PARSED = ("line", "fen", "moves", "game_key", "white", "black", "errors")
+"""The arrays of a parsed file's cache (``key`` and ``digest`` are the cache's own)."""
 
 Parsed = tuple[int, str, list[str], str, str, str]
 """A well-formed game as :func:`parsed_games` gives it: (first line, starting FEN, UCI moves, game key, ``White``
