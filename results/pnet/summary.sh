@@ -25,5 +25,9 @@ done
   .venv/bin/python tools/match_table.py --title "Play (the organism: results/rich-builtin/organism.json)" "${logs[@]}" \
     | sed 's/^#/##/'
   echo
+  echo "vs-expert-2000n: its game of round 5.1 first ended on the match's 120 s hang watchdog (the operator had paused"
+  echo "the process to train the labels-needed nets); that game was dropped from the PGN and played again with --resume"
+  echo "(the log's last block). vs-organism-2000n was stopped after 141 games for lack of time; --resume continues it."
+  echo
   echo "How many positions the net needs: labels-needed.md. Exploration before this run: explore/."
 } > $R/summary.md
