@@ -322,11 +322,12 @@ FOLDERS: dict[str, tuple[Callable[[Path], tuple[str, str]], str, str]] = {
 
 
 def _clone_folder(tmp_path: Path) -> Path:
-    """A copy of the shipped engines' clone folder: its manifest, split and clones."""
+    """A copy of the shipped engines' clone folder: its manifest, split, clones and classifier."""
     folder = tmp_path / "clones"
     folder.mkdir()
-    for p in ENGINES.glob("*.json"):
-        if p.name == "recognize.json" or p.name == "split.json" or p.name.startswith("clone-"):
+    for p in ENGINES.iterdir():
+        if p.name in ("recognize.json", "split.json", "classifier.npz") or (p.name.startswith("clone-")
+                                                                          and p.suffix == ".json"):
             shutil.copy(p, folder / p.name)
     return folder
 
