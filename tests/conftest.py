@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import chess
 import pytest
 
 DATA = Path(__file__).parent / "data"
@@ -233,3 +235,19 @@ def npy_bytes(array: object) -> bytes:
     out = io.BytesIO()
     np.save(out, np.asarray(array), allow_pickle=False)
     return out.getvalue()
+
+
+def random_positions(seed: int, n: int) -> list[chess.Board]:
+    """``n`` positions from random playouts (varied phases), none of them game over."""
+    rng = random.Random(seed)
+    out: list[chess.Board] = []
+    while len(out) < n:
+        board = chess.Board()
+        for _ in range(rng.randrange(0, 160)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if not board.is_game_over():
+            out.append(board.copy(stack=False))
+    return out

@@ -28,22 +28,7 @@ from organisms import (
 )
 from organisms.features import N_FEATURES, TEMPO, read_cached_features, write_cached_features
 from search.players.spec import SpecError
-
-
-def random_positions(seed: int, n: int) -> list[chess.Board]:
-    """``n`` positions from random playouts (varied phases), none of them game over."""
-    rng = random.Random(seed)
-    out: list[chess.Board] = []
-    while len(out) < n:
-        board = chess.Board()
-        for _ in range(rng.randrange(0, 160)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over():
-            out.append(board.copy(stack=False))
-    return out
+from tests.conftest import random_positions
 
 
 def playout_positions(seed: int, n: int, keep: float = 1.0) -> list[chess.Board]:

@@ -4,7 +4,6 @@ within the quantisation bound of torch's forward, one-line errors. Tiny nets on 
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +13,7 @@ import pytest
 
 from organisms.net import NetFileError
 from organisms.pnet import QA, QA_OUT, PNet, pnet_inputs
-from tests.conftest import run_mimic
+from tests.conftest import random_positions, run_mimic
 
 if TYPE_CHECKING:
     from evolve.nets.pnet_run import PNetRunSettings
@@ -36,24 +35,11 @@ def labels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _boards(n: int, seed: int) -> list[chess.Board]:
-    rng, out = random.Random(seed), []
-    for _ in range(n):
-        board = chess.Board()
-        for _ in range(rng.randrange(0, 90)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        out.append(board.copy(stack=False))
-    return out
-
-
 def test_row_inputs_are_the_engines_inputs() -> None:
     from evolve.nets.pnet_data import PAD, row_inputs
     from organisms.features import bitboard_row
 
-    boards = _boards(40, 3)
+    boards = random_positions(3, 40)
     stm, nstm = row_inputs(np.array([bitboard_row(b) for b in boards], dtype=np.uint64))
     for b, s, o in zip(boards, stm, nstm, strict=True):
         ours, theirs = pnet_inputs(b)  # organisms/pnet.py's own, from the board
@@ -119,7 +105,7 @@ def test_the_exported_net_plays_torchs_evaluation_within_the_quantisation_bound(
         model.b_in[:] = torch.from_numpy(net.arrays["b_in"])
         model.out.weight[:] = torch.from_numpy(net.arrays["w_out"].T)
         model.out.bias[:] = torch.from_numpy(net.arrays["b_out"])
-    boards = _boards(60, 9)
+    boards = random_positions(9, 60)
     stm, nstm = row_inputs(np.array([bitboard_row(b) for b in boards], dtype=np.uint64))
     with torch.no_grad():
         exact = model(torch.from_numpy(stm.astype(np.int64)), torch.from_numpy(nstm.astype(np.int64))).double()

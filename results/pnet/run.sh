@@ -58,8 +58,8 @@ $PY tools/pnet_labels_table.py --title "Labels needed: the perspective net on re
 # At a fixed time a move (time-sensitive: run on an otherwise idle machine; on an overloaded one the engines miss
 # the match's hang limit and forfeit). 200 games, or fewer when an SPRT decides: its bounds [-35, 0] Elo test the
 # goal (45 % at 0.1 s is about -35 Elo), and at the 2,000-node strength (17 %) it stops within a few dozen games.
-match $R/vs-expert-0.1s.log expert $N --games 200 --jobs 2 --movetime 0.1 --sprt -35,0,0.05,0.05
-match $R/vs-organism-0.1s.log "organism:$O" $N --games 200 --jobs 2 --movetime 0.1 --sprt -35,0,0.05,0.05
+match $R/vs-expert-0.1s.log expert $N --games 200 --jobs 2 --movetime 0.1 --sprt=-35,0,0.05,0.05
+match $R/vs-organism-0.1s.log "organism:$O" $N --games 200 --jobs 2 --movetime 0.1 --sprt=-35,0,0.05,0.05
 $M suite benchmarks/data/sts-v3.epd --engine "pnet:$N" --movetime 1 --jobs 2 --no-progress --csv $R/sts-1s.csv \
   --resume >> $R/sts-1s.log 2>&1
 tail -n 5 $R/sts-1s.log
