@@ -138,7 +138,7 @@ def test_the_example_inputs_are_shipped() -> None:
 
 
 def test_synthetic_games_tool_writes_the_tests_games(tmp_path: Path) -> None:
-    # The tool's first games are the tests' (tests/test_recognize.py trains on synthetic_games(35)[:32]): a
+    # The tool writes the generator's games (tests/data/synthetic.pgn is synthetic_games(35, plies=26)): a
     # shorter run is a prefix of a longer one because each game draws from one seeded generator in turn, so
     # 3 games from the tool must equal the first 3 of 5 generated here, written as the tests write them.
     out = tmp_path / "new" / "synthetic.pgn"  # a folder that does not exist yet

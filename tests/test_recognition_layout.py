@@ -27,7 +27,7 @@ CHUNK = 5
 """Game sides per chunk of resolved positions in these tests (the library's is 50): several chunks of few sides."""
 
 
-def random_games(n: int, plies: int = 24, seed: int = 7) -> list[chess.pgn.Game]:
+def random_games(n: int, plies: int = 12, seed: int = 7) -> list[chess.pgn.Game]:
     """``n`` games of seeded random legal moves, White's seat always ``PLAYERS[0]``'s."""
     rng = np.random.default_rng(seed)
     games = []
@@ -167,10 +167,11 @@ def test_classify_reports_its_stages(pgns: list[Path], trained: Shared,
     assert calls.of("features") == [(0, 1), (1, 1)]
 
 
-def test_experiment_reports_training_then_the_baseline_then_the_queries(pgns: list[Path], tmp_path: Path) -> None:
-    calls = Calls()
+def test_experiment_reports_training_then_the_baseline_then_the_queries(pgns: list[Path], trained: Shared,
+                                                                         tmp_path: Path) -> None:
+    calls = Calls()  # the shared training's cache: its resolved sides are read back (the stages are still reported)
     results = experiment(ExperimentSettings(train=settings(pgns, tmp_path / "exp"), cp_positions=2), "test",
-                         cache_dir=tmp_path / "cache" / "features", on_progress=calls)
+                         cache_dir=trained[1], on_progress=calls)
     assert calls.stages() == ["games", "positions", "features", "clones", "style", "classifier", "cp_loss", "queries"]
     # By hand: the centipawn losses are measured on the training and test sides, 6 + 3 a player = 18 sides, in
     # tasks of 10 sides = 2; the queries are classified for k = 1, 4, 16 and all = 4 group sizes.

@@ -18,7 +18,7 @@ from evolve.recognition.classification import group_sides, read_csv_accuracy
 from evolve.recognition.gameset import read_game_set, side_player
 from evolve.recognition.measures import position_measures, score_groups, side_means
 from evolve.recognition.positions import Positions, extract_positions
-from evolve.recognition.synthetic import NAMES, SKIP, synthetic_games
+from evolve.recognition.synthetic import NAMES, SKIP, pgn_text, synthetic_games
 from organisms import Organism
 
 from .conftest import run_mimic
@@ -34,10 +34,29 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("recognize")
 
 
+SHIPPED = Path(__file__).parent / "data" / "synthetic.pgn"
+"""``synthetic_games(35, plies=26)`` as ``pgn_text`` writes it (``python tools/synthetic_games.py
+tests/data/synthetic.pgn --games 35 --plies 26``: 10 positions a side after the 6 random plies; generating them
+takes seconds, reading them a few ms; the test below checks the file is theirs)."""
+
+
 @pytest.fixture(scope="module")
 def made() -> list[chess.pgn.Game]:
     """35 synthetic games: the first 32 are the training file, the other 3 new games."""
-    return synthetic_games(35)
+    games = []
+    with SHIPPED.open() as fh:
+        while (game := chess.pgn.read_game(fh)) is not None:
+            games.append(game)
+    assert len(games) == 35
+    return games
+
+
+def test_the_shipped_synthetic_games_are_the_generators() -> None:
+    # The generator is seeded and each game draws from one generator in turn, so its first 2 games are the file's
+    # first 2 (tests/test_readme_examples.py checks that a shorter run is a prefix of a longer one).
+    text = SHIPPED.read_text()
+    first_two = pgn_text(synthetic_games(2, plies=26))
+    assert text.startswith(first_two) and text.count("[Event ") == 35
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +92,7 @@ def test_the_generating_organisms_are_clearly_different(games: Path, folder: Pat
     alpha = [i for i, s in enumerate(gs.sides) if s.player == "Alpha"]
     beta = [i for i, s in enumerate(gs.sides) if s.player == "Beta"]
     w = np.array([Organism.random(1).weights, Organism.random(2).weights])
-    for sides, own in ((alpha[:12], 0), (beta[:12], 1)):  # 12 sides each: enough, and quick
+    for sides, own in ((alpha[:8], 0), (beta[:8], 1)):  # 8 sides (80 positions) each: enough, and quick
         pos = extract_positions(gs, sides, SKIP, "paper", cache_dir=folder / "cache")
         vals, _ = position_measures(w, np.ones(2), pos, "agreement")
         rates = vals.mean(axis=1)
@@ -92,7 +111,8 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     test_games = [g for g, entry in zip(made[:32], split["games"], strict=True) if entry["part"] == "test"]
     assert len(test_games) == round(32 * 0.3)  # 10 games: 20 game sides
     query = write_pgn(folder / "test-games.pgn", test_games)
-    run = run_mimic("recognize", "classify", str(out), str(query), "--csv", str(folder / "q.csv"), env=env(folder))
+    run = run_mimic("recognize", "classify", str(out), str(query), "--csv", str(folder / "q.csv"), "--method",
+                    "clones", env=env(folder))  # the clones: the method the bound below reasons about
     assert run.returncode == 0, run.stderr
     with open(folder / "q.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -115,7 +135,7 @@ def test_train_and_classify_held_out_sides(experiment: tuple[Path, subprocess.Co
     assert "2 queries of" in run.stdout  # --k all: one query per player
     # --held-out on the whole file: only its 10 test games' 20 sides are queried, as from test-games.pgn above.
     run = run_mimic("recognize", "classify", str(out), str(games), "--held-out", "--csv", str(folder / "h.csv"),
-                    env=env(folder))
+                    "--method", "clones", env=env(folder))
     assert run.returncode == 0, run.stderr
     assert "were training or validation games" not in run.stderr
     with open(folder / "h.csv", newline="") as fh:
@@ -291,6 +311,16 @@ def test_group_sides_doctests() -> None:
     assert group_sides(["a"] * 5, 4) == [[0, 1, 2, 3]]
 
 
+def truncated(game: chess.pgn.Game, plies: int) -> chess.pgn.Game:
+    """A copy of ``game`` (its headers) with its first ``plies`` moves only."""
+    out = chess.pgn.Game()
+    out.headers.update(game.headers)
+    node: chess.pgn.GameNode = out
+    for move in list(game.mainline_moves())[:plies]:
+        node = node.add_variation(move)
+    return out
+
+
 def with_bad_game(good: list[chess.pgn.Game]) -> tuple[str, int]:
     """Two good games around a malformed one (an illegal king move), as PGN text, and the bad game's first line."""
     text = f"{good[0]}\n\n"
@@ -408,11 +438,12 @@ def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]
     # 10 games of Alpha against Beta, and 3 where Beta's seat is taken by "Gamma": Alpha has 13 sides, Beta 10 (the
     # caps count sides, not games: 13 games instead of 18 still leave Alpha ahead of Beta, both above the cap of 3,
     # and every player with 2 or more validation and test sides for --max-held 1 to cut; resolving is the time).
-    extra = [chess.pgn.read_game(io.StringIO(str(g))) for g in made[10:13]]
+    # Each game cut after SKIP + 6 plies (3 positions a side): the caps count sides, and resolving is the time.
+    cut = [truncated(g, SKIP + 6) for g in made[:13]]
+    extra = cut[10:13]
     for g in extra:
-        assert g is not None
         g.headers["White" if g.headers["White"] == NAMES[1] else "Black"] = "Gamma, Gil"
-    pgn = write_pgn(folder / "unequal.pgn", made[:10] + [g for g in extra if g is not None])
+    pgn = write_pgn(folder / "unequal.pgn", cut)
     ga = GASettings(population=8, generations=2, sample=100)
     common = {"games": (str(pgn),), "players": ("Alpha", "Beta"), "ga": ga, "skip_plies": SKIP, "shared": False,
               "features": ()}
@@ -444,12 +475,13 @@ def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]
             assert all(s in split_all["sides"][p][k] for s in split_held["sides"][p][k])
 
 
-def test_evolved_clones_are_cached(folder: Path, games: Path) -> None:
+def test_evolved_clones_are_cached(folder: Path, made: list[chess.pgn.Game]) -> None:
     # The GA is deterministic in its inputs: a second train on the same sides and settings reads each organism back
     # (the cache files are not written again) and writes the same clones; another seed is another key.
     from evolve.ga.evolution import GASettings
     from evolve.recognition.training import TrainSettings, train
 
+    games = write_pgn(folder / "short.pgn", [truncated(g, SKIP + 6) for g in made[:32]])  # 3 positions a side
     cache = folder / "cache-clones" / "features"
     common = {"games": (str(games),), "players": ("Alpha", "Beta"), "skip_plies": SKIP, "shared": False,
               "features": (), "max_held": 2, "max_games": 4}

@@ -3,8 +3,8 @@
     python tools/synthetic_games.py OUT.pgn [--games 32] [--plies 36] [--seed 0]
 
 Alpha (random organism 1) against Beta (random organism 2), colours alternating, 6 random plies (seeded) and
-then each side's 1-ply moves (``evolve.recognition.synthetic``); with the defaults the file is byte for byte
-the ``synthetic.pgn`` that ``tests/test_recognize.py`` trains on. About 10 s for 32 games.
+then each side's 1-ply moves (``evolve.recognition.synthetic``): the README's example. The tests' shipped
+``tests/data/synthetic.pgn`` is ``--games 35 --plies 26``. About 10 s for 32 games.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from search.runtime.atomic import write_atomic
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path, help="the PGN file to write (its folder is created)")
-    ap.add_argument("--games", type=int, default=32, help="games (default: 32, the tests' training file)")
+    ap.add_argument("--games", type=int, default=32, help="games (default: 32)")
     ap.add_argument("--plies", type=int, default=36, help="plies a game at most (default: 36)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the random opening plies (default: 0)")
     args = ap.parse_args(argv)
