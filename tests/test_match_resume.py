@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evolve.players import make_evaluator
-from search.games.game import TimeControl
+from search.games.game import Adjudication, TimeControl
 from search.games.match import MatchSettings, run_match
 from search.games.openings import default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_text
@@ -19,27 +19,33 @@ from search.games.suite import read_csv
 from .conftest import limited_disk, mimic_command, run_mimic, sigkill_at_line, whole_games
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
+SHORT = Adjudication(max_plies=40)
+"""Games cut at 40 plies (a draw by maximum length unless a rule or resignation came first): material against
+random:1 otherwise wanders on to 100-220 plies, and only the number of games matters to a resume."""
 
 
 def test_a_match_resumes_from_its_pgn(tmp_path: Path) -> None:
     pgn = tmp_path / "r.pgn"
-    ops = load_openings(default_openings_path())[:3]
-    first = run_match(MatchSettings("material@depth=1", "random:1@depth=1", games=4, openings=ops,
-                                    tc=TimeControl(depth=1)), make_evaluator, pgn)
+    ops = load_openings(default_openings_path())[:2]
+
+    def settings(games: int) -> MatchSettings:
+        return MatchSettings("material@depth=1", "random:1@depth=1", games=games, openings=ops,
+                             tc=TimeControl(depth=1), adjudication=SHORT)
+
+    first = run_match(settings(2), make_evaluator, pgn)
     with pytest.raises(FileExistsError):
-        run_match(MatchSettings("material@depth=1", "random:1@depth=1", games=6, openings=ops,
-                                tc=TimeControl(depth=1)), make_evaluator, pgn)
+        run_match(settings(4), make_evaluator, pgn)
     played: list[str] = []
-    second = run_match(MatchSettings("material@depth=1", "random:1@depth=1", games=6, openings=ops,
-                                     tc=TimeControl(depth=1)), make_evaluator, pgn, resume=True,
-                       on_game=lambda g, s: played.append(g.round))
-    assert sorted(played) == ["3.1", "3.2"] and second.n == 6
+    second = run_match(settings(4), make_evaluator, pgn, resume=True, on_game=lambda g, s: played.append(g.round))
+    # 2 games (rounds 1.1, 1.2) on file; 4 asked for: only the second opening's pair is played.
+    assert sorted(played) == ["2.1", "2.2"] and second.n == 4
     assert second.wins + second.draws / 2 >= first.wins + first.draws / 2
-    assert len(read_pgn_text(pgn.read_text())) == 6
+    assert len(read_pgn_text(pgn.read_text())) == 4
 
 
 def test_a_killed_suite_run_resumes_from_its_csv(tmp_path: Path) -> None:
-    common = ["suite", str(BENCH / "wac.epd"), "--engine", "material@depth=5", "--limit", "12"]
+    # Depth 4 (half depth 5's CPU): positions 9-12, which a kill at line 9 at the latest leaves, still take ~1 s.
+    common = ["suite", str(BENCH / "wac.epd"), "--engine", "material@depth=4", "--limit", "12"]
     full = tmp_path / "full.csv"
     run_mimic(*common, "--csv", str(full), check=True)
     reference = {r.id: r.played for r in read_csv(full)}
@@ -49,7 +55,7 @@ def test_a_killed_suite_run_resumes_from_its_csv(tmp_path: Path) -> None:
     # A real process: the test SIGKILLs it.
     proc = subprocess.Popen(mimic_command(*common, "--csv", str(part)), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    sigkill_at_line(proc, part, random.randint(2, 9))  # the header and 1 to 8 rows; the last four take ~1.3 s
+    sigkill_at_line(proc, part, random.randint(2, 9))  # the header and 1 to 8 rows
     kept = len(read_csv(part))
     assert 0 < kept < 12
     again = run_mimic(*common, "--csv", str(part))
@@ -63,28 +69,24 @@ def test_a_killed_suite_run_resumes_from_its_csv(tmp_path: Path) -> None:
 
 
 def test_a_match_whose_disk_fills_up_loses_and_duplicates_no_game(tmp_path: Path) -> None:
-    # material vs random:1 at depth 1 is deterministic. Its six games (rounds 1.1 .. 3.2) take
-    # 1,430 + 5,051 + 1,344 + 4,538 + 1,432 + 6,470 bytes today, so a 7,000-byte disk holds two games
-    # (6,481 bytes) and a 13,000-byte one four (12,363). The exact sizes do not matter: each run stops
+    # material vs random:1 at depth 1 is deterministic. Cut at 40 plies, its six games (rounds 1.1 .. 3.2)
+    # take 1,430 + 1,438 + 1,344 + 1,426 + 1,425 + 1,438 bytes today, so a 3,000-byte disk holds two games
+    # (2,868 bytes) and a 6,000-byte one four (5,638). The exact sizes do not matter: each run stops
     # at a full disk with one line, keeping only whole games, and the run after it with more room
     # plays on; the end result must equal an uninterrupted match game for game.
-    args = ["match", "material@depth=1", "random:1@depth=1", "--games", "6", "--depth", "1"]
+    args = ["match", "material@depth=1", "random:1@depth=1", "--games", "6", "--depth", "1", "--max-plies", "40"]
     run_mimic(*args, "--pgn", str(tmp_path / "full.pgn"), check=True)
     pgn = tmp_path / "m.pgn"
-    stops = 0
-    for room in (7_000, 13_000, None):  # a real process: a file size limit would stop pytest's writes too
+    for room in (3_000, 6_000):  # a real process: a file size limit would stop pytest's writes too
         run = subprocess.run(mimic_command(*args, "--pgn", str(pgn), *(["--resume"] if pgn.exists() else [])),
                              capture_output=True, text=True, preexec_fn=limited_disk(room))
-        if room is None:
-            assert run.returncode == 0, run.stderr
-            continue
         assert run.returncode != 0 and "Traceback" not in run.stderr
         errors = [line for line in run.stderr.splitlines() if not line.startswith("warning")]
         assert len(errors) == 1 and str(pgn) in errors[0], run.stderr
         assert pgn.stat().st_size <= room
         whole_games(pgn)  # what is on disk after a full disk is whole games only
-        stops += 1
-    assert stops == 2
+    # The last run, with room to spare, needs no limit: in this process.
+    run_mimic(*args, "--pgn", str(pgn), "--resume", check=True)
     assert whole_games(pgn) == whole_games(tmp_path / "full.pgn")
 
 
@@ -95,7 +97,7 @@ def test_resume_drops_a_torn_game_at_the_end(tmp_path: Path) -> None:
 
     def settings(games: int) -> MatchSettings:
         return MatchSettings("material@depth=1", "random:1@depth=1", games=games, openings=ops,
-                             tc=TimeControl(depth=1))
+                             tc=TimeControl(depth=1), adjudication=SHORT)
 
     run_match(settings(3), make_evaluator, tmp_path / "full.pgn")
     text = (tmp_path / "full.pgn").read_text()
