@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import chess
+import numpy as np
 import pytest
 
 from evolve.players import PLAYERS
@@ -119,7 +120,7 @@ def test_experiment_reports_replay_as_its_own_row(query: Path, tmp_path: Path) -
     out = tmp_path / "exp"
     run = run_mimic("recognize", "experiment", query, "--players", ",".join(SPECS), "--out", out, "--skip-plies", "0",
                     "--test", "0.5", "--validation", "0.25", "--population", "4", "--generations", "1", "--sample",
-                    "50", "--cp-positions", "2", "--no-progress", "--multipv", "0",
+                    "50", "--cp-positions", "2", "--no-progress", "--multipv", "0", "--features", "habits",
                     "--candidates", ",".join(f"{n}={s}" for n, s in SPECS.items()),
                     env={"MIMIC_CACHE": str(tmp_path / "cache")})
     assert run.returncode == 0, run.stderr
@@ -167,7 +168,29 @@ def test_experiment_splits_by_file_with_test_games(query: Path, tmp_path: Path) 
         assert len(list(csv.DictReader(fh))) == 4  # every test side, classified by the classifier
     summary = (out / "summary.md").read_text()
     assert "| replay (engines) | 100.0% [16%–100%] / 100.0% [16%–100%] |" in summary
+    assert "| replay, normalised (engines) | 100.0% [16%–100%] / 100.0% [16%–100%] |" in summary
     for row in ("| classifier, repertoire alone |", "| classifier, habits alone |", "| classifier, all families |",
                 "| personal clones |", "| centipawn-loss profile |", "| chance |"):
         assert row in summary
     assert "the test games are those of" in summary
+
+
+def test_normalised_replay_stops_a_candidate_that_agrees_with_everyone() -> None:
+    from evolve.recognition.experiments import _replay_normalised, _replay_scores, replay_means
+    from evolve.recognition.replay import ReplayQuery
+
+    # By hand: "S" (a strong engine) plays the common move, so it matches A's moves often (0.8) and its own always;
+    # A matches its own 0.6 and 0.7 and S's 0.3. Raw shares give A's two queries to S. Over all 30 positions S
+    # matches (8 + 10 + 8) / 30 = 0.867 and A (6 + 3 + 7) / 30 = 0.533; minus those, A's queries score
+    # +0.067 / +0.167 for A against -0.067 for S, and S's query -0.233 for A against +0.133 for S: all right.
+    qs = [ReplayQuery(["q1"], "A", "A", 10, {"A": 0.6, "S": 0.8}),
+          ReplayQuery(["q2"], "S", "S", 10, {"A": 0.3, "S": 1.0}),
+          ReplayQuery(["q3"], "A", "A", 10, {"A": 0.7, "S": 0.8})]
+    raw, truth = _replay_scores(qs, ["A", "S"])
+    assert list(raw.argmax(axis=1)) == [1, 1, 1] and list(truth) == [0, 1, 0]
+    means = replay_means(qs)
+    assert means == pytest.approx({"A": 16 / 30, "S": 26 / 30})
+    normed, _ = _replay_normalised(qs, ["A", "S"], means)
+    np.testing.assert_allclose(normed, [[0.6 - 16 / 30, 0.8 - 26 / 30], [0.3 - 16 / 30, 1.0 - 26 / 30],
+                                        [0.7 - 16 / 30, 0.8 - 26 / 30]])
+    assert list(normed.argmax(axis=1)) == [0, 1, 0]

@@ -126,6 +126,38 @@ def _replay_scores(queries: list[Any], players: list[str]) -> tuple[np.ndarray, 
     return scores, np.array([players.index(q.player) for q in known], dtype=np.int64)
 
 
+def replay_means(queries: list[Any]) -> dict[str, float]:
+    """Each candidate's matching share over every position of the replayed ``queries`` (one side a query: the
+    k = 1 queries), whoever played them: how often it plays the move played in anybody's game. No label is used.
+
+    >>> from evolve.recognition.replay import ReplayQuery
+    >>> qs = [ReplayQuery([], "a", "", 4, {"a": 1.0, "b": 0.5}), ReplayQuery([], "b", "", 2, {"a": 0.5, "b": 1.0})]
+    >>> replay_means(qs)  # a: (4 x 1 + 2 x 0.5) / 6; b: (4 x 0.5 + 2 x 1) / 6
+    {'a': 0.8333333333333334, 'b': 0.6666666666666666}
+    """
+    known = [q for q in queries if q.positions]
+    total = sum(q.positions for q in known)
+    names = list(known[0].scores) if known else []
+    return {n: sum(q.scores[n] * q.positions for q in known) / total for n in names} if total else {}
+
+
+def _replay_normalised(queries: list[Any], players: list[str], means: dict[str, float]
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """(queries, players) scores of the normalised replay: a candidate's matching share on the query minus its
+    share over all replayed positions (:func:`replay_means`), so a candidate that agrees with every engine (a
+    strong one, whose moves are the common ones) no longer takes the queries of those it merely agrees with; ties
+    broken by the played moves' mean MultiPV log-likelihood (its weight of 1e-6 a nat is below any difference of
+    shares, 1 / positions), then by the players' order. The true players as :func:`_replay_scores`."""
+    known = [q for q in queries if q.positions and q.player in players]
+    scores = np.full((len(known), len(players)), -np.inf)
+    for j, q in enumerate(known):
+        for c, name in enumerate(players):
+            if name in q.scores and np.isfinite(q.scores[name]):
+                ll = q.likelihood.get(name, np.nan)
+                scores[j, c] = q.scores[name] - means.get(name, 0.0) + (1e-6 * ll if np.isfinite(ll) else 0.0)
+    return scores, np.array([players.index(q.player) for q in known], dtype=np.int64)
+
+
 def family_log_probabilities(tr: Trained, players: list[str], test: list[int]) -> dict[str, np.ndarray]:
     """(test sides, players) log-probabilities of a classifier fitted on the training sides' features of each
     family alone (``features:FAMILY``), of all but one (``features:-FAMILY``, with three families or more: what
@@ -248,6 +280,7 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
                                   settings.candidates, registry, KS, st.skip_plies, settings.movetime,
                                   settings.multipv, st.jobs, None if cache_dir is None else Path(cache_dir).parent
                                   / "replay", on_error, on_progress, settings.replay_positions)
+    replay_mean = replay_means(replayed[KS.index(1)]) if replayed is not None else {}
     family_logp = family_log_probabilities(tr, players, [i for i, _ in test_sides])
     if on_progress is not None:
         on_progress(QUERIES, 0, len(KS))
@@ -296,6 +329,7 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
                        for j, q in enumerate(queries)], players, k)
         if replayed is not None:
             methods["replay"] = rated(*_replay_scores(replayed[done - 1], players))
+            methods["replay_norm"] = rated(*_replay_normalised(replayed[done - 1], players, replay_mean))
         row["methods"] = methods
         per_player = {}
         for c, p in enumerate(players):

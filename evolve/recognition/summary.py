@@ -63,6 +63,9 @@ def plot_accuracy(path: Path, results: dict[str, Any]) -> None:
                               ("chance", "chance", ":")):
         if key in results["k"][ks[0]]:
             ax.plot(x, [results["k"][k][key][0] for k in ks], style, label=label)
+    if "replay_norm" in results["k"][ks[0]].get("methods", {}):
+        ax.plot(x, [results["k"][k]["methods"]["replay_norm"]["top1"] for k in ks], "D--",
+                label=_method("replay_norm"))
     for name in [n for n in results["k"][ks[0]].get("methods", {})
                  if n.startswith("features") and not n.startswith("features:-")]:
         ax.plot(x, [results["k"][k]["methods"][name]["top1"] for k in ks], "D-" if name == "features" else "x-.",
@@ -82,7 +85,7 @@ def _pct(x: float) -> str:
 
 METHOD_NAMES = {"chance": "chance", "cp_loss": "centipawn-loss profile", "clones": "personal clones",
                 "shared": "one shared organism", "features": "classifier, all families",
-                "replay": "replay (engines)"}
+                "replay": "replay (engines)", "replay_norm": "replay, normalised (engines)"}
 """How summary.md names each method of an experiment's rows (``features:FAMILY``: the classifier on one family,
 ``features:-FAMILY``: on all but that one)."""
 
@@ -179,7 +182,10 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
                      else "") + ":",
                   "", "| k | top-1 / top-3 |", "|---|---|"]
         lines += [f"| {k} | {_pct(row['replay'][0])} / {_pct(row['replay'][1])} |" for k, row in results["k"].items()]
-        lines += ["", "Candidates: " + ", ".join(f"`{c.name}={c.spec}`" for c in settings.candidates) + "."]
+        lines += ["", "The row *replay, normalised* ranks by each candidate's matching share on the query minus its "
+                  "share over all the replayed positions (whoever played them; no label used), so that a candidate "
+                  "whose moves are everybody's common moves no longer takes the queries it merely agrees with.",
+                  "", "Candidates: " + ", ".join(f"`{c.name}={c.spec}`" for c in settings.candidates) + "."]
     lines += ["", "Baselines, on the same split: *one shared organism* — one organism evolved on all players' "
               "training game sides; its measure of a query beside each player's mean on their validation sides, the "
               "nearest wins (strength without style); *centipawn-loss profile* — each move's loss against "
