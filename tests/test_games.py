@@ -13,16 +13,20 @@ from pathlib import Path
 
 import chess
 import chess.pgn
+import pytest
 
 from evolve.players import PLAYERS
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_text
 from search.games.roundrobin import RoundRobinSettings, default_name, schedule
 
-from .conftest import CliRunner, mimic_command, sigkill_at_line
+from .conftest import CliRunner, mimic_command, run_mimic, sigkill_at_line
 
 THREE = ["material@depth=1", "expert@depth=1", "random:1@depth=1"]
-
+SHORT = ["--max-plies", "40"]
+"""Games cut at 40 plies (a draw by maximum length unless a rule or resignation came first): the one long game
+of these players, random:1 against material, otherwise runs to 172 plies; a game set's resume counts games."""
+COMMON = [*THREE, "--names", "Mat,Exp,Rnd", "--depth", "1", *SHORT]
 
 
 def _by_round(path: Path) -> dict[str, tuple[object, ...]]:
@@ -36,6 +40,16 @@ def _by_round(path: Path) -> dict[str, tuple[object, ...]]:
         out[h["Round"]] = (h["White"], h["Black"], h["Result"], h["Termination"], h["Opening"],
                            [m.uci() for m in game.mainline_moves()])
     return out
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The PGN and the console output of one uninterrupted game set of THREE at depth 1, 3 games a pairing
+    (9 games), shared by the tests of this file (they only read it). The players are deterministic: its rounds
+    P.1.1 and P.1.2 are the games of a 2-game set."""
+    out = tmp_path_factory.mktemp("full") / "full.pgn"
+    run = run_mimic("games", *COMMON, "--games", "3", "--out", str(out), check=True)
+    return out, run.stdout
 
 
 def test_schedule_is_opening_major_with_colours_swapped() -> None:
@@ -72,21 +86,21 @@ def test_roundrobin_doctests() -> None:
     assert failures == 0 and tried >= 1
 
 
-def test_games_writes_every_pairing_to_one_pgn(cli: CliRunner, tmp_path: Path) -> None:
-    out = tmp_path / "set.pgn"
-    run = cli("games", *THREE, "--names", "Mat,Exp,Rnd", "--games", "2", "--depth", "1", "--out", str(out))
-    assert run.returncode == 0, run.stderr
+def test_games_writes_every_pairing_to_one_pgn(full: tuple[Path, str]) -> None:
+    out, stdout = full
     games = read_pgn_text(out.read_text())
-    # 3 players -> 3 pairings x 2 games = 6 games, each pairing playing the first shipped opening once
-    # with each colour: rounds P.1.1 (first-named player White) and P.1.2 (colours swapped).
-    assert len(games) == 6
-    first = load_openings(default_openings_path())[0]
+    # 3 players -> 3 pairings x 3 games = 9 games: each pairing plays the first shipped opening once with each
+    # colour, rounds P.1.1 (first-named player White) and P.1.2 (colours swapped), then the second opening with
+    # the first-named player White, P.2.1.
+    assert len(games) == 9
+    openings = load_openings(default_openings_path())[:2]
     pairs: Counter[tuple[str, str]] = Counter()
     for game in games:
         h = game.headers
         assert not game.errors
         pairs[(h["White"], h["Black"])] += 1
-        assert h["Opening"] == first.name and h["FEN"] == first.fen
+        opening = openings[int(h["Round"].split(".")[1]) - 1]
+        assert h["Opening"] == opening.name and h["FEN"] == opening.fen
         board = game.board()
         for move in game.mainline_moves():
             assert move in board.legal_moves, f"round {h['Round']}: {move} illegal"
@@ -98,65 +112,64 @@ def test_games_writes_every_pairing_to_one_pgn(cli: CliRunner, tmp_path: Path) -
             assert h["Termination"] == "adjudication", h["Round"]
         if board.is_checkmate():  # the side to move is mated, whatever ended the game
             assert h["Result"] == ("0-1" if board.turn == chess.WHITE else "1-0"), h["Round"]
-    assert pairs == {(a, b): 1 for a, b in [("Mat", "Exp"), ("Exp", "Mat"), ("Mat", "Rnd"), ("Rnd", "Mat"),
-                                            ("Exp", "Rnd"), ("Rnd", "Exp")]}
-    assert sorted(_by_round(out)) == ["1.1.1", "1.1.2", "2.1.1", "2.1.2", "3.1.1", "3.1.2"]
-    # The score table recounts from the PGN: 6 games give 6 points in all, 4 games a player.
+    assert pairs == {("Mat", "Exp"): 2, ("Exp", "Mat"): 1, ("Mat", "Rnd"): 2, ("Rnd", "Mat"): 1, ("Exp", "Rnd"): 2,
+                     ("Rnd", "Exp"): 1}
+    assert sorted(_by_round(out)) == [f"{p}.{r}" for p in (1, 2, 3) for r in ("1.1", "1.2", "2.1")]
+    # The score table recounts from the PGN: 9 games give 9 points in all, 6 games a player (2 pairings x 3).
     points: Counter[str] = Counter()
     for game in games:
         white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[game.headers["Result"]]
         points[game.headers["White"]] += white
         points[game.headers["Black"]] += 1 - white
-    table = {line.split()[1]: line.split() for line in run.stdout.splitlines() if line[:4].strip().isdigit()}
+    table = {line.split()[1]: line.split() for line in stdout.splitlines() if line[:4].strip().isdigit()}
     assert set(table) == {"Mat", "Exp", "Rnd"}
     for name, row in table.items():
-        assert int(row[2]) == 4 and float(row[3]) == points[name]
-    assert sum(points.values()) == 6
-    assert "Mat - Exp: 2 games" in run.stdout
-    sidecar = json.loads((tmp_path / "set.pgn.json").read_text())
+        assert int(row[2]) == 6 and float(row[3]) == points[name]
+    assert sum(points.values()) == 9
+    assert "Mat - Exp: 3 games" in stdout
+    sidecar = json.loads(Path(f"{out}.json").read_text())
     assert sidecar["players"] == dict(zip(["Mat", "Exp", "Rnd"], THREE, strict=True))
-    assert sidecar["games_in_pgn"] == 6 and sidecar["time_control"] == "depth=1"
+    assert sidecar["games_in_pgn"] == 9 and sidecar["time_control"] == "depth=1"
     assert {"mimic_version", "git_commit", "time_utc"} <= set(sidecar["runs"][0])
 
 
-def test_more_games_with_resume_plays_only_the_missing_ones(cli: CliRunner, tmp_path: Path) -> None:
-    common = [*THREE, "--depth", "1"]
-    full = tmp_path / "full.pgn"
-    assert cli("games", *common, "--games", "3", "--out", str(full)).returncode == 0
+def test_more_games_with_resume_plays_only_the_missing_ones(cli: CliRunner, full: tuple[Path, str],
+                                                             tmp_path: Path) -> None:
     part = tmp_path / "part.pgn"
-    assert cli("games", *common, "--games", "1", "--out", str(part)).returncode == 0
+    assert cli("games", *COMMON, "--games", "1", "--out", str(part)).returncode == 0
     assert len(_by_round(part)) == 3  # rounds 1.1.1, 2.1.1, 3.1.1
-    again = cli("games", *common, "--games", "3", "--out", str(part))
+    again = cli("games", *COMMON, "--games", "3", "--out", str(part))
     assert again.returncode == 2 and "--resume" in again.stderr and len(_by_round(part)) == 3
-    more = cli("games", *common, "--games", "3", "--out", str(part), "--resume")
+    more = cli("games", *COMMON, "--games", "3", "--out", str(part), "--resume")
     assert more.returncode == 0, more.stderr
     # 3 pairings x 3 games = 9: the 3 games already there count, 6 are played (P.1.2 and P.2.1).
     assert more.stdout.count("round ") == 6
-    assert _by_round(part) == _by_round(full)
+    assert _by_round(part) == _by_round(full[0])
     sidecar = json.loads((tmp_path / "part.pgn.json").read_text())
     assert [r["games_per_pairing"] for r in sidecar["runs"]] == [1, 3] and sidecar["games_in_pgn"] == 9
     other = cli("games", "material@depth=1", "expert@depth=1", "--depth", "1", "--games", "3", "--out", str(part),
                    "--resume")
     assert other.returncode == 2 and "players" in other.stderr  # another game set: refused, file untouched
-    assert _by_round(part) == _by_round(full)
+    assert _by_round(part) == _by_round(full[0])
 
 
-def test_a_killed_run_resumes_without_losing_or_doubling_a_game(cli: CliRunner, tmp_path: Path) -> None:
-    common = [*THREE, "--depth", "1", "--games", "2"]
-    full = tmp_path / "full.pgn"
-    assert cli("games", *common, "--out", str(full)).returncode == 0
-    assert len(_by_round(full)) == 6
+def test_a_killed_run_resumes_without_losing_or_doubling_a_game(cli: CliRunner, full: tuple[Path, str],
+                                                                 tmp_path: Path) -> None:
+    common = [*COMMON, "--games", "2"]
+    # The uninterrupted 2-game set: the first opening's games (P.1.1, P.1.2) of the shared 3-game one.
+    reference = {r: g for r, g in _by_round(full[0]).items() if r.split(".")[1] == "1"}
+    assert len(reference) == 6
     pgn = tmp_path / "killed.pgn"
-    # SIGKILL once the PGN holds 30 lines. A game is appended in one write (20-60 lines), so the kill
+    # SIGKILL once the PGN holds 20 lines. A game is appended in one write (25-30 lines at 40 plies), so the kill
     # lands between games, after the first or so; then the end of the file is torn by hand as a kill
     # inside a write (or a full disk) would leave it: half of a game the killed run had not written.
     # A real process: the test SIGKILLs it.
     proc = subprocess.Popen(mimic_command("games", *common, "--out", str(pgn)), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    sigkill_at_line(proc, pgn, 30, timeout=60)
+    sigkill_at_line(proc, pgn, 20, timeout=60)
     kept = _by_round(pgn)
     assert 1 <= len(kept) < 6
-    missing = next(g for g in read_pgn_text(full.read_text()) if g.headers["Round"] not in kept)
+    missing = next(g for g in read_pgn_text(full[0].read_text()) if g.headers["Round"] in set(reference) - set(kept))
     text = str(missing)
     with open(pgn, "a") as fh:
         fh.write(text[: len(text) // 2])
@@ -164,7 +177,7 @@ def test_a_killed_run_resumes_without_losing_or_doubling_a_game(cli: CliRunner, 
     assert done.returncode == 0, done.stderr
     assert "dropped 1 torn game" in done.stderr
     assert done.stdout.count("round ") == 6 - len(kept)  # only the games the PGN lacked were played
-    assert _by_round(pgn) == _by_round(full)
+    assert _by_round(pgn) == reference
 
 
 def test_a_bad_spec_is_one_line_naming_it_and_exit_2(cli: CliRunner, tmp_path: Path) -> None:
