@@ -18,8 +18,9 @@ from search.games.pgnlog import read_pgn_text
 
 from .conftest import limited_disk, mimic_command, whole_games
 
-# Cheap deterministic players: material against random:1, both at depth 1.
-PLAYERS = ["material@depth=1", "random:1@depth=1", "--depth", "1"]
+# Cheap deterministic players: material against random:1, both at depth 1, their games cut at 40 plies (a draw by
+# maximum length unless a rule or resignation came first; the second game ran to 172 plies).
+PLAYERS = ["material@depth=1", "random:1@depth=1", "--depth", "1", "--max-plies", "40"]
 
 
 def _games(out: Path, *extra: str, players: list[str] = PLAYERS, games: int = 1) -> list[str]:
@@ -94,7 +95,7 @@ def test_a_deleted_sidecar_does_not_let_other_players_into_the_pgn(
     out = tmp_path / "x.pgn"
     out.write_bytes(pgn_bytes)  # material against random:1, its sidecar deleted
     capsys.readouterr()
-    others = ["material@depth=1", "random:2@depth=1", "--depth", "1"]
+    others = ["material@depth=1", "random:2@depth=1", *PLAYERS[2:]]
     assert main(_games(out, "--resume", players=others)) == 2
     err = capsys.readouterr().err.splitlines()
     # random:1's name in the PGN is not among the players asked for (material and random:2).
@@ -106,30 +107,28 @@ def test_a_deleted_sidecar_does_not_let_other_players_into_the_pgn(
 
 
 def test_games_on_a_full_disk_stop_with_one_line_and_resume_loses_nothing(tmp_path: Path) -> None:
-    # Four games of the one pairing. Game 1 takes 1,432 bytes today and the sidecar about 860,
+    # Four games of the one pairing. They take 1,432 + 1,440 + 1,346 + 1,428 bytes today and the sidecar 859,
     # so a 500-byte disk cannot hold the sidecar (the run stops before any game), a 3,000-byte one holds the
-    # sidecar and the first game but not the second. The exact sizes do not matter: each run stops with one line
-    # naming the file it could not write, exit 1 (as match's PGN write failure), the PGN keeps whole games only,
-    # and the run after it plays on; the end result equals an uninterrupted game set game for game.
+    # sidecar and the first two games (2,872 bytes) but not the third. The exact sizes do not matter: each run stops
+    # with one line naming the file it could not write, exit 1 (as match's PGN write failure), the PGN keeps whole
+    # games only, and the run after it plays on; the end result equals an uninterrupted game set game for game.
     full = tmp_path / "full.pgn"
     assert main(_games(full, games=4)) == 0
     out = tmp_path / "g.pgn"
     # Under the size limit, the child must write nothing but its outputs: no .pyc files (cut short, they break
     # later imports) and no git index lock (provenance runs `git status`, whose lock file would be left behind).
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "GIT_OPTIONAL_LOCKS": "0"}
-    for room, line in ((500, f"mimic games: cannot write {out}.json: "), (3_000, f"mimic games: {out}: cannot append"),
-                       (None, "")):
+    for room, line in ((500, f"mimic games: cannot write {out}.json: "), (3_000, f"mimic games: {out}: cannot append")):
         resume = ["--resume"] if out.exists() else []
         run = subprocess.run(mimic_command(*_games(out, *resume, games=4)), capture_output=True, text=True,
                              preexec_fn=limited_disk(room), env=env)
-        if room is None:
-            assert run.returncode == 0, run.stderr
-            continue
         assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
         errors = [line for line in run.stderr.splitlines() if not line.startswith("warning")]
         assert len(errors) == 1 and errors[0].startswith(line), errors
         assert not out.exists() or out.stat().st_size <= room
         if out.exists():
             whole_games(out)
+    # The last run, with room to spare, needs no limit: in this process.
+    assert main(_games(out, "--resume", games=4)) == 0
     assert whole_games(out) == whole_games(full)
     assert json.loads(Path(f"{out}.json").read_text())["games_in_pgn"] == 4
