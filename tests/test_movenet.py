@@ -30,7 +30,7 @@ from search.players.spec import SpecError
 from search.prob import ProbEngine
 from search.uci import UciFrontEnd
 
-from .test_prob import ALL_MATES
+from .test_engine import MATES
 
 LABELS = Path(__file__).resolve().parents[1] / "results" / "paper-builtin" / "labels.epd"
 
@@ -143,7 +143,10 @@ def test_the_spec_names_the_net(tmp_path: Path) -> None:
     assert PLAYERS.policy("expert@search=prob") is None
 
 
-@pytest.mark.parametrize(("fen", "move", "mate"), ALL_MATES)
+# The engine tests' six mates (in 1, 2 and 3 moves). test_prob's eight WAC mates in 2 add only more mates in 2 here,
+# at 12 of this file's CPU seconds (two of them, WAC.001 and WAC.099, take 9 s with a random net); test_prob runs all
+# fourteen with the heuristic and uniform probabilities.
+@pytest.mark.parametrize(("fen", "move", "mate"), MATES)
 def test_prob_net_search_finds_forced_mates(tmp_path: Path, fen: str, move: str, mate: int) -> None:
     # A net of random weights still searches every move with some probability: the mates are found.
     net = MoveNet.load(_random_net(tmp_path / "m.npz"))
@@ -239,8 +242,12 @@ def test_data_from_a_label_file_and_its_subset() -> None:
 
 def test_a_tiny_training_beats_the_uniform_distribution(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _torch()
+    # The test file: 200 labels after the 1,200 trained on (the whole 5,000-label file was 7 of the test's 12 s).
+    test = tmp_path / "test.epd"
+    test.write_text("".join(LABELS.read_text().splitlines(keepends=True)[1200:1400]))
     o = train_move_net(str(LABELS), str(tmp_path / "run"), MoveTrainSettings(epochs=4, limit=1200, held_out=0.25),
-                       test=str(LABELS))
+                       test=str(test))
+    assert o.metrics[f"test ({test})"]["net"]["positions"] == 199  # one of the 200 has a single legal move
     held = o.metrics["held-out"]
     # About 300 held-out positions with some 35 legal moves: the uniform log-likelihood is about -3.5 nats.
     assert held["net"]["log_likelihood"] > held["uniform"]["log_likelihood"] + 0.2
@@ -257,18 +264,19 @@ def test_a_tiny_training_beats_the_uniform_distribution(tmp_path: Path, capsys: 
     assert player.play(chess.Board(), Limit()).move in chess.Board().legal_moves
 
 
-def test_numpy_scores_equal_torch_on_1000_positions() -> None:
+def test_numpy_scores_equal_torch_on_300_positions() -> None:
+    # 300 positions, 9,777 moves (1,000 positions took 3 times as long to read).
     torch = _torch()
     from evolve.nets.movenet import build_model, model_arrays
 
-    data = load_move_data(LABELS, limit=1050)
-    assert data.n >= 1000
+    data = load_move_data(LABELS, limit=320)
+    assert data.n >= 300
     model = build_model(16, seed=3)
     with torch.no_grad():  # type: ignore[attr-defined]
         for p in model.parameters():  # away from the initial values, so that every layer matters
             p.add_(0.2 * torch.randn_like(p))  # type: ignore[attr-defined]
         model.emb.weight[N_MOVE_FEATURES].zero_()
-        rows = data.idx[: data.start[1000]].astype(np.int64)
+        rows = data.idx[: data.start[300]].astype(np.int64)
         theirs = model(torch.from_numpy(rows)).numpy()  # type: ignore[attr-defined]
     ours = MoveNet(model_arrays(model), make_header(16)).scores(rows)
     np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
