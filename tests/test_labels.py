@@ -317,7 +317,9 @@ def _file_size_limit(limit: int) -> None:
 
 
 def test_disk_full_then_resume_loses_nothing(cli: CliRunner, tmp_path: Path) -> None:
-    common = ["label", "--mentor", "builtin", "--depth", "1", "--positions", "80", "--seed", "4", "--no-progress"]
+    # 50 positions (~4,900 bytes; 80 took 2.7 s of CPU a run): the limit below stops the run after about 20 of them,
+    # with 30 left to resume. Fewer would put the limit under the sidecar's ~1,500 bytes, which must still fit.
+    common = ["label", "--mentor", "builtin", "--depth", "1", "--positions", "50", "--seed", "4", "--no-progress"]
     full = tmp_path / "full.epd"
     cli(*common, "--out", str(full), check=True)
     size = full.stat().st_size
@@ -333,7 +335,7 @@ def test_disk_full_then_resume_loses_nothing(cli: CliRunner, tmp_path: Path) -> 
     assert "already labelled" in resumed.stdout
     # One worker labels in sample order, and a resume appends the rest in that order: the same bytes.
     assert part.read_bytes() == full.read_bytes()
-    assert _assert_standard_epd(part) == 80
+    assert _assert_standard_epd(part) == 50
 
 
 # ---------------------------------------------------------------------- encodings
@@ -435,7 +437,8 @@ def test_evolve_reports_malformed_lines_and_records_provenance(tmp_path: Path,
 
 
 def test_match_and_suite_logs_name_the_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["match", "material", "random:1", "--games", "2", "--depth", "1", "--pgn",
+    # Games cut at 40 plies: the log's first line is the point, not the games (the second ran to 172 plies).
+    assert main(["match", "material", "random:1", "--games", "2", "--depth", "1", "--max-plies", "40", "--pgn",
                  str(tmp_path / "m.pgn")]) == 0
     assert main(["suite", str(REPO / "benchmarks" / "data" / "wac.epd"), "--engine", "material@depth=1", "--limit", "1",
                  "--movetime", "0.05"]) == 0
