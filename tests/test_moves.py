@@ -90,7 +90,8 @@ def test_vectorised_choice_equals_a_loop_over_organism_evaluate(tal3: tuple[Path
     assert data.player_games == 3 and data.n > 50
     objective = MoveAgreement(feats, data.sign, data.fixed, data.offsets, data.played)
     genome = layout_genome(layout)
-    organisms = [Organism(genome, genome.random_bits(np.random.default_rng(seed))[0]) for seed in range(4)]
+    # Two random organisms (four took twice as long: the loop evaluates every child of every position for each).
+    organisms = [Organism(genome, genome.random_bits(np.random.default_rng(seed))[0]) for seed in range(2)]
     weights = np.array([o.weights for o in organisms])
     rows = np.arange(data.n)
     choices = objective.choices(weights, rows)  # (organisms, positions), indices into the children
@@ -235,9 +236,10 @@ def test_malformed_games_are_reported_and_skipped(cache: Path) -> None:
     assert again.cached and again.errors == data.errors and again.n == 12
 
 
-def test_likelihood_beta_is_the_fitted_optimum(tmp_path: Path, cache: Path) -> None:
-    pgn = first_games(GAMES / "Carlsen.pgn", 2, tmp_path / "c2.pgn")
-    data, feats = load_moves(pgn, "Carlsen")
+def test_likelihood_beta_is_the_fitted_optimum(tal3: tuple[Path, Path]) -> None:
+    # Tal's 119 positions of the module's three games, read once for the module (Carlsen's first two games,
+    # 48 positions, were read again for this test alone).
+    data, feats = load_moves(tal3[0], "Tal", cache_dir=tal3[1])
     objective = MoveAgreement(feats, data.sign, data.fixed, data.offsets, data.played, loss="likelihood")
     genome = layout_genome("paper")
     w = genome.decode(genome.random_bits(np.random.default_rng(3), 2))
@@ -305,7 +307,10 @@ def test_evolve_moves_command(tmp_path: Path) -> None:
                     str(tmp_path / "a" / "organism.json"), env=env)
     assert run.returncode == 0, run.stderr
     rich = Organism.load(tmp_path / "b" / "organism.json")
-    assert rich.layout == "rich" and "nats" in (tmp_path / "b" / "summary.md").read_text()
+    summary = (tmp_path / "b" / "summary.md").read_text()
+    assert rich.layout == "rich" and "nats" in summary
+    assert "| genome | rich |" in summary and "pst_knight_d4_mg" in summary
+    assert (tmp_path / "b" / "pst.png").stat().st_size > 10_000  # the heat maps of a rich run
     bad = run_mimic(*common, "--out", str(tmp_path / "c"), "--player", "Nobody", env=env)
     assert bad.returncode == 2 and "no positions where 'Nobody' moved" in bad.stderr
 
