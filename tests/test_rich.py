@@ -152,8 +152,9 @@ def _head(path: Path, n: int, out: Path) -> Path:
 def test_fit_rich_has_lower_training_error_than_paper(tmp_path: Path) -> None:
     # The rich genome holds the paper's genes and more, so its exact L1 fit's training error can only be
     # lower or equal; on expert-depth-2 labels the piece-square genes lower it by far (5,000 labels:
-    # 36.40 cp paper, 20.39 cp rich). Here: the file's first 800 labels.
-    labels = _head(LABELS, 800, tmp_path / "labels.epd")
+    # 36.40 cp paper, 20.39 cp rich). Here: the file's first 600 labels (48.41 cp paper, 18.68 cp rich when
+    # written; 800 labels, 46.06 and 20.60, took twice the time).
+    labels = _head(LABELS, 600, tmp_path / "labels.epd")
     errors = {}
     for layout in ("paper", "rich"):
         run = run_mimic("fit", str(labels), "--genome", layout, "--out", str(tmp_path / f"{layout}.json"),
@@ -164,19 +165,19 @@ def test_fit_rich_has_lower_training_error_than_paper(tmp_path: Path) -> None:
 
 
 def test_resume_with_another_genome_is_refused_in_one_line(tmp_path: Path) -> None:
+    # A paper run resumed as rich (the other way round drew a rich run's heat maps, 6 s of CPU; a rich run's summary
+    # and heat maps are checked by tests/test_moves.py::test_evolve_moves_command).
     labels = _head(LABELS, 300, tmp_path / "labels.epd")
     common = ["evolve", str(labels), "--no-progress", "--generations", "3", "--population", "10", "--sample", "100",
               "--out", str(tmp_path / "run")]
     env = {"MIMIC_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
-    run_mimic(*common, "--genome", "rich", "--generations", "2", check=True, env=env, cwd=ROOT)
-    summary = (tmp_path / "run" / "summary.md").read_text()
-    assert "| genome | rich |" in summary and "pst_knight_d4_mg" in summary
-    assert (tmp_path / "run" / "pst.png").stat().st_size > 10_000  # the heat maps of a rich run
-    run = run_mimic(*common, "--resume", env=env, cwd=ROOT)
+    run_mimic(*common, "--generations", "2", check=True, env=env, cwd=ROOT)
+    assert "| genome | paper |" in (tmp_path / "run" / "summary.md").read_text()
+    run = run_mimic(*common, "--genome", "rich", "--resume", env=env, cwd=ROOT)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     errors = [line for line in run.stderr.splitlines() if not line.startswith("warning:")]
-    assert errors == [f"mimic evolve: {tmp_path / 'run' / 'checkpoint.npz'}: the checkpoint evolves the rich "
-                      "genome layout, not paper (resume with --genome rich)"], run.stderr
+    assert errors == [f"mimic evolve: {tmp_path / 'run' / 'checkpoint.npz'}: the checkpoint evolves the paper "
+                      "genome layout, not rich (resume with --genome paper)"], run.stderr
 
 
 def test_pst_boards_read_material_plus_mirrored_square_genes() -> None:
