@@ -13,11 +13,12 @@ from pathlib import Path
 
 import chess
 import chess.polyglot
+import pytest
 
 from evolve.players import make_evaluator
 from search.book.keys import book_key, piece_part, pieces_hash, signed_key, update_pieces_hash
 from search.games.game import GameResult, TimeControl
-from search.games.match import MatchSettings, run_match
+from search.games.match import MatchSettings, MatchSummary, run_match
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_games, read_pgn_text, repair_pgn
 from search.games.roundrobin import RoundRobinSettings, run_round_robin
@@ -30,6 +31,18 @@ A, B = "material@depth=1", "expert@depth=1"
 
 def _openings() -> list[Opening]:
     return load_openings(default_openings_path())[:2]
+
+
+MATCH = MatchSettings(A, B, games=4, openings=_openings(), tc=TimeControl(depth=1), event="same")
+"""Four games, each of the first two shipped openings twice (colours swapped)."""
+
+
+@pytest.fixture(scope="module")
+def match(tmp_path_factory: pytest.TempPathFactory) -> tuple[MatchSummary, Path]:
+    """One MATCH played into a PGN, shared by the tests below (they only read the file, or copy it): its games are
+    the reference a round robin, a resumed match and the repair are checked against."""
+    pgn = tmp_path_factory.mktemp("match") / "m.pgn"
+    return run_match(MATCH, make_evaluator, pgn), pgn
 
 
 def _game_key(g: GameResult, drop_pairing: bool) -> tuple[str, str, str, str, str, str, int]:
@@ -50,38 +63,37 @@ def test_the_shipped_openings_are_found() -> None:
     assert len(load_openings(path)) >= 2
 
 
-def test_a_match_and_a_two_player_round_robin_play_the_same_games(tmp_path: Path) -> None:
+def test_a_match_and_a_two_player_round_robin_play_the_same_games(match: tuple[MatchSummary, Path],
+                                                                   tmp_path: Path) -> None:
     # Both run the one game-set loop: the same schedule (each opening twice, colours swapped) under the same
     # settings gives the same games, move for move; only the round robin's pairing prefix "1." differs.
-    tc = TimeControl(depth=1)
-    match = run_match(MatchSettings(A, B, games=4, openings=_openings(), tc=tc, event="same"), make_evaluator,
-                      tmp_path / "m.pgn")
-    rr = run_round_robin(RoundRobinSettings(players=(A, B), names=(A, B), games=4, openings=_openings(), tc=tc,
+    summary, pgn = match
+    rr = run_round_robin(RoundRobinSettings(players=(A, B), names=(A, B), games=4, openings=_openings(), tc=MATCH.tc,
                                             event="same"), make_evaluator, tmp_path / "r.pgn")
-    assert match.n == rr.n == 4 and match.resumed == rr.resumed == 0
-    assert [_game_key(g, False) for g in match.games] == [_game_key(g, True) for g in rr.games]
-    assert [_movetext(g.pgn) for g in match.games] == [_movetext(g.pgn) for g in rr.games]
+    assert summary.n == rr.n == 4 and summary.resumed == rr.resumed == 0
+    assert [_game_key(g, False) for g in summary.games] == [_game_key(g, True) for g in rr.games]
+    assert [_movetext(g.pgn) for g in summary.games] == [_movetext(g.pgn) for g in rr.games]
     assert [g.round for g in rr.games] == ["1.1.1", "1.1.2", "1.2.1", "1.2.2"]
     # The tallies agree: A's points in the match are A's points in the round robin.
-    assert match.wins + match.draws / 2 == rr.points[A]
+    assert summary.wins + summary.draws / 2 == rr.points[A]
     # Each PGN holds its games whole, in the order played.
-    for path, games in ((tmp_path / "m.pgn", match.games), (tmp_path / "r.pgn", rr.games)):
+    for path, games in ((pgn, summary.games), (tmp_path / "r.pgn", rr.games)):
         whole, torn = read_pgn_games(path)
         assert torn == 0 and [h["Round"] for _, h in whole] == [g.round for g in games]
 
 
-def test_a_torn_game_is_repaired_and_replayed_by_the_one_loop(tmp_path: Path) -> None:
+def test_a_torn_game_is_repaired_and_replayed_by_the_one_loop(match: tuple[MatchSummary, Path],
+                                                              tmp_path: Path) -> None:
+    first, played = match
     pgn = tmp_path / "m.pgn"
-    settings = MatchSettings(A, B, games=4, openings=_openings(), tc=TimeControl(depth=1))
-    first = run_match(settings, make_evaluator, pgn)
-    whole = pgn.read_bytes()
-    chunks = [c for c, _ in read_pgn_games(pgn)[0]]
+    whole = played.read_bytes()
+    chunks = [c for c, _ in read_pgn_games(played)[0]]
     assert b"".join(chunks) == whole and len(chunks) == 4
     # A kill in the middle of the fourth game: three whole games and half of the fourth.
     pgn.write_bytes(b"".join(chunks[:3]) + chunks[3][: len(chunks[3]) // 2])
     told: list[str] = []
     seen: list[tuple[str, int]] = []
-    again = run_match(settings, make_evaluator, pgn, resume=True, on_repair=told.append,
+    again = run_match(MATCH, make_evaluator, pgn, resume=True, on_repair=told.append,
                       on_game=lambda g, s: seen.append((g.round, s.n)))
     assert len(told) == 1 and "dropped 1 torn game" in told[0]
     assert again.resumed == 3 and again.n == 4 and seen == [("2.2", 4)]  # only the torn game is played again
@@ -95,10 +107,13 @@ def test_a_torn_game_is_repaired_and_replayed_by_the_one_loop(tmp_path: Path) ->
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.pgn"]  # no temporary file left beside it
 
 
-def test_repair_keeps_the_whole_games_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+def test_repair_keeps_the_whole_games_and_leaves_no_temporary_file(match: tuple[MatchSummary, Path],
+                                                                   tmp_path: Path) -> None:
+    # The shared match's first two games (the first opening, each colour): a PGN of two whole games.
+    played, played_pgn = match
     pgn = tmp_path / "log.pgn"
-    games = run_match(MatchSettings(A, B, games=2, openings=_openings()[:1], tc=TimeControl(depth=1)),
-                      make_evaluator, pgn).games
+    pgn.write_bytes(b"".join(c for c, _ in read_pgn_games(played_pgn)[0][:2]))
+    games = played.games[:2]
     whole = pgn.read_bytes()
     assert repair_pgn(pgn) == 0 and pgn.read_bytes() == whole  # nothing torn: the file is not rewritten
     # A game cut at every fifth byte of its text: the repair gives back exactly the first game's bytes.
