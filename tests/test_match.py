@@ -259,7 +259,9 @@ def test_play_game_records_the_opening_moves_and_adjudicates_length() -> None:
 
 # ---------------------------------------------------------------------- suites
 def test_suite_counts_solved_positions_and_sts_points(tmp_path: Path) -> None:
-    rows = run_suite(BENCH / "wac.epd", "expert", 0.3, make_evaluator, jobs=2, limit=8)
+    # At depth 3 (movetime 1 s, a cap 3 times the slowest position's 0.29 s): 6 of 8 solved today, the same on any
+    # machine; at 0.3 s a position the expert reached depth 2 to 7 and solved 5, fewer under load, with twice the CPU.
+    rows = run_suite(BENCH / "wac.epd", "expert@depth=3", 1.0, make_evaluator, jobs=2, limit=8)
     assert [r.id for r in rows] == [f"WAC.{i:03d}" for i in range(1, 9)]
     s = summarize(rows)
     assert s.total == 8 and s.solved == sum(r.solved for r in rows) and s.solved >= 4
