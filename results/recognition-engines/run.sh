@@ -17,10 +17,12 @@
 # no clone or classifier saw): `recognize experiment --test-games` (issue 25).
 #
 # Replay (issue 25, item 3): every engine is replayed with its spec below (at `--movetime 0.1`, its own @nodes on
-# top, as in the games) on each player's first 32 test game sides (file order), on each side's first 3 positions
-# (--replay-sides 32 --replay-positions 3: replaying is the slow part, about 0.6 s a position for the eight engines),
-# without MultiPV (--multipv 0: MultiPV only breaks ties). The other methods use 64 test sides a player (--max-held 64,
-# a seeded choice; 22 validation sides a player): sized for the shared 2-core machine.
+# top, as in the games) on each player's first 32 test game sides (file order), on each side's first 10 positions
+# (--replay-sides 32 --replay-positions 10: replaying is the slow part, about 0.6 s a position for the eight engines),
+# the UCI engines also with 4 MultiPV lines (--multipv 4: the played move's likelihood breaks ties of matching
+# shares). summary.md reports it twice: ranked by matching share, and normalised (each candidate's share minus its
+# share over all replayed positions). The other methods use 64 test sides a player (--max-held 64, a seeded
+# choice; 22 validation sides a player).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 M=.venv/bin/mimic
@@ -78,10 +80,10 @@ play $R/test.pgn $R/openings-test.epd
 
 # The games start at the opening position: every move is the engine's own, so no ply is skipped.
 CANDIDATES=$(printf '%s\n' "${PLAYERS[@]}" | paste -sd, -)
-if [ ! -s $R/summary.md ] || ! grep -q "replay (engines)" $R/summary.md; then
+if [ ! -s $R/summary.md ] || ! grep -q "replay, normalised" $R/summary.md; then
   $M recognize experiment $R/games.pgn --test-games $R/test.pgn --players "$NAMES" --out $R --skip-plies 0 \
-     --jobs 2 --seed 1 --validation 0.2 --max-held 64 --candidates "$CANDIDATES" --multipv 0 --replay-sides 32 \
-     --replay-positions 3 --no-progress > $R/experiment.log 2>&1 || { tail -n 20 $R/experiment.log; exit 1; }
+     --jobs 2 --seed 1 --validation 0.2 --max-held 64 --candidates "$CANDIDATES" --multipv 4 --replay-sides 32 \
+     --replay-positions 10 --no-progress > $R/experiment.log 2>&1 || { tail -n 20 $R/experiment.log; exit 1; }
 fi
 tail -n 6 $R/experiment.log
 
