@@ -64,4 +64,24 @@ $M suite benchmarks/data/sts-v3.epd --engine "pnet:$N" --movetime 1 --jobs 2 --n
   --resume >> $R/sts-1s.log 2>&1
 tail -n 5 $R/sts-1s.log
 
+# Diagnostic: is it the labels or the net? The same net (N = 64) trained on the built-in expert's own scores
+# (results/rich-builtin/labels.epd: the expert at depth 2 on 40,000 positions, the rich-builtin organism's labels;
+# their win probabilities through the logistic model, since the sf15.1 model is Stockfish's scale), as many Adam
+# steps as the reference net (150 epochs of its 31,618 training rows ~ 30 of 158,674), against the expert at
+# 2,000 nodes. A net that imitates the expert well should play near it; one that does not points at the net in the
+# search rather than at Stockfish's labels.
+D=$R/expert-labels
+if [ ! -f $D/pnet.npz ]; then
+  mkdir -p $D
+  resume=; [ -f $D/checkpoint.npz ] && resume=--resume
+  $M train-pnet results/rich-builtin/labels.epd --out $D --units 64 --epochs 150 --seed 1 --wdl-model logistic \
+    $resume >> $D/train.log 2>&1
+  mv $D/summary.md $D/train.md
+fi
+match $D/vs-expert-2000n.log expert $D/pnet.npz --games 100 --jobs "$J" --nodes 2000
+# Where the nets depart from the expert inside a search: by material imbalance, beside the organisms taught by the
+# same labels (benchmarks/eval_gap.py; the positions the expert-taught net's search evaluates in its first 4 games).
+$PY benchmarks/eval_gap.py "pnet:$D/pnet.npz" organism:results/rich-builtin/organism.json "pnet:$N" \
+  organism:results/sf-wdl/organism.json --games $D/vs-expert-2000n.pgn > $R/eval-gap.md
+
 bash $R/summary.sh

@@ -1,0 +1,102 @@
+"""Where an evaluation departs from the expert's on the positions a search evaluates (issue 26's diagnostic).
+
+    python benchmarks/eval_gap.py SEARCHER [SPEC ...] --games PGN [--first 4] [--every 4] [--nodes 2000]
+        [--sample 0.05] [--seed 0]
+
+SEARCHER (a player spec with an evaluation, e.g. ``pnet:PATH``) searches every ``--every``-th position of the first
+``--first`` games of PGN at ``--nodes`` nodes; a seeded ``--sample`` share of the positions its search evaluates
+(static evaluations, quiescence stand-pats included) is kept. For SEARCHER and each SPEC (e.g. the organism taught
+by the same labels), the static evaluation of those positions (centipawns, side to move) is compared with the
+built-in expert's: the mean |difference| and the mean difference (negative: below the expert), by the size of the
+position's material imbalance (|material balance| at 100 / 320 / 330 / 500 / 900 cp). An evaluation trained to
+imitate the expert that drifts from it as the imbalance grows under-values (or over-values) winning material,
+which a search exploits. Prints a Markdown table; passes or fails nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+import chess
+import chess.pgn
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from evolve.players import PLAYERS
+from organisms import Expert
+from search.base import Limit
+from search.conventions import material_balance
+from search.engine import Engine
+
+BUCKETS = ((0, 150), (150, 400), (400, 900), (900, None))
+"""Material imbalance buckets, centipawns (|material balance|), lower bound included."""
+
+
+def searched_positions(spec: str, pgn: str, first: int, every: int, nodes: int, share: float,
+                       seed: int) -> list[chess.Board]:
+    """A seeded ``share`` of the positions ``spec``'s search evaluates when searching every ``every``-th position
+    of the first ``first`` games of ``pgn`` at ``nodes`` nodes."""
+    ev = PLAYERS(spec)
+    name = "evaluate_current" if hasattr(ev, "evaluate_current") else "evaluate"
+    inner = getattr(ev, name)
+    rng = random.Random(seed)
+    kept: list[chess.Board] = []
+
+    def recording(board: chess.Board) -> int:
+        if rng.random() < share:
+            kept.append(board.copy(stack=False))
+        return int(inner(board))
+
+    setattr(ev, name, recording)  # before the engine binds it
+    engine = Engine(ev)
+    with open(pgn) as fh:
+        for _ in range(first):
+            game = chess.pgn.read_game(fh)
+            if game is None:
+                break
+            board = game.board()
+            for ply, move in enumerate(game.mainline_moves()):
+                if ply % every == 0:
+                    engine.search(board.copy(), Limit(nodes=nodes))
+                board.push(move)
+    return kept
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("searcher", help="the player spec whose search visits the positions (compared too)")
+    ap.add_argument("specs", nargs="*", help="more player specs with an evaluation to compare on them")
+    ap.add_argument("--games", required=True, help="a PGN whose games' positions are searched")
+    ap.add_argument("--first", type=int, default=4, help="games of the PGN used (default: 4)")
+    ap.add_argument("--every", type=int, default=4, help="search every N-th position of a game (default: 4)")
+    ap.add_argument("--nodes", type=int, default=2000, help="nodes a search (default: 2000)")
+    ap.add_argument("--sample", type=float, default=0.05, help="share of the evaluated positions kept (0.05)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    boards = searched_positions(args.searcher, args.games, args.first, args.every, args.nodes, args.sample,
+                                args.seed)
+    expert = Expert()
+    base = np.array([expert.evaluate(b) for b in boards], dtype=np.float64)
+    imbalance = np.array([abs(material_balance(b)) for b in boards])
+    masks = [(imbalance >= lo) & (imbalance < (hi if hi is not None else np.inf)) for lo, hi in BUCKETS]
+    print(f"Positions: {len(boards)} of those `{args.searcher}`'s search evaluated (a share of {args.sample:g}, "
+          f"seed {args.seed}) searching every {args.every}th position of the first {args.first} games "
+          f"of {args.games} at {args.nodes} nodes. Cells: mean |evaluation - expert's| (mean evaluation - "
+          "expert's), centipawns, side to move; n = positions in the bucket.\n")
+    heads = [f"|material| {lo}-{hi} cp" if hi is not None else f"|material| >= {lo} cp" for lo, hi in BUCKETS]
+    print("| evaluation | all | " + " | ".join(heads) + " |")
+    print("|---" * (2 + len(BUCKETS)) + "|")
+    print("| (positions) | " + f"n = {len(boards)} | " + " | ".join(f"n = {int(m.sum())}" for m in masks) + " |")
+    for spec in [args.searcher, *args.specs]:
+        ev = PLAYERS(spec)
+        diff = np.array([ev.evaluate(b) for b in boards], dtype=np.float64) - base
+        cells = [f"{np.abs(diff[m]).mean():.1f} ({diff[m].mean():+.1f})" if m.any() else "–"
+                 for m in [np.ones(len(diff), dtype=bool), *masks]]
+        print(f"| `{spec}` | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
