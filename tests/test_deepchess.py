@@ -106,12 +106,12 @@ def test_the_shipped_material_comparator_by_hand() -> None:
     assert net.evaluate(black_to_move) == -3127
 
 
-def test_antisymmetric_and_colour_consistent_on_1000_random_pairs() -> None:
+def test_antisymmetric_and_colour_consistent_on_400_random_pairs() -> None:
     boards = _random_boards(200, 2)
     rng = np.random.default_rng(3)
     for net in (_random_net(4), ComparatorNet.load(MATERIAL_CMP)):
         strict = 0
-        for _ in range(1000):
+        for _ in range(400):  # each pair is checked exactly (antisymmetry) or to float precision: 1,000 added nothing
             i, j = rng.integers(len(boards), size=2)
             a, b = boards[i], boards[j]
             assert not (net.better(a, b) and net.better(b, a))
@@ -119,7 +119,7 @@ def test_antisymmetric_and_colour_consistent_on_1000_random_pairs() -> None:
             assert net.better(a.mirror(), b.mirror()) == net.better(b, a)  # mirroring both flips the answer
             assert net.score(a.mirror(), b.mirror()) == pytest.approx(-net.score(a, b), rel=1e-5, abs=1e-5)
             strict += net.better(a, b) or net.better(b, a)
-        assert strict > 500  # most pairs are ordered one way (ties: equal material, or the same position)
+        assert strict > 200  # most pairs are ordered one way (ties: equal material, or the same position)
 
 
 def test_one_position_at_a_time_equals_the_batch() -> None:
@@ -353,10 +353,10 @@ def test_a_tiny_training_run_beats_chance_and_resumes(tmp_path: Path) -> None:
     assert first.seconds > 0
     with pytest.raises(FileExistsError):
         train_cmp(str(tmp_path / "data"), str(out), settings, measure_speed=False)
-    longer = TrainSettings(**{**settings.__dict__, "epochs": 6, "distill_epochs": 3})
+    longer = TrainSettings(**{**settings.__dict__, "epochs": 4, "distill_epochs": 2})  # was 6 and 3: 3.3 -> 2.6 s
     o = train_cmp(str(tmp_path / "data"), str(out), longer, resume=True, measure_speed=False)
-    assert [int(r[0]) for r in o.curves.compare] == list(range(1, 7))  # 2 epochs kept, 4 more
-    assert [int(r[0]) for r in o.curves.distill] == [1, 2, 3] and len(o.curves.pretrain) == 1
+    assert [int(r[0]) for r in o.curves.compare] == list(range(1, 5))  # 2 epochs kept, 2 more
+    assert [int(r[0]) for r in o.curves.distill] == [1, 2] and len(o.curves.pretrain) == 1
     assert o.seconds > first.seconds  # the wall time is summed over the first run and the resumed one
     # 120 validation pairs: chance (0.5) exceeds 0.65 with probability below 0.1%.
     assert o.accuracy["big_validation"] > 0.85
@@ -381,7 +381,7 @@ def test_a_killed_training_resumes_to_the_same_weights(tmp_path: Path, keep_best
     from evolve.nets.deepchess_run import train_cmp
     from organisms.net import read_net_file
 
-    _material_data(tmp_path / "data", 600)
+    _material_data(tmp_path / "data", 300)  # bit-identity holds at any size: 300 positions (was 600)
     settings = TrainSettings(shape=CmpShape(pos2vec=(16, 8), top=(8,)), small=CmpShape(pos2vec=(8,), top=()),
                              ae_epochs=2, epochs=4, distill_epochs=3, batch=64, lr=3e-3, keep_best=keep_best,
                              seed=0)
