@@ -95,13 +95,15 @@ def _moves(pgn: Path) -> dict[str, tuple[str, str, str, str]]:
 def test_a_match_on_the_cluster_equals_the_local_one(scheduler: str, tmp_path: Path) -> None:
     openings = load_openings(default_openings_path())[:2]
 
-    def settings() -> MatchSettings:  # fixed depth: every game is deterministic
-        return MatchSettings("expert@depth=1", "material@depth=1", games=4, jobs=2, openings=openings,
+    def settings(jobs: int) -> MatchSettings:  # fixed depth: every game is deterministic
+        return MatchSettings("expert@depth=1", "material@depth=1", games=4, jobs=jobs, openings=openings,
                              tc=TimeControl(depth=1))
 
-    local = run_match(settings(), make_evaluator, tmp_path / "local.pgn")
+    # The local games in this process (as the labels above): a local pool of two workers cost ~3 s of CPU to
+    # start and plays the same deterministic games.
+    local = run_match(settings(1), make_evaluator, tmp_path / "local.pgn")
     with use_backend("dask", scheduler):
-        remote = run_match(settings(), make_evaluator, tmp_path / "dask.pgn")
+        remote = run_match(settings(2), make_evaluator, tmp_path / "dask.pgn")
     assert (remote.wins, remote.draws, remote.losses) == (local.wins, local.draws, local.losses)
     a, b = _moves(tmp_path / "local.pgn"), _moves(tmp_path / "dask.pgn")
     assert sorted(a) == ["1.1", "1.2", "2.1", "2.2"] and a == b  # each opening twice, colours swapped
