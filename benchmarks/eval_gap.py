@@ -84,9 +84,10 @@ def main() -> None:
     masks = [(imbalance >= lo) & (imbalance < (hi if hi is not None else np.inf)) for lo, hi in BUCKETS]
     print(f"Positions: {len(boards)} of those `{args.searcher}`'s search evaluated (a share of {args.sample:g}, "
           f"seed {args.seed}) searching every {args.every}th position of the first {args.first} games "
-          f"of {args.games} at {args.nodes} nodes. Cells: mean |evaluation - expert's| (mean evaluation - "
-          "expert's), centipawns, side to move; n = positions in the bucket.\n")
-    heads = [f"|material| {lo}-{hi} cp" if hi is not None else f"|material| >= {lo} cp" for lo, hi in BUCKETS]
+          f"of {args.games} at {args.nodes} nodes, by material imbalance (the absolute material balance at 100, 320, "
+          "330, 500, 900 cp a piece). Cells: mean absolute difference from the expert's evaluation (mean "
+          "difference), centipawns, side to move; n = positions in the bucket.\n")
+    heads = [f"imbalance {lo}-{hi} cp" if hi is not None else f"imbalance >= {lo} cp" for lo, hi in BUCKETS]
     print("| evaluation | all | " + " | ".join(heads) + " |")
     print("|---" * (2 + len(BUCKETS)) + "|")
     print("| (positions) | " + f"n = {len(boards)} | " + " | ".join(f"n = {int(m.sum())}" for m in masks) + " |")

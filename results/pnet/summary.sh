@@ -27,7 +27,17 @@ done
   echo
   echo "vs-expert-2000n: its game of round 5.1 first ended on the match's 120 s hang watchdog (the operator had paused"
   echo "the process to train the labels-needed nets); that game was dropped from the PGN and played again with --resume"
-  echo "(the log's last block). vs-organism-2000n was stopped after 141 games for lack of time; --resume continues it."
+  echo "(the log's last block). vs-organism-2000n was stopped after 141 games for lack of time; its other 59 games"
+  echo "were played with --resume in the next session."
   echo
   echo "How many positions the net needs: labels-needed.md. Exploration before this run: explore/."
+  if [ -f $R/expert-labels/vs-expert-2000n.log ]; then
+    echo
+    .venv/bin/python tools/match_table.py --title "Diagnostic: the net trained on the expert's own scores (expert-labels/)" \
+      $R/expert-labels/vs-expert-2000n.log | sed 's/^#/##/'
+    echo
+    echo "Its training: expert-labels/train.md. Where the nets depart from the expert inside a search (eval-gap.md):"
+    echo
+    cat $R/eval-gap.md
+  fi
 } > $R/summary.md
