@@ -449,3 +449,25 @@ def test_a_first_format_checkpoint_torn_between_its_files_is_refused(tmp_path: P
     (tmp_path / "torn.json").write_text(json.dumps({**meta4, "format": 1}))
     with pytest.raises(ValueError, match="mixed from two generations"):
         _small_evolution().load(tmp_path / "torn")
+
+
+def test_a_full_disk_during_an_atomic_write_names_the_file(tmp_path: Path) -> None:
+    # A write to a full disk raises EFBIG / ENOSPC with no file name (as `mimic label` met writing its sidecar):
+    # the one atomic writer gives the exception its target, so the command's one line names the file, and the
+    # target is left as it was (here: absent) with no temporary file beside it.
+    import errno
+
+    from evolve.cli.common import os_error
+    from search.runtime.atomic import atomic_path
+
+    target = tmp_path / "labels.epd.json"
+    with pytest.raises(OSError) as caught, atomic_path(target) as tmp:
+        tmp.write_text("{")
+        raise OSError(errno.EFBIG, "File too large")
+    assert caught.value.filename == str(target)
+    assert os_error(caught.value) == f"{target}: File too large"
+    assert list(tmp_path.iterdir()) == []
+    # An error that names its own file keeps it (a folder that cannot be made, a missing input).
+    with pytest.raises(OSError) as named, atomic_path(tmp_path / "x.txt"):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", "/elsewhere/input.pgn")
+    assert named.value.filename == "/elsewhere/input.pgn"

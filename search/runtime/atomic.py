@@ -45,7 +45,9 @@ def fsync_dir(folder: str | Path) -> None:
 def atomic_path(path: str | Path, *, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; when the block ends without an exception, the file written
     there (which the block must have closed) is fsynced and moved onto ``path``, and the folder fsynced.
-    On an exception the temporary file is removed and the target is left as it was.
+    On an exception the temporary file is removed and the target is left as it was; an ``OSError`` that names
+    no file (a write to a full disk: ``EFBIG``, ``ENOSPC``) is given ``path`` as its ``filename``, so its message
+    can name the file.
 
     The temporary name ends with ``suffix`` (by default ``path``'s own suffix), for writers that add one
     when it is missing, such as ``numpy.savez`` and ``.npz``.
@@ -71,8 +73,10 @@ def atomic_path(path: str | Path, *, suffix: str | None = None) -> Iterator[Path
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(target)  # a failed write (a full disk) names no file: the one being written
         raise
     fsync_dir(target.parent)
 
