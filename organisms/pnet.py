@@ -11,17 +11,22 @@ rights, en passant and the move counters are not inputs. :data:`PNET_FEATURE_VER
 **The net**: ``(768 -> N) x 2 -> [hidden ...] -> 1``. The first layer (``w_in`` (768, N), ``b_in`` (N,)) is
 shared by both perspectives; its two sums (the *accumulators*) are concatenated side to move first (2N), clamped
 to [0, 1] (clipped ReLU), then optional fully connected layers, each clamped to [0, 1] too, then one linear
-output. The output times ``scale`` (header; default 400) is centipawns from the side to move's view, rounded and
+output. With ``psqt`` (header, default false) a linear path is added outside the clipped ReLU, Stockfish NNUE's
+PSQT: one weight per input (``w_psqt`` (768,), in output units), summed over each perspective's active inputs
+beside its accumulator, and ``(sum of the side to move - sum of the other side) / 2`` added to the output; it
+carries material (and square values) linearly, however large the imbalance, where the clipped units saturate.
+The output times ``scale`` (header; default 400) is centipawns from the side to move's view, rounded and
 clipped to :data:`EVAL_LIMIT`. A position and its colour mirror (``board.mirror()``) have the same inputs for the
 side to move, so they score the same: colour symmetry by construction.
 
 **Arithmetic** (the weights are stored as float32; the evaluator quantises them once, on loading): first-layer
 weights and biases become integers ``round(w * QA)`` (:data:`QA` = 255), the accumulators are int64 sums of them
-(exact, in any order: the incremental accumulator equals a fresh one to the last bit), the clipped ReLU clamps
-to [0, QA]. Without hidden layers the output weights become ``round(w * QA_OUT)`` (:data:`QA_OUT` = 1024), the
-bias ``round(b * QA * QA_OUT)``, the output an int64 dot product, times ``scale / (QA * QA_OUT)``; with hidden
-layers the clamped accumulators are divided by QA and the rest is float32. Every weight must lie within
-+-:data:`WEIGHT_LIMIT` (no integer overflow).
+(exact, in any order: the incremental accumulator equals a fresh one to the last bit), the clipped ReLU clamps to
+[0, QA]. The PSQT weights become ``round(w * QA * QA_OUT)`` and their two sums ride in the accumulator's last two
+columns (White's perspective, then Black's), so they are updated, and exact, with it. Without hidden layers the
+output weights become ``round(w * QA_OUT)`` (:data:`QA_OUT` = 1024), the bias ``round(b * QA * QA_OUT)``, the output
+an int64 dot product, times ``scale / (QA * QA_OUT)``; with hidden layers the clamped accumulators are divided by QA
+and the rest is float32. Every weight must lie within +-:data:`WEIGHT_LIMIT` (no integer overflow).
 
 **Incremental updates** (the engine's incremental-evaluator hook, :class:`search.base.IncrementalEvaluator`):
 :meth:`PNet.refresh` computes both accumulators of the search's root, :meth:`PNet.push` (before the engine makes
@@ -32,8 +37,9 @@ scores the accumulators on top. :meth:`PNet.evaluate` (any board, no state) comp
 **The file**: one ``.npz`` (``allow_pickle=False``, read through :func:`organisms.net.read_net_file`, hence
 :mod:`search.runtime.readback`): ``header``, a JSON string (``format`` mimic-net, ``kind`` :data:`KIND`,
 ``feature_set``, ``feature_version``, ``inputs`` 768, ``units`` N, ``hidden`` (a list of widths, may be empty),
-``activation``, ``output``, ``scale`` (centipawns per output unit), and what its writer records: training settings,
-provenance), and the float32 arrays ``w_in b_in [w_h1 b_h1 ...] w_out b_out`` (a matrix is (inputs, units)).
+``activation``, ``output``, ``scale`` (centipawns per output unit), ``psqt`` (optional, false when absent), and
+what its writer records: training settings, provenance), and the float32 arrays ``w_in b_in [w_h1 b_h1 ...] w_out
+b_out [w_psqt]`` (a matrix is (inputs, units)).
 """
 
 from __future__ import annotations
@@ -87,50 +93,57 @@ def pnet_inputs(board: chess.Board) -> tuple[list[int], list[int]]:
     return out
 
 
-def expected_shapes(units: int, hidden: Sequence[int]) -> dict[str, tuple[int, ...]]:
-    """The shape of every array of a net of ``units`` first-layer units and ``hidden`` widths."""
+def expected_shapes(units: int, hidden: Sequence[int], psqt: bool = False) -> dict[str, tuple[int, ...]]:
+    """The shape of every array of a net of ``units`` first-layer units, ``hidden`` widths and (``psqt``) the
+    linear path."""
     shapes: dict[str, tuple[int, ...]] = {"w_in": (N_INPUTS, units), "b_in": (units,)}
     prev = 2 * units
     for i, h in enumerate(hidden, 1):
         shapes[f"w_h{i}"], shapes[f"b_h{i}"] = (prev, h), (h,)
         prev = h
     shapes["w_out"], shapes["b_out"] = (prev, 1), (1,)
+    if psqt:
+        shapes["w_psqt"] = (N_INPUTS,)
     return shapes
 
 
-def make_header(units: int, hidden: Sequence[int] = (), scale: float = DEFAULT_SCALE, **extra: Any) -> dict[str, Any]:
+def make_header(units: int, hidden: Sequence[int] = (), scale: float = DEFAULT_SCALE, psqt: bool = False,
+                **extra: Any) -> dict[str, Any]:
     """A header for a net of this architecture; ``extra`` (training settings, provenance) is kept as given."""
     return {"format": "mimic-net", "format_version": 1, "kind": KIND, "feature_set": "perspective-768",
             "feature_version": PNET_FEATURE_VERSION, "inputs": N_INPUTS, "units": units, "hidden": list(hidden),
-            "activation": "clipped-relu", "output": "linear", "scale": scale, **extra}
+            "activation": "clipped-relu", "output": "linear", "scale": scale, "psqt": psqt, **extra}
 
 
 def save_pnet(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
     """Write a pnet file after checking it (what :meth:`PNet.load` would refuse is not written), atomically."""
     net = PNet(arrays, header, source=str(path))
-    write_net_file(path, {n: net.arrays[n] for n in expected_shapes(net.units, net.hidden)}, header)
+    write_net_file(path, {n: net.arrays[n] for n in expected_shapes(net.units, net.hidden, net.psqt)}, header)
 
 
 def random_pnet(units: int = 32, seed: int = 0, hidden: Sequence[int] = (), scale: float = DEFAULT_SCALE,
-                **extra: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+                psqt: bool = False, **extra: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The arrays and header of a net with seeded random weights (tests, benchmarks): first-layer weights
-    uniform in [-0.1, 0.1] and biases in [0, 0.5] (so most units are inside the clipped ReLU's slope), the rest
-    uniform in [-1, 1] / sqrt(inputs)."""
+    uniform in [-0.1, 0.1] and biases in [0, 0.5] (so most units are inside the clipped ReLU's slope), PSQT weights
+    uniform in [-3, 3], the rest uniform in [-1, 1] / sqrt(inputs)."""
     rng = np.random.default_rng(seed)
     arrays: dict[str, np.ndarray] = {}
-    for name, shape in expected_shapes(units, hidden).items():
-        if name == "w_in":
+    for name, shape in expected_shapes(units, hidden, psqt).items():
+        if name == "w_psqt":
+            a = rng.uniform(-3, 3, shape)
+        elif name == "w_in":
             a = rng.uniform(-0.1, 0.1, shape)
         elif name == "b_in":
             a = rng.uniform(0.0, 0.5, shape)
         else:
             a = rng.uniform(-1, 1, shape) / np.sqrt(shape[0] if len(shape) == 2 else 1)
         arrays[name] = a.astype(np.float32)
-    return arrays, make_header(units, hidden, scale, **{"note": f"random weights, seed {seed}", **extra})
+    return arrays, make_header(units, hidden, scale, psqt, **{"note": f"random weights, seed {seed}", **extra})
 
 
-def _check_header(header: Mapping[str, Any], source: str) -> tuple[int, tuple[int, ...], float]:
-    """The header's units, hidden widths and scale; :class:`NetFileError` naming ``source`` and the key."""
+def _check_header(header: Mapping[str, Any], source: str) -> tuple[int, tuple[int, ...], float, bool]:
+    """The header's units, hidden widths, scale and PSQT flag; :class:`NetFileError` naming ``source`` and the
+    key."""
     check_format(header, source, KIND, "feature_version", PNET_FEATURE_VERSION, "inputs",
                  "retrain the net")
     for key in ("units", "hidden", "scale"):
@@ -144,7 +157,10 @@ def _check_header(header: Mapping[str, Any], source: str) -> tuple[int, tuple[in
     scale = header["scale"]
     if type(scale) not in (int, float) or not np.isfinite(scale) or not 0 < scale <= 1e6:
         raise NetFileError(f"{source}: scale is {repr(scale)[:40]}, expected a number in (0, 1e6]")
-    return units, widths, float(scale)
+    psqt = header.get("psqt", False)
+    if not isinstance(psqt, bool):
+        raise NetFileError(f"{source}: psqt is {repr(psqt)[:40]}, expected true or false")
+    return units, widths, float(scale), psqt
 
 
 class PNet:
@@ -156,25 +172,33 @@ class PNet:
     def __init__(self, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any], source: str = "<pnet>") -> None:
         self.source = source
         self.header: dict[str, Any] = dict(header)
-        self.units, self.hidden, self.scale = _check_header(self.header, source)
-        self.arrays = check_arrays(arrays, expected_shapes(self.units, self.hidden), source)
+        self.units, self.hidden, self.scale, self.psqt = _check_header(self.header, source)
+        self.arrays = check_arrays(arrays, expected_shapes(self.units, self.hidden, self.psqt), source)
         for name, a in self.arrays.items():
             if a.size and float(np.abs(a).max()) > WEIGHT_LIMIT:
                 raise NetFileError(f"{source}: {name} holds {float(np.abs(a).max()):g}, beyond +-{WEIGHT_LIMIT:g}")
         n = self.units
         w_in = np.rint(self.arrays["w_in"].astype(np.float64) * QA).astype(np.int64)
         b_in = np.rint(self.arrays["b_in"].astype(np.float64) * QA).astype(np.int64)
-        # One row per (colour, piece type, square): its first-layer column from White's view, then Black's.
-        table = np.zeros((2, 7, 64, 2 * n), dtype=np.int64)
+        # One row per (colour, piece type, square): its first-layer column from White's view, then Black's, then
+        # (psqt) its PSQT weight from White's view and from Black's.
+        w_psqt = (np.rint(self.arrays["w_psqt"].astype(np.float64) * QA * QA_OUT).astype(np.int64) if self.psqt
+                  else None)
+        table = np.zeros((2, 7, 64, 2 * n + (2 if self.psqt else 0)), dtype=np.int64)
         for colour in chess.COLORS:
             for pt in chess.PIECE_TYPES:
                 for sq in chess.SQUARES:
-                    table[int(colour), pt, sq, :n] = w_in[feature_index(chess.WHITE, colour, pt, sq)]
-                    table[int(colour), pt, sq, n:] = w_in[feature_index(chess.BLACK, colour, pt, sq)]
+                    white = feature_index(chess.WHITE, colour, pt, sq)
+                    black = feature_index(chess.BLACK, colour, pt, sq)
+                    table[int(colour), pt, sq, :n] = w_in[white]
+                    table[int(colour), pt, sq, n:2 * n] = w_in[black]
+                    if w_psqt is not None:
+                        table[int(colour), pt, sq, 2 * n:] = w_psqt[white], w_psqt[black]
         self._table = table
         self._rows = [[list(table[c, pt]) for pt in range(7)] for c in (0, 1)]
-        """``_rows[colour][piece type][square]``: a (2N,) view of the table, for the incremental updates."""
-        self._bias = np.concatenate([b_in, b_in])
+        """``_rows[colour][piece type][square]``: a view of the table's row, for the incremental updates."""
+        self._bias = np.concatenate([b_in, b_in, np.zeros(table.shape[-1] - 2 * n, dtype=np.int64)])
+        self._n2 = 2 * n
         # The output side, for White to move (its accumulator first) and for Black (halves swapped).
         swap = np.r_[n:2 * n, 0:n]
         if not self.hidden:
@@ -190,12 +214,17 @@ class PNet:
     @classmethod
     def load(cls, path: str | Path) -> PNet:
         """Read and check a pnet file (module docstring); :class:`NetFileError` names the file and what is wrong."""
-        arrays, header = read_net_file(path, lambda h: expected_shapes(*_check_header(h, str(path))[:2]))
+        def shapes(h: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
+            units, hidden, _, psqt = _check_header(h, str(path))
+            return expected_shapes(units, hidden, psqt)
+
+        arrays, header = read_net_file(path, shapes)
         return cls(arrays, header, source=str(path))
 
     # ------------------------------------------------------------------ accumulators
     def accumulator(self, board: chess.Board) -> np.ndarray:
-        """Both accumulators of ``board`` computed afresh: (2N,) int64, White's perspective then Black's."""
+        """Both accumulators of ``board`` computed afresh: (2N,) int64, White's perspective then Black's, then (psqt)
+        the two PSQT sums, White's perspective then Black's."""
         pieces = board.piece_map()
         colours = [int(p.color) for p in pieces.values()]
         types = [p.piece_type for p in pieces.values()]
@@ -250,13 +279,16 @@ class PNet:
         return self._score(self.accumulator(board), board.turn)
 
     def _score(self, acc: np.ndarray, turn: bool) -> int:
-        x = np.minimum(np.maximum(acc, 0), QA)
+        n2 = self._n2
+        # PSQT: twice (the side to move's sum - the other's), in units of 1 / (QA * QA_OUT); White's sum is first.
+        psqt2 = int(acc[n2] - acc[n2 + 1]) * (1 if turn else -1) if self.psqt else 0
+        x = np.minimum(np.maximum(acc[:n2], 0), QA)
         if not self.hidden:
-            out = (int(x @ self._out[turn]) + self._bias_out) * self._unit
+            out = (int(x @ self._out[turn]) + self._bias_out + psqt2 / 2) * self._unit
         else:
             a = self.arrays
             h = np.minimum(np.maximum(x.astype(np.float32) @ self._out[turn] + a["b_h1"], 0), 1)
             for i in range(2, len(self.hidden) + 1):
                 h = np.minimum(np.maximum(h @ a[f"w_h{i}"] + a[f"b_h{i}"], 0), 1)
-            out = (float(h @ a["w_out"][:, 0]) + float(a["b_out"][0])) * self.scale
+            out = (float(h @ a["w_out"][:, 0]) + float(a["b_out"][0]) + psqt2 / (2 * QA * QA_OUT)) * self.scale
         return round(min(max(out, -EVAL_LIMIT), EVAL_LIMIT))

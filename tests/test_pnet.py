@@ -34,7 +34,7 @@ def _check(net: PNet, board: chess.Board) -> None:
 
 
 def test_incremental_accumulators_equal_fresh_ones_along_random_games() -> None:
-    net = PNet(*random_pnet(16, seed=1))
+    net = PNet(*random_pnet(16, seed=1, psqt=True))  # the PSQT sums ride in the accumulator: checked with it
     rng = random.Random(7)
     plies = 0
     for _ in range(4):  # four random games, 320 plies in all, checked after every push and every pop
@@ -63,7 +63,7 @@ def test_incremental_accumulators_equal_fresh_ones_along_random_games() -> None:
 
 
 def test_castling_en_passant_promotions_and_null_moves_update_exactly() -> None:
-    net = PNet(*random_pnet(16, seed=2))
+    net = PNet(*random_pnet(16, seed=2, psqt=True))
     board = chess.Board(SPECIAL)
     net.refresh(board)
     kinds = set()
@@ -96,7 +96,8 @@ def test_castling_en_passant_promotions_and_null_moves_update_exactly() -> None:
 
 
 def test_a_position_and_its_colour_mirror_score_the_same() -> None:
-    nets = [PNet(*random_pnet(8, seed=3)), PNet(*random_pnet(8, seed=4, hidden=(4, 3)))]
+    nets = [PNet(*random_pnet(8, seed=3)), PNet(*random_pnet(8, seed=4, hidden=(4, 3))),
+            PNet(*random_pnet(8, seed=5, psqt=True)), PNet(*random_pnet(8, seed=6, hidden=(4,), psqt=True))]
     rng = random.Random(11)
     board = chess.Board()
     for _ in range(60):
@@ -120,15 +121,17 @@ def test_inputs_follow_each_sides_view() -> None:
     assert stm == other and len(stm) == 32  # the start position looks the same from both sides
 
 
-def _one_unit_net(weight: float) -> PNet:
+def _one_unit_net(weight: float, psqt: dict[int, float] | None = None) -> PNet:
     """N = 1: the input "our queen on d1" has first-layer weight ``weight``, bias 0.2; output weights +1 for the
-    side to move's unit, -1 for the other's, bias 0.1; 100 cp per output unit."""
-    arrays = {n: np.zeros(s, dtype=np.float32) for n, s in expected_shapes(1, ()).items()}
+    side to move's unit, -1 for the other's, bias 0.1; 100 cp per output unit; ``psqt``: PSQT weights by input."""
+    arrays = {n: np.zeros(s, dtype=np.float32) for n, s in expected_shapes(1, (), psqt is not None).items()}
     arrays["w_in"][feature_index(chess.WHITE, chess.WHITE, chess.QUEEN, chess.D1)] = weight
     arrays["b_in"][:] = 0.2
     arrays["w_out"][:, 0] = [1.0, -1.0]
     arrays["b_out"][:] = 0.1
-    return PNet(arrays, make_header(1, (), scale=100.0))
+    for i, w in (psqt or {}).items():
+        arrays["w_psqt"][i] = w
+    return PNet(arrays, make_header(1, (), scale=100.0, psqt=psqt is not None))
 
 
 def test_a_hand_derived_score() -> None:
@@ -144,8 +147,26 @@ def test_a_hand_derived_score() -> None:
     assert _one_unit_net(2.0).evaluate(chess.Board(fen.format("w"))) == 90
 
 
+def test_a_hand_derived_score_with_the_psqt_path() -> None:
+    # The same position, the same clipped unit (weight 2: 90 cp for White to move, (0.2 - 1 + 0.1) x 100 = -70 cp
+    # for Black), plus PSQT weights: "our queen on d1" (input 259) 9 and "their queen on d8" (input 699) -4.
+    # White's perspective sees its queen as 259 (+9), Black's as 699 (-4); Black has no queen. The path adds
+    # (side to move's sum - the other's) / 2: White to move (9 - -4) / 2 = 6.5 units = 650 cp, outside the clip:
+    # 90 + 650 = 740; Black to move (-4 - 9) / 2 = -6.5: -70 - 650 = -720.
+    fen = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR {} KQkq - 0 1"
+    ours, theirs = feature_index(chess.WHITE, chess.WHITE, chess.QUEEN, chess.D1), 384 + 256 + 59
+    assert (ours, feature_index(chess.BLACK, chess.WHITE, chess.QUEEN, chess.D1)) == (259, theirs)
+    net = _one_unit_net(2.0, {ours: 9.0, theirs: -4.0})
+    assert net.evaluate(chess.Board(fen.format("w"))) == 740
+    assert net.evaluate(chess.Board(fen.format("b"))) == -720
+    # The start position: each side's queen is 259 from its own view and 699 from the other's, so both sums are
+    # 9 - 4 = 5 and the path adds nothing; what is left is the clipped part: both units see their own queen on d1,
+    # min(0.2 + 2, 1) = 1 each, so 1 - 1 + 0.1 = 0.1 units = 10 cp.
+    assert net.evaluate(chess.Board()) == 10
+
+
 def test_the_file_round_trip_and_the_player(tmp_path: Path) -> None:
-    arrays, header = random_pnet(8, seed=5, hidden=(4,), training={"positions": 0})
+    arrays, header = random_pnet(8, seed=5, hidden=(4,), psqt=True, training={"positions": 0})
     path = tmp_path / "p.npz"
     save_pnet(path, arrays, header)
     net = PLAYERS(f"pnet:{path}")
@@ -174,6 +195,8 @@ def _hostile(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     write("noscale", arrays, {k: v for k, v in header.items() if k != "scale"}, "the header has no scale")
     write("version", arrays, {**header, "feature_version": "pnet-v0"}, "trained on inputs 'pnet-v0'")
     write("units", arrays, {**header, "units": 2.5}, "units is 2.5")
+    write("psqt", arrays, {**header, "psqt": "yes"}, "psqt is 'yes', expected true or false")
+    write("nopsqt", arrays, {**header, "psqt": True}, "missing arrays w_psqt")
     pickled = tmp_path / "object.npz"
     np.savez(pickled, header=np.array(json.dumps(header)), w_in=np.array([{"a": 1}], dtype=object),
              **{k: v for k, v in arrays.items() if k != "w_in"})

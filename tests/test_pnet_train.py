@@ -95,7 +95,7 @@ def test_the_exported_net_plays_torchs_evaluation_within_the_quantisation_bound(
     from evolve.nets.pnet_train import PNetSettings, build_model
     from organisms.features import bitboard_row
 
-    s = PNetSettings(units=8, epochs=2, batch=32, lr=5e-3, seed=5)
+    s = PNetSettings(units=8, epochs=2, batch=32, lr=5e-3, seed=5, psqt=True)
     outcome = train_pnet(PNetRunSettings(labels=str(labels), out=str(tmp_path), k_mode="mentor", net=s))
     net = PNet.load(outcome.path)
     assert net.header["k_mentor"] == pytest.approx(outcome.data.k_mentor)
@@ -105,6 +105,7 @@ def test_the_exported_net_plays_torchs_evaluation_within_the_quantisation_bound(
         model.b_in[:] = torch.from_numpy(net.arrays["b_in"])
         model.out.weight[:] = torch.from_numpy(net.arrays["w_out"].T)
         model.out.bias[:] = torch.from_numpy(net.arrays["b_out"])
+        model.psqt[:768, 0] = torch.from_numpy(net.arrays["w_psqt"])
     boards = random_positions(9, 60)
     stm, nstm = row_inputs(np.array([bitboard_row(b) for b in boards], dtype=np.uint64))
     with torch.no_grad():
@@ -115,25 +116,50 @@ def test_the_exported_net_plays_torchs_evaluation_within_the_quantisation_bound(
         # off by at most (k + 1) / (2 QA), and the clamp does not widen it; the output weights are rounded to
         # 1/QA_OUT (off by 1 / (2 QA_OUT) each, times an activation within [0, 1]) and the output bias to
         # 1/(QA QA_OUT). So |out_q - out| <= sum_j (k + 1) / (2 QA) |w_q,j| / QA_OUT + 2N / (2 QA_OUT)
-        # + 1 / (2 QA QA_OUT), times the scale in cp; then the engine rounds to a whole centipawn (0.5), and
-        # torch's float32 sums add a little (0.01 cp is ample at these sizes).
+        # + 1 / (2 QA QA_OUT); the PSQT weights are rounded to 1/(QA QA_OUT), so each perspective's sum is off by
+        # k / (2 QA QA_OUT) and half their difference by as much; times the scale in cp; then the engine rounds to
+        # a whole centipawn (0.5), and torch's float32 sums add a little (0.01 cp is ample at these sizes).
         k = len(board.piece_map())
         bound = net.scale * ((k + 1) / (2 * QA) * np.abs(w_q).sum() / QA_OUT + 2 * net.units / (2 * QA_OUT)
-                             + 1 / (2 * QA * QA_OUT)) + 0.5 + 0.01
+                             + 1 / (2 * QA * QA_OUT) + k / (2 * QA * QA_OUT)) + 0.5 + 0.01
         assert abs(net.evaluate(board) - e) <= bound, (board.fen(), net.evaluate(board), e, bound)
     assert max(abs(net.evaluate(b) - e) for b, e in zip(boards, exact.numpy() * net.scale, strict=True)) < 5
+
+
+def test_an_untrained_psqt_path_counts_the_piece_values() -> None:
+    _torch()
+    import torch
+
+    from evolve.nets.pnet_data import row_inputs
+    from evolve.nets.pnet_train import PNetSettings, build_model
+    from organisms.features import bitboard_row
+
+    model = build_model(PNetSettings(units=4, psqt=True, scale=400.0))
+    with torch.no_grad():  # silence the clipped units: what is left is the PSQT path at its start
+        model.out.weight.zero_()
+        model.out.bias.zero_()
+    # Piece values 100, 320, 330, 500, 900 (search.conventions): without Black's queen the side to move is White,
+    # +900 cp; Black to move, -900; White without a knight and a pawn, Black to move: +420 for Black.
+    fens = {"rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1": 900,
+            "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1": -900,
+            "rnbqkbnr/pppppppp/8/8/8/8/1PPPPPPP/R1BQKBNR b KQkq - 0 1": 420, chess.STARTING_FEN: 0}
+    stm, nstm = row_inputs(np.array([bitboard_row(chess.Board(f)) for f in fens], dtype=np.uint64))
+    with torch.no_grad():
+        cp = model(torch.from_numpy(stm.astype(np.int64)), torch.from_numpy(nstm.astype(np.int64))).numpy() * 400.0
+    assert cp == pytest.approx(list(fens.values()), abs=1e-3)
 
 
 def test_train_pnet_command(labels: Path, tmp_path: Path) -> None:
     _torch()
     out = tmp_path / "run"
     args = ["train-pnet", labels, "--out", out, "--units", "8", "--epochs", "1", "--batch", "64", "--quiet-labels",
-            "--net-k", "expert"]
+            "--net-k", "expert", "--psqt"]
     done = run_mimic(*args)
     assert done.returncode == 0, done.stderr
     assert "play it as pnet:" in done.stdout and "not quiet left out" in done.stdout
     assert {p.name for p in out.iterdir()} >= {"pnet.npz", "checkpoint.npz", "summary.md", "curve.png"}
     header = PNet.load(out / "pnet.npz").header
+    assert header["psqt"] is True and "w_psqt" in PNet.load(out / "pnet.npz").arrays
     assert header["training"]["run"]["quiet"] is True and header["command"].startswith("mimic train-pnet")
     again = run_mimic(*args)  # a run is there
     assert again.returncode == 2 and again.stderr.count("\n") == 1 and "--resume" in again.stderr

@@ -54,6 +54,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    help="first-layer units N per perspective")
     g.add_argument("--hidden", type=positive_int, nargs="*", default=list(default(PNetSettings, "hidden")),
                    help="widths of hidden layers after the accumulators (none by default)")
+    g.add_argument("--psqt", action=argparse.BooleanOptionalAction, default=default(PNetSettings, "psqt"),
+                   help="add a linear path beside the clipped units (Stockfish NNUE's PSQT: a weight per input, "
+                        "started at the piece values, added outside the clipped ReLU) so material counts linearly")
     g.add_argument("--scale", type=positive_float, default=default(PNetSettings, "scale"),
                    help="centipawns per output unit")
     g.add_argument("--epochs", type=non_negative_int, default=default(PNetSettings, "epochs"), help="epochs")
@@ -71,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
 
     settings = PNetRunSettings(
         labels=args.labels, out=args.out,
-        net=PNetSettings(units=args.units, hidden=tuple(args.hidden), scale=args.scale, epochs=args.epochs,
-                         batch=args.batch, lr=args.lr, lr_final=args.lr_final, power=args.loss_power, seed=args.seed),
+        net=PNetSettings(units=args.units, hidden=tuple(args.hidden), psqt=args.psqt, scale=args.scale,
+                         epochs=args.epochs, batch=args.batch, lr=args.lr, lr_final=args.lr_final,
+                         power=args.loss_power, seed=args.seed),
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, quiet=args.quiet_labels,
         wdl_model=args.wdl_model, lambda_result=args.lambda_result, k_mode=args.net_k, unit=args.unit,
         train_rows=args.train_rows, jobs=args.jobs)

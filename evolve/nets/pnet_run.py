@@ -101,9 +101,9 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
     arrays = net_arrays(model)
     unit = 1.0
     if settings.unit == "material":
-        unit = material_unit(PNet(arrays, make_header(s.units, s.hidden, s.scale)), Expert())
+        unit = material_unit(PNet(arrays, make_header(s.units, s.hidden, s.scale, s.psqt)), Expert())
         say(f"output unit: x {unit:.3f} (the net's piece values matched to the expert's; the loss is unchanged)")
-    header = make_header(s.units, s.hidden, s.scale * unit, k_net=data.k_net * unit, k_mentor=data.k_mentor,
+    header = make_header(s.units, s.hidden, s.scale * unit, s.psqt, k_net=data.k_net * unit, k_mentor=data.k_mentor,
                          unit=unit,
                          training={"run": {k: v for k, v in asdict(settings).items() if k != "net"},
                                    "net": {**asdict(s), "hidden": list(s.hidden)}},
@@ -120,7 +120,8 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
 def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]:
     s, d = r.net, o.data
     last = o.curve[-1] if o.curve else None
-    arch = " -> ".join([f"(768 -> {s.units}) x 2", *(str(h) for h in s.hidden), "1"])
+    arch = " -> ".join([f"(768 -> {s.units}) x 2", *(str(h) for h in s.hidden), "1"]) + (
+        ", plus a linear PSQT path (768 weights a perspective, started at the piece values)" if s.psqt else "")
     lines = [f"# Perspective net trained on {r.labels}", "",
              f"Command: `{command}`" if command else "", f"Code: {describe()}", "",
              f"Data: {d.describe()}. Target: {r.target}; held-out share {r.held_out}, split seed {r.seed} (the "

@@ -1,12 +1,15 @@
 """Training the perspective net (torch, the optional extra ``nets``): the model, the win-probability loss, the
 epochs, the checkpoint that resumes them to the same weights.
 
-**The model** (:func:`build_model`) is :class:`organisms.pnet.PNet`'s arithmetic in floats: a first layer
-``w_in`` (768 inputs + the zero padding row :data:`~evolve.nets.pnet_data.PAD`, N units) summed over a position's
-active inputs (``embedding_bag``) plus ``b_in``, once per perspective, the two halves concatenated side to move
-first and clamped to [0, 1], optional hidden layers clamped to [0, 1], one linear output; times ``scale``, the
-evaluation in centipawns from the side to move's view. :func:`net_arrays` gives the pnet file's arrays (weights
-as (inputs, units) float32), which the engine quantises on loading (``organisms/pnet.py``).
+**The model** (:func:`build_model`) is :class:`organisms.pnet.PNet`'s arithmetic in floats: a first layer ``w_in``
+(768 inputs + the zero padding row :data:`~evolve.nets.pnet_data.PAD`, N units) summed over a position's active
+inputs (``embedding_bag``) plus ``b_in``, once per perspective, the two halves concatenated side to move first and
+clamped to [0, 1], optional hidden layers clamped to [0, 1], one linear output, plus (``psqt``) half the difference
+of the two perspectives' sums of the PSQT weights (one per input, the padding row zero, initialised from the piece
+values: ``+v / scale`` for each of our pieces, ``-v / scale`` for each of theirs, ``v`` the centipawns of
+:data:`search.conventions.PIECE_VALUES`, so an untrained net already counts material); times ``scale``, the
+evaluation in centipawns from the side to move's view. :func:`net_arrays` gives the pnet file's arrays (weights as
+(inputs, units) float32), which the engine quantises on loading (``organisms/pnet.py``).
 
 **The loss**: ``mean |σ(eval / K_net) − p|^P`` over a mini-batch (``p``, ``K_net``: :mod:`evolve.nets.pnet_data`;
 ``P`` = ``power``, 2 by default), Adam, the learning rate decayed geometrically per epoch from ``lr`` to
@@ -37,6 +40,7 @@ from evolve.nets.giraffe import require_torch
 from evolve.nets.pnet_data import PAD, PNetData
 from organisms.net import NetFileError, read_net_file, write_net_file
 from organisms.pnet import DEFAULT_SCALE, N_INPUTS
+from search.conventions import PIECE_VALUES
 from search.runtime.readback import records, require, whole
 
 CHECKPOINT_KIND = "pnet-checkpoint"
@@ -44,12 +48,13 @@ CHECKPOINT_KIND = "pnet-checkpoint"
 
 @dataclass(frozen=True, kw_only=True)
 class PNetSettings:
-    """The net's shape and its training: ``units`` N, ``hidden`` widths, ``scale`` (cp per output unit), epochs,
-    mini-batch, Adam's learning rate (first and last epoch), the loss's power and the seed of the weights and
-    shuffles."""
+    """The net's shape and its training: ``units`` N, ``hidden`` widths, ``psqt`` (the linear path), ``scale`` (cp
+    per output unit), epochs, mini-batch, Adam's learning rate (first and last epoch), the loss's power and the seed
+    of the weights and shuffles."""
 
     units: int = 64
     hidden: tuple[int, ...] = ()
+    psqt: bool = False
     scale: float = DEFAULT_SCALE
     epochs: int = 30
     batch: int = 1024
@@ -80,9 +85,18 @@ EPOCH_FIELDS = {"epoch": int, "loss": float, "train_loss": float, "held_loss": f
                 "held_mae": float, "seconds": float}
 
 
+def material_psqt(scale: float) -> np.ndarray:
+    """The PSQT weights' start (N_INPUTS + 1,): each input's piece value in output units (``scale`` cp each), plus
+    for our pieces and minus for theirs, the king and the padding row 0."""
+    w = np.zeros(N_INPUTS + 1)
+    for i in range(N_INPUTS):
+        w[i] = (1 if i < N_INPUTS // 2 else -1) * PIECE_VALUES[(i % (N_INPUTS // 2)) // 64 + 1] / scale
+    return w
+
+
 def build_model(s: PNetSettings) -> Any:
     """A freshly initialised model (seeded): ``w_in`` uniform in ±0.05 (its padding row zero), ``b_in`` 0.5 (the
-    middle of the clipped ReLU), the other layers torch's default."""
+    middle of the clipped ReLU), the PSQT weights :func:`material_psqt`, the other layers torch's default."""
     torch = require_torch()
     nn, f = torch.nn, torch.nn.functional
 
@@ -96,6 +110,8 @@ def build_model(s: PNetSettings) -> Any:
             widths = [2 * s.units, *s.hidden]
             self.hidden = nn.ModuleList([nn.Linear(a, b) for a, b in itertools.pairwise(widths)])
             self.out = nn.Linear(widths[-1], 1)
+            if s.psqt:
+                self.psqt = nn.Parameter(torch.from_numpy(material_psqt(s.scale).astype(np.float32))[:, None])
 
         def forward(self, stm: Any, nstm: Any) -> Any:
             us = f.embedding_bag(stm, self.w_in, mode="sum", padding_idx=PAD) + self.b_in
@@ -103,7 +119,11 @@ def build_model(s: PNetSettings) -> Any:
             x = torch.clamp(torch.cat([us, them], dim=1), 0.0, 1.0)
             for layer in self.hidden:
                 x = torch.clamp(layer(x), 0.0, 1.0)
-            return self.out(x)[:, 0]
+            out = self.out(x)[:, 0]
+            if s.psqt:
+                out = out + 0.5 * (f.embedding_bag(stm, self.psqt, mode="sum", padding_idx=PAD)
+                                   - f.embedding_bag(nstm, self.psqt, mode="sum", padding_idx=PAD))[:, 0]
+            return out
 
     torch.manual_seed(s.seed)
     return PerspectiveNet()
@@ -115,6 +135,8 @@ def net_arrays(model: Any) -> dict[str, np.ndarray]:
     for i, layer in enumerate(model.hidden, 1):
         out[f"w_h{i}"], out[f"b_h{i}"] = layer.weight.detach().T, layer.bias.detach()
     out["w_out"], out["b_out"] = model.out.weight.detach().T, model.out.bias.detach()
+    if hasattr(model, "psqt"):
+        out["w_psqt"] = model.psqt.detach()[:N_INPUTS, 0]
     return {k: np.ascontiguousarray(v.numpy(), dtype=np.float32) for k, v in out.items()}
 
 
@@ -205,6 +227,8 @@ def _state_shapes(s: PNetSettings) -> dict[str, tuple[int, ...]]:
     for i, (a, b) in enumerate(itertools.pairwise(widths)):
         shapes[f"hidden.{i}.weight"], shapes[f"hidden.{i}.bias"] = (b, a), (b,)
     shapes["out.weight"], shapes["out.bias"] = (1, widths[-1]), (1,)
+    if s.psqt:
+        shapes["psqt"] = (N_INPUTS + 1, 1)
     return {**shapes, **{f"{m}.{n}": sh for n, sh in shapes.items() for m in ("adam_m", "adam_v")}}
 
 
