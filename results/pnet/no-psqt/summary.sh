@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# NOTE (added when this folder moved): this is the record of the perspective net's first design, without the
+# linear PSQT path, exactly as it was run from the repository root at commit 808e05c, when these files lived in
+# results/pnet/ (so the paths below, and the player names inside the logs and PGNs, say results/pnet/...). The
+# PSQT net replaced it as results/pnet/pnet.npz; to replay this script, check out 808e05c.
 # results/pnet/summary.md, gathered from the files run.sh wrote (the training's train.md, values.md, speed.txt, the
 # match and suite logs that exist so far, labels-needed.md); nothing is recomputed. From the repository root:
 # bash results/pnet/summary.sh
