@@ -64,7 +64,7 @@ def test_resume_reaches_the_uninterrupted_weights_to_the_bit(labels: Path, tmp_p
 
     whole = train_pnet(_settings(labels, tmp_path / "whole"))
     assert [r.epoch for r in whole.curve] == [1, 2, 3, 4]
-    assert whole.curve[-1].held_loss < whole.curve[0].held_loss  # it learns something
+    assert whole.curve[-1].train_loss < whole.curve[0].train_loss  # it learns (320 rows: the held-out loss may rise)
 
     def stop_after_two(line: str) -> None:
         if line.startswith("epoch 2:"):  # the checkpoint of epoch 2 is written before the line is reported
@@ -95,7 +95,7 @@ def test_the_exported_net_plays_torchs_evaluation_within_the_quantisation_bound(
     from evolve.nets.pnet_train import PNetSettings, build_model
     from organisms.features import bitboard_row
 
-    s = PNetSettings(units=8, epochs=2, batch=32, lr=5e-3, seed=5, psqt=True)
+    s = PNetSettings(units=8, epochs=2, batch=32, lr=5e-3, seed=5)  # with the PSQT path, the default
     outcome = train_pnet(PNetRunSettings(labels=str(labels), out=str(tmp_path), k_mode="mentor", net=s))
     net = PNet.load(outcome.path)
     assert net.header["k_mentor"] == pytest.approx(outcome.data.k_mentor)
@@ -153,13 +153,13 @@ def test_train_pnet_command(labels: Path, tmp_path: Path) -> None:
     _torch()
     out = tmp_path / "run"
     args = ["train-pnet", labels, "--out", out, "--units", "8", "--epochs", "1", "--batch", "64", "--quiet-labels",
-            "--net-k", "expert", "--psqt"]
+            "--net-k", "expert", "--no-psqt"]  # the first design: the PSQT path is the default elsewhere
     done = run_mimic(*args)
     assert done.returncode == 0, done.stderr
     assert "play it as pnet:" in done.stdout and "not quiet left out" in done.stdout
     assert {p.name for p in out.iterdir()} >= {"pnet.npz", "checkpoint.npz", "summary.md", "curve.png"}
     header = PNet.load(out / "pnet.npz").header
-    assert header["psqt"] is True and "w_psqt" in PNet.load(out / "pnet.npz").arrays
+    assert header["psqt"] is False and "w_psqt" not in PNet.load(out / "pnet.npz").arrays
     assert header["training"]["run"]["quiet"] is True and header["command"].startswith("mimic train-pnet")
     again = run_mimic(*args)  # a run is there
     assert again.returncode == 2 and again.stderr.count("\n") == 1 and "--resume" in again.stderr

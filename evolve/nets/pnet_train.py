@@ -54,7 +54,7 @@ class PNetSettings:
 
     units: int = 64
     hidden: tuple[int, ...] = ()
-    psqt: bool = False
+    psqt: bool = True
     scale: float = DEFAULT_SCALE
     epochs: int = 30
     batch: int = 1024
