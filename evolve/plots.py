@@ -50,12 +50,14 @@ def figure(rows: int = 1, cols: int = 1, *, size: tuple[float, float], dpi: floa
 
 
 def save(fig: Figure, path: str | Path, *, dpi: float | None = None,
-         rect: tuple[float, float, float, float] | None = None) -> None:
-    """Lay ``fig`` out (``tight_layout``, within ``rect`` when given), write it to ``path`` as PNG whole or not at
-    all, at ``dpi`` (default: the figure's own), and close it (also when writing fails)."""
+         rect: tuple[float, float, float, float] | None = None, layout: bool = True) -> None:
+    """Lay ``fig`` out (``tight_layout``, within ``rect`` when given; not when ``layout`` is false: a figure
+    whose margins are set by its maker), write it to ``path`` as PNG whole or not at all, at ``dpi`` (default:
+    the figure's own), and close it (also when writing fails)."""
     plt = _pyplot()
     try:
-        fig.tight_layout(rect=rect)
+        if layout:
+            fig.tight_layout(rect=rect)
         with atomic_path(path) as tmp:
             if dpi is None:
                 fig.savefig(tmp)
