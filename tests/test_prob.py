@@ -219,7 +219,7 @@ def _prob_node(board: chess.Board, ev: Material, p: float, t: float, ply: int, a
 
 def _prob_reference(board: chess.Board, ev: Material, t: float) -> int:
     b = board.copy()
-    moves = list(b.legal_moves)
+    moves = sorted(b.legal_moves, key=_victim_first(b))  # captures first, as in the minimax reference: same value
     alpha = -INF
     for m in moves:
         b.push(m)
