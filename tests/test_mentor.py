@@ -221,6 +221,33 @@ def test_target_is_the_quiet_leaf_with_the_sign_of_its_side_to_move() -> None:
     assert root == board and root_score == -700
 
 
+def test_quiet_leaf_captures_are_python_chess_legal_captures_in_its_order() -> None:
+    # mentor.target generates its captures itself (a third faster); the leaf depends on their order (ties keep
+    # it), so they must be python-chess's legal captures, in python-chess's order: checked on the children of
+    # 12 random playouts and on hand-made positions whose captures are listed by hand.
+    from mentor.target import _legal_captures
+
+    by_hand = {
+        "4k3/8/8/1q6/2P5/3K4/8/8 w - - 0 1": ["c4b5"],  # the pawn pinned on b5-d3 takes the pinner
+        "4k3/8/2b1n3/3P4/4K3/8/8/8 w - - 0 1": ["d5c6"],  # pinned on c6-e4: not d5xe6 off the pin
+        "3rk3/8/8/8/3n4/4K3/8/8 w - - 0 1": [],  # the king may not take the knight the rook defends
+        "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2": ["e5d6"],  # en passant
+        "1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1": ["a7b8q", "a7b8r", "a7b8b", "a7b8n"],  # capture-promotions
+        "4k3/8/8/8/8/5n2/3P2P1/4K3 w - - 0 1": ["g2f3"],  # in check from f3: python-chess's evasions
+    }
+    for fen, want in by_hand.items():
+        assert [m.uci() for m in _legal_captures(chess.Board(fen))] == want, fen
+    boards = []
+    for s in random_playouts(12, seed=4):
+        for m in s.board.legal_moves:
+            s.board.push(m)
+            boards.append(s.board.copy(stack=False))
+            s.board.pop()
+    assert sum(next(b.generate_legal_captures(), None) is not None for b in boards) > 100  # many have captures
+    for b in boards:
+        assert _legal_captures(b) == list(b.generate_legal_captures()), b.fen()
+
+
 def test_static_exchange_evaluation() -> None:
     # Pawn takes a knight defended by a pawn: +320 - 100.
     b = chess.Board("4k3/8/3p4/4n3/3P4/8/8/4K3 w - - 0 1")
