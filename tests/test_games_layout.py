@@ -17,7 +17,7 @@ import pytest
 
 from evolve.players import make_evaluator
 from search.book.keys import book_key, piece_part, pieces_hash, signed_key, update_pieces_hash
-from search.games.game import GameResult, TimeControl
+from search.games.game import Adjudication, GameResult, TimeControl
 from search.games.match import MatchSettings, MatchSummary, run_match
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_games, read_pgn_text, repair_pgn
@@ -130,9 +130,12 @@ def test_repair_keeps_the_whole_games_and_leaves_no_temporary_file(match: tuple[
 def test_the_sprt_stops_the_match_inside_the_one_loop(tmp_path: Path) -> None:
     # elo0 = -400, elo1 = -300 (A much weaker), alpha = beta = 0.5: the bounds are log(0.5/0.5) = 0 on both
     # sides, so any log-likelihood ratio decides as soon as the SPRT may: after SPRT_MIN_GAMES (10) games.
+    # Games cut at 16 plies (a draw; whole games, 34 plies on average, took 4 s): whatever the results, the SPRT
+    # decides at game 10.
     seen: list[str | None] = []  # the decision after each game (the summary is one object, updated)
     summary = run_match(MatchSettings(A, B, games=14, openings=_openings(), tc=TimeControl(depth=1),
-                                      sprt=(-400.0, -300.0, 0.5, 0.5)), make_evaluator, tmp_path / "s.pgn",
+                                      adjudication=Adjudication(max_plies=16), sprt=(-400.0, -300.0, 0.5, 0.5)),
+                        make_evaluator, tmp_path / "s.pgn",
                         on_game=lambda g, s: seen.append(s.sprt_result.decision if s.sprt_result else "none"))
     assert summary.n == SPRT_MIN_GAMES == 10 and summary.stopped_early and len(seen) == 10
     assert seen[:-1] == [None] * 9 and seen[-1] in ("H0", "H1")
