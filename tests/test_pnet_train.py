@@ -149,6 +149,26 @@ def test_an_untrained_psqt_path_counts_the_piece_values() -> None:
     assert cp == pytest.approx(list(fens.values()), abs=1e-3)
 
 
+def test_weight_decay_pulls_the_first_layer_only(labels: Path, tmp_path: Path) -> None:
+    _torch()
+    from evolve.nets.pnet_run import PNetRunSettings, train_pnet
+    from evolve.nets.pnet_train import PNetSettings
+
+    # AdamW multiplies each decayed weight by (1 - lr x decay) before its Adam step; with lr x decay = 1 the first
+    # layer is zeroed before every step, so after training it holds one Adam step, at most lr (1 - b1) / sqrt(1 - b2)
+    # = 3.17 lr in size (Adam's worst case with b1 = 0.9, b2 = 0.999), far below its start (uniform in +-0.05).
+    # The PSQT path is not decayed: after 10 steps of at most 3.17 lr each it is still within 0.16 of the queen's
+    # start, 900 / 400 = 2.25 output units.
+    lr = 5e-3
+    s = PNetSettings(units=8, epochs=1, batch=32, lr=lr, lr_final=lr, weight_decay=1 / lr, seed=3)
+    net = PNet.load(train_pnet(PNetRunSettings(labels=str(labels), out=str(tmp_path), k_mode="mentor", unit="k",
+                                               net=s)).path)
+    assert 0 < np.abs(net.arrays["w_in"]).max() <= 3.17 * lr
+    queen = 4 * 64 + chess.D1  # "our queen on d1"
+    assert abs(net.arrays["w_psqt"][queen] - 2.25) <= 10 * 3.17 * lr
+    assert abs(net.arrays["w_psqt"][384 + queen] + 2.25) <= 10 * 3.17 * lr
+
+
 def test_train_pnet_command(labels: Path, tmp_path: Path) -> None:
     _torch()
     out = tmp_path / "run"

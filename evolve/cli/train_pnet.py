@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, non_negative_int, positive_float, positive_int
+from evolve.cli.common import command_line, default, non_negative_float, non_negative_int, positive_float, positive_int
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -63,6 +63,8 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     g.add_argument("--batch", type=positive_int, default=default(PNetSettings, "batch"), help="mini-batch")
     g.add_argument("--lr", type=positive_float, default=default(PNetSettings, "lr"),
                    help="Adam's learning rate at the first epoch")
+    g.add_argument("--weight-decay", type=non_negative_float, default=default(PNetSettings, "weight_decay"),
+                   help="AdamW's decoupled weight decay on the first and hidden layers' weights (0: plain Adam)")
     g.add_argument("--lr-final", type=positive_float, default=default(PNetSettings, "lr_final"),
                    help="at the last epoch (geometric decay between)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
@@ -76,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         labels=args.labels, out=args.out,
         net=PNetSettings(units=args.units, hidden=tuple(args.hidden), psqt=args.psqt, scale=args.scale,
                          epochs=args.epochs, batch=args.batch, lr=args.lr, lr_final=args.lr_final,
+                         weight_decay=args.weight_decay,
                          power=args.loss_power, seed=args.seed),
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, quiet=args.quiet_labels,
         wdl_model=args.wdl_model, lambda_result=args.lambda_result, k_mode=args.net_k, unit=args.unit,

@@ -138,7 +138,8 @@ def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]
              + (f", blended λ = {r.lambda_result:g} with the game result where known" if r.lambda_result < 1 else "")
              + f"; K_net = {d.k_net:.1f} cp ({r.k_mode}; {d.k_net * o.unit:.1f} cp in the output unit), the mentor's "
              f"K {d.k_mentor:.1f} cp, so a net centipawn is {d.mentor_per_net_cp / o.unit:.3f} of the mentor's. "
-             f"Adam, batch {s.batch}, lr {s.lr:g} to {s.lr_final:g}, "
+             + (f"AdamW (weight decay {s.weight_decay:g} on the first and hidden layers' weights)" if s.weight_decay
+                else "Adam") + f", batch {s.batch}, lr {s.lr:g} to {s.lr_final:g}, "
              f"{s.epochs} epochs, seed {s.seed}.", "",
              "## Errors", "",
              "Errors in cp are the mentor's centipawns (the net's eval times K_mentor / K_net against the label).", "",

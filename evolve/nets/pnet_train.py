@@ -61,13 +61,15 @@ class PNetSettings:
     lr: float = 2e-3
     lr_final: float = 2e-4
     power: float = 2.0
+    weight_decay: float = 0.0
     seed: int = 0
 
     def __post_init__(self) -> None:
         if self.units < 1 or any(h < 1 for h in self.hidden) or self.epochs < 0 or self.batch < 1:
             raise ValueError("units, hidden widths and the batch must be positive, epochs not negative")
-        if not (self.lr > 0 and self.lr_final > 0 and self.scale > 0 and self.power > 1):
-            raise ValueError("lr, lr-final and scale must be positive, the loss power above 1")
+        if not (self.lr > 0 and self.lr_final > 0 and self.scale > 0 and self.power > 1 and self.weight_decay >= 0):
+            raise ValueError("lr, lr-final and scale must be positive, the loss power above 1, the weight decay not "
+                             "negative")
 
 
 @dataclass
@@ -163,7 +165,16 @@ def errors(model: Any, s: PNetSettings, data: PNetData, rows: np.ndarray) -> tup
 
 
 def _optimiser(model: Any, s: PNetSettings) -> Any:
-    return require_torch().optim.Adam(model.parameters(), lr=s.lr)
+    """Adam; with ``weight_decay``, AdamW's decoupled decay on the first layer's and hidden layers' weights only (the
+    biases, the output layer and the PSQT path, which carries material, are not pulled towards zero)."""
+    torch = require_torch()
+    if not s.weight_decay:
+        return torch.optim.Adam(model.parameters(), lr=s.lr)
+    decayed = [model.w_in, *(layer.weight for layer in model.hidden)]
+    ids = {id(p) for p in decayed}
+    rest = [p for p in model.parameters() if id(p) not in ids]
+    return torch.optim.AdamW([{"params": decayed, "weight_decay": s.weight_decay},
+                              {"params": rest, "weight_decay": 0.0}], lr=s.lr)
 
 
 def lr_at(s: PNetSettings, epoch: int) -> float:
