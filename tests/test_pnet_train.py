@@ -173,13 +173,14 @@ def test_train_pnet_command(labels: Path, tmp_path: Path) -> None:
     _torch()
     out = tmp_path / "run"
     args = ["train-pnet", labels, "--out", out, "--units", "8", "--epochs", "1", "--batch", "64", "--quiet-labels",
-            "--net-k", "expert", "--no-psqt"]  # the first design: the PSQT path is the default elsewhere
+            "--net-k", "expert", "--no-psqt", "--weight-decay", "0"]  # the first design (plain Adam, no PSQT path)
     done = run_mimic(*args)
     assert done.returncode == 0, done.stderr
     assert "play it as pnet:" in done.stdout and "not quiet left out" in done.stdout
     assert {p.name for p in out.iterdir()} >= {"pnet.npz", "checkpoint.npz", "summary.md", "curve.png"}
     header = PNet.load(out / "pnet.npz").header
     assert header["psqt"] is False and "w_psqt" not in PNet.load(out / "pnet.npz").arrays
+    assert header["training"]["net"]["weight_decay"] == 0
     assert header["training"]["run"]["quiet"] is True and header["command"].startswith("mimic train-pnet")
     again = run_mimic(*args)  # a run is there
     assert again.returncode == 2 and again.stderr.count("\n") == 1 and "--resume" in again.stderr

@@ -61,7 +61,7 @@ class PNetSettings:
     lr: float = 2e-3
     lr_final: float = 2e-4
     power: float = 2.0
-    weight_decay: float = 0.0
+    weight_decay: float = 1.0
     seed: int = 0
 
     def __post_init__(self) -> None:

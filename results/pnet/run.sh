@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 26's reference run: a perspective net ((768 -> 64) x 2 -> 1, clipped ReLU, NNUE-style, plus the linear PSQT
 # path: a weight per input summed beside the accumulators and added outside the clipped ReLU, started at the piece
-# values; organisms/pnet.py) trained by `mimic train-pnet` on the 200,000 Stockfish 15.1 depth-10 labels of
+# values; organisms/pnet.py) trained by `mimic train-pnet` (AdamW, weight decay 1 on the first layer: the 40-game checks
+# of explore/ picked it) on the 200,000 Stockfish 15.1 depth-10 labels of
 # results/rich-stockfish (the win-probability loss of `mimic evolve --loss wdl`: sigma(eval/K_net) against the
 # sf15.1 expected score of the mentor's score, K_net fitted on the expert's scores so the net counts in the expert's
 # centipawns; the organisms' held-out split, seed 1). Then what users care about: matches against the expert and
@@ -22,7 +23,7 @@ L=results/rich-stockfish/labels.epd
 O=results/rich-builtin/organism.json
 N=$R/pnet.npz
 J=${JOBS:-2}
-TRAIN=(--units 64 --epochs 30 --seed 1 --psqt)
+TRAIN=(--units 64 --epochs 30 --seed 1 --psqt --weight-decay 1)
 
 train() {  # train OUT LABELS [options]: a net into OUT unless OUT/pnet.npz is there; its summary.md kept as train.md
   local out=$1 labels=$2; shift 2
