@@ -35,3 +35,23 @@ for wd in 0.1 1 3 10; do
   $M train-pnet $L --out /tmp/ps/x/wd$wd --units 64 --epochs 30 --seed 1 --weight-decay $wd
   $M match pnet:/tmp/ps/x/wd$wd/pnet.npz expert --games 40 --jobs 1 --nodes 2000 --pgn /tmp/ps/x/wd$wd-vs-expert.pgn
 done
+# The clipped units' share (explore/README.md): the spread (sd, cp) of the PSQT path's and of the clipped units'
+# parts of the output over 400 positions of 5 random playouts (tests/conftest.py's random_positions(5, 400)).
+PYTHONPATH=. $PY - results/pnet/pnet.npz /tmp/ps/x/wd0.1/pnet.npz /tmp/ps/x/wd1/pnet.npz /tmp/ps/x/wd3/pnet.npz \
+  /tmp/ps/x/wd10/pnet.npz <<'PY'
+import sys
+import numpy as np
+from organisms.pnet import PNet, QA
+from tests.conftest import random_positions
+boards = random_positions(5, 400)
+for p in sys.argv[1:]:
+    n = PNet.load(p)
+    ps, cl = [], []
+    for b in boards:
+        acc = n.accumulator(b); n2 = n._n2
+        ps.append((int(acc[n2] - acc[n2 + 1]) * (1 if b.turn else -1)) / 2 * n._unit)
+        x = np.minimum(np.maximum(acc[:n2], 0), QA)
+        cl.append((int(x @ n._out[b.turn]) + n._bias_out) * n._unit)
+    print(p, "psqt sd %.0f, clipped sd %.0f, clipped mean %.0f, |w_in| mean %.4f"
+          % (np.std(ps), np.std(cl), np.mean(cl), np.abs(n.arrays["w_in"]).mean()))
+PY
