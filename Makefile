@@ -64,9 +64,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Two worker processes (pytest-xdist), each taking whole test files, so module fixtures are built once.
+# Two worker processes (pytest-xdist), each taking whole test files, so module fixtures are built once; the files
+# in the order tests/conftest.py gives them (the heaviest first, HEAVY_FIRST), not xdist's (the most tests first).
 pytest: $(STAMP) engines
-	$(BIN)/pytest -q -n 2 --dist loadfile
+	$(BIN)/pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 test: lint typecheck pytest
 
