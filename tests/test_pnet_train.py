@@ -197,6 +197,34 @@ def test_train_pnet_command(labels: Path, tmp_path: Path) -> None:
     assert flag.returncode == 2 and "--net-k: expected expert, mentor or a positive number" in flag.stderr
 
 
+def test_more_labels_add_training_rows_only(labels: Path, tmp_path: Path) -> None:
+    """``--more-labels``: a second file's labels train, the held-out rows stay the first file's, and a label whose
+    position is a held-out one is left out. The second file here is the first file's 400 lines again, the next 100
+    lines of the Stockfish labels and a malformed line, with targets at the labelled positions (``root``) so the
+    expected counts follow from the lines alone."""
+    import re
+
+    from evolve.nets.pnet_data import load_pnet_data
+
+    with open(SOURCE, encoding="utf-8") as fh:
+        lines = [next(fh) for _ in range(500)]
+    key = [" ".join(line.split()[:2]) for line in lines]  # placement and side to move: the resolved row's content
+    assert len(set(key)) == 500  # 500 distinct positions, so only the repeated 400 can meet held-out rows
+    new_kept = sum(abs(int(re.search(r"ce (-?\d+);", line).group(1))) <= 1500  # type: ignore[union-attr]
+                   for line in lines[400:])
+    extra = tmp_path / "more.epd"
+    extra.write_text("".join(lines) + "8/8/8/8 w - - ce 12;\n", encoding="utf-8")  # line 501: a broken FEN
+    alone = load_pnet_data(labels, target="root", seed=1)
+    both = load_pnet_data(labels, target="root", seed=1, more=[extra])
+    assert np.array_equal(both.held, alone.held) and np.array_equal(both.y[both.held], alone.y[alone.held])
+    assert both.more_held_out == len(alone.held) > 0  # each held-out position was in the second file once
+    assert both.more_used == len(alone.train) + new_kept
+    assert len(both.train) == 2 * len(alone.train) + new_kept and len(both.y) == len(alone.y) + both.more_used
+    assert both.total == 400 + 500 and both.malformed == alone.malformed + 1  # total: the well-formed labels
+    assert any("more.epd:501" in e for e in both.errors)
+    assert f"{both.more_used} training rows from {extra}" in both.describe()
+
+
 def test_the_output_unit_matches_the_references_piece_values() -> None:
     from evolve.nets.pnet_unit import PIECES, material_unit, piece_values, probe_positions
     from organisms.material import Material

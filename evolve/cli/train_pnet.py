@@ -37,6 +37,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                                    "continues to the same weights); writes pnet.npz (play it as pnet:OUT/pnet.npz), "
                                    "summary.md and curve.png. Needs torch: pip install torch==2.13.0.")
     p.add_argument("labels", help="EPD label file (from mimic label)")
+    p.add_argument("--more-labels", action="append", default=[], metavar="FILE",
+                   help="a further label file whose labels join the training rows only (repeatable): the held-out "
+                        "rows and their errors stay the first file's, and a label whose position is a held-out "
+                        "one is left out")
     p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
     p.add_argument("--train-rows", type=positive_int, default=None,
                    help="train on only this many of the training rows (a seeded choice; the held-out rows "
@@ -82,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
                          power=args.loss_power, seed=args.seed),
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, quiet=args.quiet_labels,
         wdl_model=args.wdl_model, lambda_result=args.lambda_result, k_mode=args.net_k, unit=args.unit,
-        train_rows=args.train_rows, jobs=args.jobs)
+        train_rows=args.train_rows, jobs=args.jobs, more_labels=tuple(args.more_labels))
     outcome = train_pnet(settings, command_line(), resume=args.resume, report=print)
     last = outcome.curve[-1] if outcome.curve else None
     if last is not None:

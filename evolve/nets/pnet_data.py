@@ -6,8 +6,11 @@ resolve_labels`: each label's target position, by default the quiet leaf of the 
 from that position's side to move in centipawns, the game result from the same side's view when the label has
 ``c9``, cached), optionally only its quiet labels (``quiet``: :meth:`mentor.labels.Label.quiet`, ``mimic evolve
 --quiet-labels``'s filter), and split by :func:`evolve.data.dataset.kept_split`, so the held-out rows are the
-organisms' for the same file, target, cap, quiet filter, share and seed. ``train_rows`` keeps the first N of a
-seeded permutation of the training rows (the held-out rows unchanged): how many positions the net needs.
+organisms' for the same file, target, cap, quiet filter, share and seed. Further label files (``more``, ``mimic
+train-pnet --more-labels``) add training rows only, resolved and filtered the same way: every kept label of theirs
+trains, except those whose target position is also a held-out one (left out and counted), so the held-out rows and
+their errors stay the first file's. ``train_rows`` keeps the first N of a seeded permutation of the training rows
+(the held-out rows unchanged): how many positions the net needs.
 
 **Inputs** (:func:`row_inputs`): each position's active inputs (:func:`organisms.pnet.feature_index`) from the
 side to move's perspective and from the other side's, as two (rows, 32) int16 arrays padded with :data:`PAD`
@@ -27,6 +30,7 @@ May import numpy, chess, ``evolve.data``, ``evolve.ga.wdl``, ``organisms``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,6 +125,9 @@ class PNetData:
     quiet_only: bool = False
     blended: int = 0
     errors: list[str] = field(default_factory=list)
+    more: list[str] = field(default_factory=list)  # further label files, training rows only
+    more_used: int = 0  # their labels among the training rows
+    more_held_out: int = 0  # their labels left out: the target position is a held-out row's
 
     @property
     def mentor_per_net_cp(self) -> float:
@@ -131,8 +138,11 @@ class PNetData:
         return (f"{self.total} labels in {self.source}: {len(self.y)} used ({len(self.train)} training, "
                 f"{len(self.held)} held out), {self.over_cap} beyond the cap left out, "
                 + (f"{self.not_quiet} not quiet left out, " if self.quiet_only else "")
-                + f"{self.malformed} malformed lines skipped; {self.blended} targets blended with the game result; "
-                f"K: mentor {self.k_mentor:.1f} cp, net {self.k_net:.1f} cp")
+                + f"{self.malformed} malformed lines skipped; "
+                + (f"of them {self.more_used} training rows from {', '.join(self.more)} ({self.more_held_out} "
+                   f"left out as held-out rows' positions); " if self.more else "")
+                + f"{self.blended} targets blended with the game result; K: mentor {self.k_mentor:.1f} cp, "
+                f"net {self.k_net:.1f} cp")
 
 
 def expert_k(rows: np.ndarray, p: np.ndarray, power: float, seed: int) -> float:
@@ -148,18 +158,35 @@ def expert_k(rows: np.ndarray, p: np.ndarray, power: float, seed: int) -> float:
 def load_pnet_data(path: str | Path, *, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
                    seed: int = 0, quiet: bool = False, model: str = "sf15.1", power: float = 2.0,
                    lambda_result: float = 1.0, k_mode: str | float = "expert", train_rows: int | None = None,
-                   n_jobs: int = 1) -> PNetData:
-    """Read ``path`` into :class:`PNetData` (see the module docstring)."""
+                   n_jobs: int = 1, more: Sequence[str | Path] = ()) -> PNetData:
+    """Read ``path`` (and the training rows of the files ``more``) into :class:`PNetData` (see the module
+    docstring)."""
     if isinstance(k_mode, str) and k_mode not in K_MODES:
         raise ValueError(f"the net's K is {', '.join(K_MODES)} or a number of centipawns, got {k_mode!r}")
     resolved = resolve_labels(path, target, cap, n_jobs=n_jobs)
     keep, train, held = kept_split(resolved, path, quiet, held_out, seed, cap)
+    rows, y, result, ply = (a[keep] for a in (resolved.rows, resolved.y, resolved.result, resolved.ply))
+    totals = [resolved.total, resolved.over_cap, resolved.malformed, int((~keep).sum())]
+    errors = list(resolved.errors)
+    held_keys = {r.tobytes() for r in rows[held]}
+    more_used = more_held = 0
+    for extra in more:
+        r = resolve_labels(extra, target, cap, n_jobs=n_jobs)
+        k = r.quiet.copy() if quiet else np.ones(len(r.y), dtype=bool)
+        totals = [totals[0] + r.total, totals[1] + r.over_cap, totals[2] + r.malformed, totals[3] + int((~k).sum())]
+        errors += r.errors
+        fresh = np.array([row.tobytes() not in held_keys for row in r.rows], dtype=bool)
+        more_held += int((k & ~fresh).sum())
+        k &= fresh
+        train = np.concatenate([train, len(y) + np.arange(int(k.sum()))])
+        rows, y, result, ply = (np.concatenate([a, b[k]]) for a, b in
+                                ((rows, r.rows), (y, r.y), (result, r.result), (ply, r.ply)))
+        more_used += int(k.sum())
     if train_rows is not None:
         if train_rows > len(train):
             raise ValueError(f"{path}: {train_rows} training rows asked for, the file has {len(train)}")
         train = np.sort(np.random.default_rng([seed, 0x7A1]).permutation(train)[:train_rows])
-    rows, y = resolved.rows[keep], resolved.y[keep]
-    t = wdl_target(y, resolved.result[keep], resolved.ply[keep], train, model, power, lambda_result)
+    t = wdl_target(y, result, ply, train, model, power, lambda_result)
     if k_mode == "mentor":
         k_net = t.k
     elif k_mode == "expert":
@@ -167,5 +194,6 @@ def load_pnet_data(path: str | Path, *, target: str = "leaf", cap: int = DEFAULT
     else:
         k_net = float(k_mode)
     stm, nstm = row_inputs(rows)
-    return PNetData(stm, nstm, y, t.p.astype(np.float32), train, held, t.k, k_net, str(path), resolved.total,
-                    resolved.over_cap, resolved.malformed, int((~keep).sum()), quiet, t.blended, resolved.errors)
+    total, over_cap, malformed, not_quiet = totals
+    return PNetData(stm, nstm, y, t.p.astype(np.float32), train, held, t.k, k_net, str(path), total, over_cap,
+                    malformed, not_quiet, quiet, t.blended, errors, [str(m) for m in more], more_used, more_held)

@@ -37,8 +37,8 @@ class PNetRunSettings:
     split seed, quiet filter, the win-probability model and the mentor's share ``lambda_result`` of the target),
     the net's K (``k_mode``: ``expert``, ``mentor`` or centipawns; :mod:`evolve.nets.pnet_data`), its output unit
     after training (``unit``: ``material``, rescaled so its piece values match the expert's, :mod:`evolve.nets.
-    pnet_unit`; ``k``, the unit K_net gives), ``train_rows``
-    (only that many training rows), and the net and its training (:class:`PNetSettings`)."""
+    pnet_unit`; ``k``, the unit K_net gives), ``train_rows`` (only that many training rows), ``more_labels``
+    (further label files whose labels only train), and the net and its training (:class:`PNetSettings`)."""
 
     labels: str
     out: str
@@ -54,12 +54,15 @@ class PNetRunSettings:
     unit: str = "material"
     train_rows: int | None = None
     jobs: int = 1
+    more_labels: tuple[str, ...] = ()
 
     def data_identity(self) -> dict[str, Any]:
         """What the data depends on (stored in the checkpoint; a resumed run must have the same)."""
         d = asdict(self)
         for key in ("out", "net", "jobs", "unit"):
             d.pop(key)
+        if not self.more_labels:  # as checkpoints written before --more-labels have it
+            d.pop("more_labels")
         return d
 
 
@@ -89,7 +92,7 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
     data = load_pnet_data(settings.labels, target=settings.target, cap=settings.cap, held_out=settings.held_out,
                           seed=settings.seed, quiet=settings.quiet, model=settings.wdl_model, power=s.power,
                           lambda_result=settings.lambda_result, k_mode=settings.k_mode,
-                          train_rows=settings.train_rows, n_jobs=settings.jobs)
+                          train_rows=settings.train_rows, n_jobs=settings.jobs, more=settings.more_labels)
     say(data.describe())
     out.mkdir(parents=True, exist_ok=True)
     model = build_model(s)
