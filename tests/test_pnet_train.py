@@ -4,6 +4,7 @@ within the quantisation bound of torch's forward, one-line errors. Tiny nets on 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -182,6 +183,10 @@ def test_train_pnet_command(labels: Path, tmp_path: Path) -> None:
     assert header["psqt"] is False and "w_psqt" not in PNet.load(out / "pnet.npz").arrays
     assert header["training"]["net"]["weight_decay"] == 0
     assert header["training"]["run"]["quiet"] is True and header["command"].startswith("mimic train-pnet")
+    rows = header["training"]["rows"]  # the split's sizes: a fifth of the used labels held out, rounded
+    used = int(re.search(r"(\d+) used \(", done.stdout).group(1))  # type: ignore[union-attr]
+    assert rows["train"] + rows["held_out"] == used and rows["held_out"] == round(0.2 * used)
+    assert rows["from_more_labels"] == 0
     again = run_mimic(*args)  # a run is there
     assert again.returncode == 2 and again.stderr.count("\n") == 1 and "--resume" in again.stderr
     (out / "checkpoint.npz").write_bytes(b"not a zip")
@@ -202,8 +207,6 @@ def test_more_labels_add_training_rows_only(labels: Path, tmp_path: Path) -> Non
     position is a held-out one is left out. The second file here is the first file's 400 lines again, the next 100
     lines of the Stockfish labels and a malformed line, with targets at the labelled positions (``root``) so the
     expected counts follow from the lines alone."""
-    import re
-
     from evolve.nets.pnet_data import load_pnet_data
 
     with open(SOURCE, encoding="utf-8") as fh:

@@ -109,7 +109,9 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
     header = make_header(s.units, s.hidden, s.scale * unit, s.psqt, k_net=data.k_net * unit, k_mentor=data.k_mentor,
                          unit=unit,
                          training={"run": {k: v for k, v in asdict(settings).items() if k != "net"},
-                                   "net": {**asdict(s), "hidden": list(s.hidden)}},
+                                   "net": {**asdict(s), "hidden": list(s.hidden)},
+                                   "rows": {"train": len(data.train), "held_out": len(data.held),
+                                            "from_more_labels": data.more_used}},
                          command=command, curve=[asdict(r) for r in curve], provenance=provenance(),
                          errors={"held_mae": curve[-1].held_mae if curve else None, "median_mae": median})
     save_pnet(net_path, arrays, header)
