@@ -2,8 +2,8 @@
 
     python tools/pnet_labels_table.py --title "..." DIR [DIR ...] > labels-needed.md
 
-For every ``DIR`` (a ``mimic train-pnet --out DIR`` folder): the training rows (all of the file's when the header
-neither counts them nor asks for fewer), the held-out loss and error (the
+For every ``DIR`` (a ``mimic train-pnet --out DIR`` folder): the training rows (counted in the header, else in
+``DIR/train.md``; "all" when neither has them), the held-out loss and error (the
 last epoch of the curve in ``DIR/pnet.npz``'s header, read by :class:`organisms.pnet.PNet`), and the score line of
 ``DIR/vs-expert-2000n.log`` (a ``mimic match`` log) when there is one. Nothing is recomputed or edited.
 """
@@ -11,6 +11,7 @@ last epoch of the curve in ``DIR/pnet.npz``'s header, read by :class:`organisms.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -22,8 +23,12 @@ from search.runtime.provenance import describe
 def row(folder: Path) -> str:
     header = PNet.load(folder / "pnet.npz").header
     last = header["curve"][-1]
-    counted = header["training"].get("rows", {}).get("train")  # nets trained before the count was recorded lack it
-    rows = counted if counted is not None else header["training"]["run"]["train_rows"]
+    rows = header["training"].get("rows", {}).get("train")  # nets trained before the count was recorded lack it
+    if rows is None and (folder / "train.md").exists():  # their training summary has it
+        found = re.search(r"\((\d+) training, ", (folder / "train.md").read_text(encoding="utf-8"))
+        rows = int(found.group(1)) if found else None
+    if rows is None:
+        rows = header["training"]["run"]["train_rows"]
     log = folder / "vs-expert-2000n.log"
     score = "–"
     if log.exists():

@@ -2,24 +2,29 @@
 # Issue 26's reference run: a perspective net ((768 -> 64) x 2 -> 1, clipped ReLU, NNUE-style, plus the linear PSQT
 # path: a weight per input summed beside the accumulators and added outside the clipped ReLU, started at the piece
 # values; organisms/pnet.py) trained by `mimic train-pnet` (AdamW, weight decay 1 on the first layer: the 40-game checks
-# of explore/ picked it) on the 200,000 Stockfish 15.1 depth-10 labels of
-# results/rich-stockfish (the win-probability loss of `mimic evolve --loss wdl`: sigma(eval/K_net) against the
-# sf15.1 expected score of the mentor's score, K_net fitted on the expert's scores so the net counts in the expert's
-# centipawns; the organisms' held-out split, seed 1). Then what users care about: matches against the expert and
-# against the best organism (results/rich-builtin) at 2,000 nodes and at 0.1 s a move (200 games each), STS at 1 s a
-# position, nodes/s against the organism's, the start position's score and a pawn, knight and queen up against the
-# expert's values; where the net departs from the expert inside a search (eval-gap.md); the same net trained on the
-# expert's own scores (expert-labels/); and how many positions the net needs (labels-needed.md).
-# The first design, without the PSQT path, and its runs: no-psqt/ (its own run.sh and summary).
-# From the repository root: bash results/pnet/run.sh   (needs .venv from `make test` with torch). Resumable: every
-# step skips what it already wrote or resumes it. JOBS (default 2) sets the worker processes of the steps at fixed
-# nodes (their games do not depend on it); the steps at a fixed time a move always use 2 and need an idle machine.
+# of explore/ picked it) on the 200,000 Stockfish 15.1 depth-10 labels of results/rich-stockfish and, as training
+# rows only (--more-labels), the 200,000 further depth-10 labels of more-labels/ (positions from Stockfish's games
+# against itself): the win-probability loss of `mimic evolve --loss wdl`, sigma(eval/K_net) against the sf15.1
+# expected score of the mentor's score, K_net fitted on the expert's scores so the net counts in the expert's
+# centipawns; the held-out rows are the organisms' split of results/rich-stockfish's file, seed 1. Then what users
+# care about: matches against the expert and against the best organism (results/rich-builtin) at 2,000 nodes and at
+# 0.1 s a move (200 games each), STS at 1 s a position, nodes/s against the organism's, the start position's score
+# and a pawn, knight and queen up against the expert's values; where the net departs from the expert inside a search
+# (eval-gap.md); the same net trained on the expert's own scores (expert-labels/); and how many positions the net
+# needs (labels-needed.md).
+# The same net on results/rich-stockfish's labels alone: rich-labels/; the first design, without the PSQT path:
+# no-psqt/ (each with its own run.sh and summary).
+# From the repository root: bash results/pnet/run.sh   (needs .venv from `make test` with torch, and
+# more-labels/labels.epd, which more-labels/run.sh makes). Resumable: every step skips what it already wrote or
+# resumes it. JOBS (default 2) sets the worker processes of the steps at fixed nodes (their games do not depend on
+# it); the steps at a fixed time a move always use 2 and need an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 M=.venv/bin/mimic
 PY=.venv/bin/python
 R=results/pnet
 L=results/rich-stockfish/labels.epd
+MORE=(--more-labels $R/more-labels/labels.epd)
 O=results/rich-builtin/organism.json
 N=$R/pnet.npz
 J=${JOBS:-2}
@@ -40,34 +45,36 @@ match() {  # match LOG OPPONENT NET [options]: appended, so a rerun keeps the re
   tail -n 4 "$log"
 }
 
-train $R $L
+train $R $L "${MORE[@]}"
 tail -n 3 $R/train.log
 match $R/vs-expert-2000n.log expert $N --games 200 --jobs "$J" --nodes 2000
 # Where the nets depart from the expert inside a search, by material imbalance (benchmarks/eval_gap.py), on the
 # positions the first design's expert-taught net searched (no-psqt/expert-labels), beside that net, the first
-# design's Stockfish-taught net and the organisms.
-$PY benchmarks/eval_gap.py "pnet:$N" "pnet:$R/no-psqt/pnet.npz" organism:results/sf-wdl/organism.json \
-  "pnet:$R/no-psqt/expert-labels/pnet.npz" organism:$O --games $R/no-psqt/expert-labels/vs-expert-2000n.pgn \
-  > $R/eval-gap.md
+# design's Stockfish-taught net, the same net on rich-stockfish's labels alone (rich-labels/) and the organisms.
+$PY benchmarks/eval_gap.py "pnet:$N" "pnet:$R/rich-labels/pnet.npz" "pnet:$R/no-psqt/pnet.npz" \
+  organism:results/sf-wdl/organism.json "pnet:$R/no-psqt/expert-labels/pnet.npz" organism:$O \
+  --games $R/no-psqt/expert-labels/vs-expert-2000n.pgn > $R/eval-gap.md
 $PY benchmarks/eval_values.py expert "pnet:$N" "organism:$O" > $R/values.md
 $PY benchmarks/pnet_speed.py --pnet $N --organism $O > $R/speed.txt
 match $R/vs-organism-2000n.log "organism:$O" $N --games 200 --jobs "$J" --nodes 2000
 
 # Diagnostic: the same net trained on the built-in expert's own scores (results/rich-builtin/labels.epd: the expert
 # at depth 2 on 40,000 positions; their win probabilities through the logistic model, since the sf15.1 model is
-# Stockfish's scale), as many Adam steps as the reference net (150 epochs of its 31,618 training rows ~ 30 of
+# Stockfish's scale), as many Adam steps as rich-labels/'s net (150 epochs of its 31,618 training rows ~ 30 of
 # 158,674), against the expert at 2,000 nodes: how near a net that imitates the expert comes to it.
 train $R/expert-labels results/rich-builtin/labels.epd --epochs 150 --wdl-model logistic
 match $R/expert-labels/vs-expert-2000n.log expert $R/expert-labels/pnet.npz --games 100 --jobs "$J" --nodes 2000
 
 for rows in 25000 50000 100000; do  # how many positions: the same held-out rows, fewer training rows, as many
-  # Adam steps as the reference net's 30 epochs of 158,674 rows (so the rows, not the steps, differ)
+  # Adam steps as rich-labels/'s net, 30 epochs of 158,674 rows (so the rows, not the steps, differ); the table's
+  # last rows are rich-labels/ (all 158,674) and the reference (those and more-labels/'s, 30 epochs)
   train $R/labels-needed/$rows $L --train-rows $rows --epochs $(( (30 * 158674 + rows - 1) / rows ))
   match $R/labels-needed/$rows/vs-expert-2000n.log expert $R/labels-needed/$rows/pnet.npz --games 100 --jobs "$J" \
     --nodes 2000
 done
-$PY tools/pnet_labels_table.py --title "Labels needed: the perspective net on results/rich-stockfish/labels.epd" \
-  $R/labels-needed/25000 $R/labels-needed/50000 $R/labels-needed/100000 $R > $R/labels-needed.md
+$PY tools/pnet_labels_table.py --title "Labels needed: the perspective net on results/rich-stockfish/labels.epd \
+(the last row adds more-labels/labels.epd)" $R/labels-needed/25000 $R/labels-needed/50000 $R/labels-needed/100000 \
+  $R/rich-labels $R > $R/labels-needed.md
 
 # At a fixed time a move (time-sensitive: run on an otherwise idle machine; on an overloaded one the engines miss
 # the match's hang limit and forfeit).

@@ -38,5 +38,6 @@ mapfile -t logs < <(present $R/vs-expert-2000n.log $R/vs-organism-2000n.log $R/v
     echo "How many positions the net needs: labels-needed.md."
   fi
   echo
-  echo "The first design, without the PSQT path, and its runs: no-psqt/ (its summary.md)."
+  echo "The same net on results/rich-stockfish's labels alone, and its runs: rich-labels/ (its summary.md). The"
+  echo "first design, without the PSQT path, and its runs: no-psqt/ (its summary.md)."
 } > $R/summary.md
