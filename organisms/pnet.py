@@ -53,8 +53,8 @@ import numpy as np
 
 from organisms.net import EVAL_LIMIT, NetFileError, check_arrays, check_format, read_net_file, width, write_net_file
 
-__all__ = ["KIND", "N_INPUTS", "PNET_FEATURE_VERSION", "PNet", "expected_shapes", "feature_index", "make_header",
-           "pnet_inputs", "random_pnet", "save_pnet"]
+__all__ = ["KIND", "N_INPUTS", "PNET_FEATURE_VERSION", "PNet", "average_pnets", "expected_shapes", "feature_index",
+           "make_header", "pnet_inputs", "random_pnet", "save_pnet"]
 
 KIND = "pnet"
 PNET_FEATURE_VERSION = "pnet-v1-768"
@@ -139,6 +139,33 @@ def random_pnet(units: int = 32, seed: int = 0, hidden: Sequence[int] = (), scal
             a = rng.uniform(-1, 1, shape) / np.sqrt(shape[0] if len(shape) == 2 else 1)
         arrays[name] = a.astype(np.float32)
     return arrays, make_header(units, hidden, scale, psqt, **{"note": f"random weights, seed {seed}", **extra})
+
+
+def average_pnets(nets: Sequence[PNet]) -> tuple[dict[str, np.ndarray], float]:
+    """The arrays and scale (cp per output unit) of one net whose output is the mean of ``nets``' outputs in
+    centipawns (an ensemble played at the cost of one wider net): their first layers side by side (``units`` the sum
+    of theirs), each member's output weights, output bias and PSQT weights times ``scale_i / (K * scale)``, where
+    ``scale`` is the members' mean scale. Exact before quantisation; the played net differs from the mean of the
+    members' played scores by the rounding of its own weights (:data:`QA_OUT`) and of the members' scores (under
+    1 cp each). Members without hidden layers only (``ValueError`` otherwise); members without a PSQT path count
+    zero for it."""
+    if not nets:
+        raise ValueError("no nets to average")
+    if any(n.hidden for n in nets):
+        raise ValueError("only nets without hidden layers can be averaged into one net")
+    scale = float(np.mean([n.scale for n in nets]))
+    share = [n.scale / (len(nets) * scale) for n in nets]
+    a = [n.arrays for n in nets]
+    out = [x["w_out"][:n.units] * f for x, n, f in zip(a, nets, share, strict=True)]
+    out += [x["w_out"][n.units:] * f for x, n, f in zip(a, nets, share, strict=True)]  # the other side's halves
+    arrays = {"w_in": np.concatenate([x["w_in"] for x in a], axis=1),
+              "b_in": np.concatenate([x["b_in"] for x in a]),
+              "w_out": np.concatenate(out),
+              "b_out": np.array([sum(float(x["b_out"][0]) * f for x, f in zip(a, share, strict=True))])}
+    if any(n.psqt for n in nets):
+        arrays["w_psqt"] = sum((x["w_psqt"].astype(np.float64) * f for x, n, f in zip(a, nets, share, strict=True)
+                                if n.psqt), np.zeros(N_INPUTS))
+    return {k: v.astype(np.float32) for k, v in arrays.items()}, scale
 
 
 def _check_header(header: Mapping[str, Any], source: str) -> tuple[int, tuple[int, ...], float, bool]:

@@ -20,7 +20,7 @@ from organisms.pnet import PNet, expected_shapes, feature_index, make_header, pn
 from search import Engine, Limit
 from search.base import IncrementalEvaluator
 from search.prob import make_engine
-from tests.conftest import run_mimic
+from tests.conftest import random_positions, run_mimic
 
 SPECIAL = "r3k2r/8/8/3pP3/8/8/1p4P1/R3K2R w KQkq d6 0 1"
 """White may castle both ways and take en passant (e5xd6); Black's replies include castling both ways and
@@ -163,6 +163,38 @@ def test_a_hand_derived_score_with_the_psqt_path() -> None:
     # 9 - 4 = 5 and the path adds nothing; what is left is the clipped part: both units see their own queen on d1,
     # min(0.2 + 2, 1) = 1 each, so 1 - 1 + 0.1 = 0.1 units = 10 cp.
     assert net.evaluate(chess.Board()) == 10
+
+
+def test_the_average_of_nets_scores_their_mean() -> None:
+    """average_pnets: one net whose score is the mean of its members' (ensembles of issue 26). Three random nets of
+    different widths and scales, one without the PSQT path. Bound (by hand): the accumulators are the same integers
+    in the mean and in its members (the first layers are copied), so only the output layer's rounding differs: each
+    output weight is rounded to 1/QA_OUT of an output unit and meets a clipped input of at most 1 (QA / QA), the
+    bias to 1/(QA * QA_OUT), each of a perspective's at most 32 PSQT weights to 1/(QA * QA_OUT), halved; so a net of
+    N units and scale S is within (2N + 1) * S / (2 * QA_OUT) + 32 * S / (2 * QA * QA_OUT) + 1/2 cp (the last half:
+    rounding the score) of its float output, and the mean within its own bound plus the members' mean bound."""
+    from organisms.pnet import QA, QA_OUT, average_pnets
+
+    nets = [PNet(*random_pnet(units, seed, scale=scale, psqt=psqt)) for units, seed, scale, psqt in
+            ((8, 1, 400.0, True), (16, 2, 250.0, True), (4, 3, 600.0, False))]
+    arrays, scale = average_pnets(nets)
+    assert scale == pytest.approx((400 + 250 + 600) / 3)
+    mean_net = PNet(arrays, make_header(28, (), scale, True))
+
+    def bound(n: int, s: float) -> float:
+        return (2 * n + 1) * s / (2 * QA_OUT) + 32 * s / (2 * QA * QA_OUT) + 0.5
+
+    limit = bound(28, scale) + sum(bound(n.units, n.scale) for n in nets) / 3
+    spread = []
+    for board in random_positions(4, 120):
+        scores = [n.evaluate(board) for n in nets]
+        assert abs(mean_net.evaluate(board) - np.mean(scores)) <= limit
+        spread.append(max(scores) - min(scores))
+    assert np.median(spread) > 10 * limit  # the members disagree far beyond the bound: the mean is not trivial
+    mean_net.refresh(chess.Board())
+    assert mean_net.evaluate_current(chess.Board()) == mean_net.evaluate(chess.Board())
+    with pytest.raises(ValueError, match="hidden layers"):
+        average_pnets([nets[0], PNet(*random_pnet(8, 4, hidden=(4,)))])
 
 
 def test_the_file_round_trip_and_the_player(tmp_path: Path) -> None:

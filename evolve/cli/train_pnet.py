@@ -71,7 +71,12 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    help="AdamW's decoupled weight decay on the first and hidden layers' weights (0: plain Adam)")
     g.add_argument("--lr-final", type=positive_float, default=default(PNetSettings, "lr_final"),
                    help="at the last epoch (geometric decay between)")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    g.add_argument("--members", type=positive_int, default=default(PNetRunSettings, "members"),
+                   help="train this many nets alike (seeds --seed, --seed+1, ...; the same split) in OUT/member-I/ "
+                        "and write their mean as OUT/pnet.npz, one net with their first layers side by side: a "
+                        "search exploits an evaluation's position-to-position errors, which the mean of several "
+                        "nets has fewer of")
+    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint(s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
                          power=args.loss_power, seed=args.seed),
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, quiet=args.quiet_labels,
         wdl_model=args.wdl_model, lambda_result=args.lambda_result, k_mode=args.net_k, unit=args.unit,
-        train_rows=args.train_rows, jobs=args.jobs, more_labels=tuple(args.more_labels))
+        train_rows=args.train_rows, jobs=args.jobs, more_labels=tuple(args.more_labels), members=args.members)
     outcome = train_pnet(settings, command_line(), resume=args.resume, report=print)
     last = outcome.curve[-1] if outcome.curve else None
     if last is not None:

@@ -13,7 +13,7 @@ The run writes into ``out``:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +22,11 @@ import numpy as np
 
 from evolve.nets.giraffe import require_torch
 from evolve.nets.pnet_data import PNetData, load_pnet_data
-from evolve.nets.pnet_train import EpochRow, PNetSettings, build_model, net_arrays, train
+from evolve.nets.pnet_train import EpochRow, PNetSettings, build_model, centipawns, net_arrays, train
 from evolve.nets.pnet_unit import material_unit, piece_values
 from mentor.labels import DEFAULT_CAP
 from organisms.expert import Expert
-from organisms.pnet import PNet, make_header, save_pnet
+from organisms.pnet import PNet, average_pnets, make_header, save_pnet
 from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe, provenance
 
@@ -55,6 +55,7 @@ class PNetRunSettings:
     train_rows: int | None = None
     jobs: int = 1
     more_labels: tuple[str, ...] = ()
+    members: int = 1
 
     def data_identity(self) -> dict[str, Any]:
         """What the data depends on (stored in the checkpoint; a resumed run must have the same)."""
@@ -63,6 +64,7 @@ class PNetRunSettings:
             d.pop(key)
         if not self.more_labels:  # as checkpoints written before --more-labels have it
             d.pop("more_labels")
+        d.pop("members")  # each member's checkpoint is a single net's
         return d
 
 
@@ -75,6 +77,8 @@ class PNetOutcome:
     path: Path
     unit: float = 1.0  # the factor the output's scale and K_net were multiplied by (``unit`` material)
     values: dict[str, tuple[float, int]] = field(default_factory=dict)  # a piece up (cp, pairs), the net's
+    members: list[Path] = field(default_factory=list)  # the members' nets, when the net is their mean
+    mean_errors: dict[str, Any] = field(default_factory=dict)  # the mean's held-out errors, when it is one
 
 
 def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = False,
@@ -84,8 +88,10 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
     torch = require_torch()
     torch.set_num_threads(1)
     out = Path(settings.out)
-    checkpoint, net_path = out / "checkpoint.npz", out / "pnet.npz"
-    if checkpoint.exists() and not resume:
+    if settings.members < 1:
+        raise ValueError(f"an ensemble has at least one member, got {settings.members}")
+    folders = [out] if settings.members == 1 else [out / f"member-{i}" for i in range(1, settings.members + 1)]
+    if not resume and any((f / "checkpoint.npz").exists() for f in folders):
         raise FileExistsError(f"{out}: holds a pnet training run (use --resume to continue it)")
     say = report or (lambda _line: None)
     s = settings.net
@@ -94,32 +100,85 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
                           lambda_result=settings.lambda_result, k_mode=settings.k_mode,
                           train_rows=settings.train_rows, n_jobs=settings.jobs, more=settings.more_labels)
     say(data.describe())
-    out.mkdir(parents=True, exist_ok=True)
-    model = build_model(s)
-    curve = train(model, data, s, checkpoint, resume=resume, identity=settings.data_identity(),
-                  on_epoch=lambda r: say(f"epoch {r.epoch}: loss {r.loss:.6f}, held out {r.held_loss:.6f} "
-                                         f"({r.held_mae:.1f} cp), training {r.train_mae:.1f} cp, {r.seconds:.0f} s"))
     median = float(np.abs(data.y[data.held] - np.median(data.y[data.train])).mean()) if len(data.held) \
         else float("nan")
+    common = {"k_mentor": data.k_mentor,
+              "training": {"run": {k: v for k, v in asdict(settings).items() if k != "net"},
+                           "net": {**asdict(s), "hidden": list(s.hidden)},
+                           "rows": {"train": len(data.train), "held_out": len(data.held),
+                                    "from_more_labels": data.more_used}},
+              "command": command}
+    members = []
+    for i, folder in enumerate(folders):
+        if len(folders) > 1:
+            say(f"member {i + 1} of {len(folders)} (seed {s.seed + i}): {folder}")
+        members.append(_train_member(replace(s, seed=s.seed + i), settings, data, folder, common, median, resume,
+                                     say))
+    net_path = out / "pnet.npz"
+    curve, unit = members[0].curve, members[0].unit
+    if len(members) > 1:
+        nets = [PNet.load(m.path) for m in members]
+        arrays, scale = average_pnets(nets)
+        unit = float(np.mean([m.unit for m in members]))
+        k_net = data.k_net * unit  # the members' mean output unit times the K they trained with
+        cp = np.mean([m.held_cp for m in members], axis=0)
+        held = _held_errors(cp, data, k_net, s.power)
+        say(f"the members' mean: held-out error {held['held_mae']:.1f} cp (members: "
+            + ", ".join(f"{m.curve[-1].held_mae:.1f}" for m in members if m.curve) + ")")
+        header = make_header(sum(n.units for n in nets), (), scale, any(n.psqt for n in nets), k_net=k_net,
+                             unit=unit, members=[str(m.path.relative_to(out)) for m in members],
+                             curve=[asdict(r) for r in curve], provenance=provenance(),
+                             errors={**held, "median_mae": median,
+                                     "members_held_mae": [m.curve[-1].held_mae for m in members if m.curve]},
+                             **common)
+        save_pnet(net_path, arrays, header)
+    net = PNet.load(net_path)
+    outcome = PNetOutcome(data, curve, median, net.evaluate(chess.Board()), net_path, unit, piece_values(net),
+                          [m.path for m in members] if len(members) > 1 else [],
+                          dict(net.header["errors"]) if len(members) > 1 else {})
+    plot_pnet_curve(out / "curve.png", curve, median)
+    write_atomic(out / "summary.md", "\n".join(summary_lines(settings, outcome, command)) + "\n")
+    return outcome
+
+
+@dataclass
+class _Member:
+    path: Path
+    curve: list[EpochRow]
+    unit: float
+    held_cp: np.ndarray  # its evaluations of the held-out rows in the output unit (cp), float
+
+
+def _train_member(s: PNetSettings, settings: PNetRunSettings, data: PNetData, folder: Path, common: dict[str, Any],
+                  median: float, resume: bool, say: Callable[[str], None]) -> _Member:
+    """One net trained in ``folder`` (its checkpoint, resumed where there) and written to ``folder/pnet.npz``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    model = build_model(s)
+    curve = train(model, data, s, folder / "checkpoint.npz", resume=resume, identity=settings.data_identity(),
+                  on_epoch=lambda r: say(f"epoch {r.epoch}: loss {r.loss:.6f}, held out {r.held_loss:.6f} "
+                                         f"({r.held_mae:.1f} cp), training {r.train_mae:.1f} cp, {r.seconds:.0f} s"))
     arrays = net_arrays(model)
     unit = 1.0
     if settings.unit == "material":
         unit = material_unit(PNet(arrays, make_header(s.units, s.hidden, s.scale, s.psqt)), Expert())
         say(f"output unit: x {unit:.3f} (the net's piece values matched to the expert's; the loss is unchanged)")
-    header = make_header(s.units, s.hidden, s.scale * unit, s.psqt, k_net=data.k_net * unit, k_mentor=data.k_mentor,
-                         unit=unit,
-                         training={"run": {k: v for k, v in asdict(settings).items() if k != "net"},
-                                   "net": {**asdict(s), "hidden": list(s.hidden)},
-                                   "rows": {"train": len(data.train), "held_out": len(data.held),
-                                            "from_more_labels": data.more_used}},
-                         command=command, curve=[asdict(r) for r in curve], provenance=provenance(),
-                         errors={"held_mae": curve[-1].held_mae if curve else None, "median_mae": median})
-    save_pnet(net_path, arrays, header)
-    net = PNet.load(net_path)
-    outcome = PNetOutcome(data, curve, median, net.evaluate(chess.Board()), net_path, unit, piece_values(net))
-    plot_pnet_curve(out / "curve.png", curve, median)
-    write_atomic(out / "summary.md", "\n".join(summary_lines(settings, outcome, command)) + "\n")
-    return outcome
+    header = make_header(s.units, s.hidden, s.scale * unit, s.psqt, k_net=data.k_net * unit, unit=unit,
+                         curve=[asdict(r) for r in curve], provenance=provenance(),
+                         errors={"held_mae": curve[-1].held_mae if curve else None, "median_mae": median}, **common)
+    header["training"] = {**header["training"], "net": {**asdict(s), "hidden": list(s.hidden)}}
+    save_pnet(folder / "pnet.npz", arrays, header)
+    return _Member(folder / "pnet.npz", curve, unit, centipawns(model, s.scale * unit, data.stm[data.held],
+                                                                   data.nstm[data.held]))
+
+
+def _held_errors(cp: np.ndarray, data: PNetData, k_net: float, power: float) -> dict[str, float]:
+    """The loss and the mean absolute error (mentor's cp) on the held-out rows of evaluations ``cp`` (the net's
+    cp, read as σ(cp / ``k_net``))."""
+    if not len(cp):
+        return {"held_loss": float("nan"), "held_mae": float("nan")}
+    d = 1.0 / (1.0 + np.exp(-cp / k_net)) - data.p[data.held]
+    return {"held_loss": float(np.mean(np.abs(d) ** power)),
+            "held_mae": float(np.mean(np.abs(cp * data.k_mentor / k_net - data.y[data.held])))}
 
 
 def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]:
@@ -138,6 +197,14 @@ def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]
                                    "expert's (evolve/nets/pnet_unit.py; the loss is unchanged)" if r.unit == "material"
                                    else "as K_net gives it") + ". A piece up in quiet positions (cp, pairs): "
                 + ", ".join(f"{n} {v:.0f} ({k})" for n, (v, k) in o.values.items()) + "."), "",
+             *([f"**An ensemble**: the mean of {len(o.members)} nets trained alike from seeds {s.seed} to "
+                f"{s.seed + len(o.members) - 1} (the same split; "
+                + ", ".join(f"`{m.parent.name}/{m.name}`" for m in o.members) + ", each playable alone), played as "
+                f"one net with their first layers side by side ({s.units * len(o.members)} units a perspective; "
+                f"organisms.pnet.average_pnets). Held-out error of the mean: {o.mean_errors['held_mae']:.1f} cp, "
+                f"loss {o.mean_errors['held_loss']:.6f}; the members': "
+                + ", ".join(f"{e:.1f}" for e in o.mean_errors["members_held_mae"])
+                + " cp. The tables below are member 1's.", ""] if o.members else []),
              "## Loss", "",
              f"mean |σ(eval / K_net) − p|^{s.power:g}, p = the mentor's score through the {r.wdl_model} model"
              + (f", blended λ = {r.lambda_result:g} with the game result where known" if r.lambda_result < 1 else "")
