@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Issue 26's reference run: a perspective net ((768 -> 64) x 2 -> 1, clipped ReLU, NNUE-style, plus the linear PSQT
-# path: a weight per input summed beside the accumulators and added outside the clipped ReLU, started at the piece
-# values; organisms/pnet.py) trained by `mimic train-pnet` (AdamW, weight decay 1 on the first layer: the 40-game checks
-# of explore/ picked it) on the 200,000 Stockfish 15.1 depth-10 labels of results/rich-stockfish and, as training
-# rows only (--more-labels), the 200,000 further depth-10 labels of more-labels/ (positions from Stockfish's games
-# against itself): the win-probability loss of `mimic evolve --loss wdl`, sigma(eval/K_net) against the sf15.1
-# expected score of the mentor's score, K_net fitted on the expert's scores so the net counts in the expert's
-# centipawns; the held-out rows are the organisms' split of results/rich-stockfish's file, seed 1. Then what users
-# care about: matches against the expert and against the best organism (results/rich-builtin) at 2,000 nodes and at
-# 0.1 s a move (200 games each), STS at 1 s a position, nodes/s against the organism's, the start position's score
-# and a pawn, knight and queen up against the expert's values; where the net departs from the expert inside a search
-# (eval-gap.md); the same net trained on the expert's own scores (expert-labels/); and how many positions the net
-# needs (labels-needed.md).
-# The same net on results/rich-stockfish's labels alone: rich-labels/; the first design, without the PSQT path:
-# no-psqt/ (each with its own run.sh and summary).
+# Issue 26's reference run: the mean of five perspective nets (`mimic train-pnet --members 5`), each
+# (768 -> 64) x 2 -> 1 with a clipped ReLU, NNUE-style, plus the linear PSQT path (a weight per input summed beside
+# the accumulators and added outside the clipped ReLU, started at the piece values; organisms/pnet.py), played as one
+# net of 320 units a perspective whose output is the members' mean (organisms.pnet.average_pnets): a search exploits
+# an evaluation's position-to-position errors, and the mean of nets trained from different seeds has fewer of them
+# (a 3-net mean scored 49.0 % against the expert where one net scored 40.0 %: explore/ensemble/). Each member is
+# trained with AdamW (weight decay 1 on the first layer: the 40-game checks of explore/ picked it) on the 200,000
+# Stockfish 15.1 depth-10 labels of results/rich-stockfish and, as training rows only (--more-labels), the 200,000
+# further depth-10 labels of more-labels/ (positions from Stockfish's games against itself): the win-probability loss
+# of `mimic evolve --loss wdl`, sigma(eval/K_net) against the sf15.1 expected score of the mentor's score, K_net fitted
+# on the expert's scores so the net counts in the expert's centipawns; the held-out rows are the organisms' split of
+# results/rich-stockfish's file, seed 1. Then what users care about: matches against the expert and against the best
+# organism (results/rich-builtin) at 2,000 nodes and at 0.1 s a move (200 games each), STS at 1 s a position,
+# nodes/s against the organism's, the start position's score and a pawn, knight and queen up against the expert's
+# values; where the net departs from the expert inside a search (eval-gap.md); one net trained on the expert's own
+# scores (expert-labels/); and how many positions one net needs (labels-needed.md).
+# One net on the same labels (member 1, to the bit): more-labels/single/; one net on results/rich-stockfish's labels
+# alone: rich-labels/; the first design, without the PSQT path: no-psqt/ (each with its own run.sh or record).
 # From the repository root: bash results/pnet/run.sh   (needs .venv from `make test` with torch, and
 # more-labels/labels.epd, which more-labels/run.sh makes). Resumable: every step skips what it already wrote or
 # resumes it. JOBS (default 2) sets the worker processes of the steps at fixed nodes (their games do not depend on
@@ -34,7 +37,10 @@ train() {  # train OUT LABELS [options]: a net into OUT unless OUT/pnet.npz is t
   local out=$1 labels=$2; shift 2
   [ -f "$out/pnet.npz" ] && return 0
   mkdir -p "$out"
-  local resume=; [ -f "$out/checkpoint.npz" ] && resume=--resume
+  local resume=
+  if compgen -G "$out/checkpoint.npz" > /dev/null || compgen -G "$out/member-*/checkpoint.npz" > /dev/null; then
+    resume=--resume
+  fi
   $M train-pnet "$labels" --out "$out" "${TRAIN[@]}" "$@" $resume >> "$out/train.log" 2>&1
   mv "$out/summary.md" "$out/train.md"
 }
@@ -45,7 +51,7 @@ match() {  # match LOG OPPONENT NET [options]: appended, so a rerun keeps the re
   tail -n 4 "$log"
 }
 
-train $R $L "${MORE[@]}"
+train $R $L "${MORE[@]}" --members 5
 tail -n 3 $R/train.log
 match $R/vs-expert-2000n.log expert $N --games 200 --jobs "$J" --nodes 2000
 # Where the nets depart from the expert inside a search, by material imbalance (benchmarks/eval_gap.py), on the

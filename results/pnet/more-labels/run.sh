@@ -13,3 +13,18 @@ R=results/pnet/more-labels
 .venv/bin/mimic label --mentor stockfish --depth 10 --positions 200000 --source results/deepchess/selfplay.pgn \
   --per-game 30 --seed 2 --jobs 2 --no-progress --out $R/labels.epd $RESUME >> $R/label.log 2>&1
 tail -n 4 $R/label.log
+
+# A check of the decay with the further labels (the reference, ../run.sh, keeps decay 1, which explore/ picked on
+# rich-stockfish's labels alone): decay 0.5, otherwise the reference's settings, 100 games against the expert at
+# 2,000 nodes.
+M=.venv/bin/mimic
+if [ ! -f $R/wd0.5/pnet.npz ]; then
+  mkdir -p $R/wd0.5
+  [ -f $R/wd0.5/checkpoint.npz ] && TR=--resume || TR=
+  $M train-pnet results/rich-stockfish/labels.epd --more-labels $R/labels.epd --out $R/wd0.5 --units 64 --epochs 30 \
+    --seed 1 --psqt --weight-decay 0.5 $TR >> $R/wd0.5/train.log 2>&1
+  mv $R/wd0.5/summary.md $R/wd0.5/train.md
+fi
+$M match pnet:$R/wd0.5/pnet.npz expert --games 100 --jobs "${JOBS:-2}" --nodes 2000 --pgn $R/wd0.5/vs-expert-2000n.pgn \
+  --resume >> $R/wd0.5/vs-expert-2000n.log 2>&1
+tail -n 4 $R/wd0.5/vs-expert-2000n.log
