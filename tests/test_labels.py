@@ -178,6 +178,8 @@ def test_resume_converts_an_old_file(tmp_path: Path) -> None:
 COMMITTED_LABELS = {  # heldout-mixed: every line parsed with chess.Board.from_epd, then recorded, on 2026-11-25
     "heldout-mixed/labels.epd": ("c7eb4c866d7cfa469fef6ebcfda3378e4d5b16faf80604d33bcdd1a2684783c1", 3000),
     "heldout-tcec/labels.epd": ("36f58586551f869c575481119b112d20e9fb78bca8f02c629be43ae35d7bc09f", 3000),
+    # pnet/more-labels: every line parsed with chess.Board.from_epd, then recorded, on 2026-11-27
+    "pnet/more-labels/labels.epd": ("e6753dc8ab8db9af6a158abdd9d4011d67d5e125427ff34c98831de7de67f1c4", 200000),
     "paper-builtin/labels.epd": ("574281dfd88df8b59f345ea4953b6f4f27b4a6f0165729bb159760edd530cc78", 5000),
     "paper-stockfish/labels.epd": ("bb3b83af7d8f89aaaf932f4d56ce4dfcc76dd9aec23eb2e529b5a63a59e49a2c", 5000),
     "rich-builtin/labels.epd": ("e871141232029531f5d5de9c2262a2743ebf965f1e8dae6ac3e3f0de4ec23b30", 40000),

@@ -3,7 +3,8 @@
     python tools/pnet_labels_table.py --title "..." DIR [DIR ...] > labels-needed.md
 
 For every ``DIR`` (a ``mimic train-pnet --out DIR`` folder): the training rows (counted in the header, else in
-``DIR/train.md``; "all" when neither has them), the held-out loss and error (the
+``DIR/train.md``; "all" when neither has them; a mean of nets, ``train-pnet --members``, gives its own held-out
+errors and no training error), the held-out loss and error (the
 last epoch of the curve in ``DIR/pnet.npz``'s header, read by :class:`organisms.pnet.PNet`), and the score line of
 ``DIR/vs-expert-2000n.log`` (a ``mimic match`` log) when there is one. Nothing is recomputed or edited.
 """
@@ -34,8 +35,12 @@ def row(folder: Path) -> str:
     if log.exists():
         lines = [ln for ln in log.read_text(encoding="utf-8").splitlines() if ln.startswith(("Score of", "Elo"))]
         score = "; ".join(lines[-2:]) if lines else "(not finished)"
-    return (f"| {'all' if rows is None else f'{rows:,}'} | {last['train_mae']:.1f} | {last['held_mae']:.1f} | "
-            f"{last['held_loss']:.6f} | {score} |")
+    label = "all" if rows is None else f"{rows:,}"
+    if "members" in header:  # the mean of nets (train-pnet --members): its own held-out errors, no training curve
+        e = header["errors"]
+        return (f"| {label}, the mean of {len(header['members'])} nets | – | {e['held_mae']:.1f} | "
+                f"{e['held_loss']:.6f} | {score} |")
+    return f"| {label} | {last['train_mae']:.1f} | {last['held_mae']:.1f} | {last['held_loss']:.6f} | {score} |"
 
 
 def main() -> int:
