@@ -232,28 +232,36 @@ def test_members_train_alike_and_play_as_their_mean(labels: Path, tmp_path: Path
     """``--members 2``: two nets trained alike (seeds 1 and 2, one split) in member-1/ and member-2/, their mean in
     pnet.npz; member 1 is the net a single run with seed 1 makes, to the bit; the mean scores the members' mean."""
     _torch()
-    base = ["--units", "8", "--epochs", "1", "--batch", "64", "--seed", "1"]
-    done = run_mimic("train-pnet", labels, "--out", tmp_path / "ens", *base, "--members", "2")
-    assert done.returncode == 0, done.stderr
-    single = run_mimic("train-pnet", labels, "--out", tmp_path / "one", *base)
-    assert single.returncode == 0, single.stderr
+    from dataclasses import replace
+
+    from evolve.nets.pnet_run import PNetRunSettings, train_pnet
+    from evolve.nets.pnet_train import PNetSettings
+
+    s = PNetRunSettings(labels=str(labels), out=str(tmp_path / "ens"), seed=1, members=2,
+                        net=PNetSettings(units=8, epochs=1, batch=64, seed=1))
+    outcome = train_pnet(s)
+    train_pnet(replace(s, out=str(tmp_path / "one"), members=1))
     one, m1, m2 = (PNet.load(tmp_path / p / "pnet.npz") for p in ("one", "ens/member-1", "ens/member-2"))
     assert all(np.array_equal(one.arrays[k], m1.arrays[k]) for k in one.arrays)
     assert not np.array_equal(m1.arrays["w_in"], m2.arrays["w_in"])  # seed 2 starts elsewhere
     mean = PNet.load(tmp_path / "ens" / "pnet.npz")
     assert mean.units == 16 and mean.header["members"] == ["member-1/pnet.npz", "member-2/pnet.npz"]
+
     def bound(n: PNet) -> float:  # test_pnet.py's bound on a net's rounding (derived there)
         return (2 * n.units + 1) * n.scale / (2 * QA_OUT) + 32 * n.scale / (2 * QA * QA_OUT) + 0.5
 
     for board in random_positions(3, 40):
         assert abs(mean.evaluate(board) - (m1.evaluate(board) + m2.evaluate(board)) / 2) <= \
             bound(mean) + (bound(m1) + bound(m2)) / 2
+    # The mean's held-out error is at most the larger member's: its evaluation of a row is a weighted mean of theirs
+    # (weights unit_i / (2 * mean unit), in the mentor's centipawns), and |x - y| is convex.
+    errs = outcome.mean_errors
+    assert errs["held_mae"] <= max(errs["members_held_mae"]) + 1e-9
     summary = (tmp_path / "ens" / "summary.md").read_text(encoding="utf-8")
-    assert "**An ensemble**: the mean of 2 nets" in summary and "Held-out error of the mean" in summary
-    again = run_mimic("train-pnet", labels, "--out", tmp_path / "ens", *base, "--members", "2")
-    assert again.returncode == 2 and "--resume" in again.stderr  # member checkpoints are there
-    resumed = run_mimic("train-pnet", labels, "--out", tmp_path / "ens", *base, "--members", "2", "--resume")
-    assert resumed.returncode == 0, resumed.stderr
+    assert "**An ensemble**: the mean of 2 nets" in summary and f"{errs['held_mae']:.1f} cp" in summary
+    with pytest.raises(FileExistsError, match="--resume"):  # member checkpoints are there
+        train_pnet(s)
+    train_pnet(s, resume=True)
     assert np.array_equal(PNet.load(tmp_path / "ens" / "pnet.npz").arrays["w_out"], mean.arrays["w_out"])
 
 
