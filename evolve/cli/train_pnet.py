@@ -94,7 +94,11 @@ def run(args: argparse.Namespace) -> int:
         train_rows=args.train_rows, jobs=args.jobs, more_labels=tuple(args.more_labels), members=args.members)
     outcome = train_pnet(settings, command_line(), resume=args.resume, report=print)
     last = outcome.curve[-1] if outcome.curve else None
-    if last is not None:
+    if outcome.members:
+        e = outcome.mean_errors
+        print(f"the mean of {len(outcome.members)} nets: held-out error {e['held_mae']:.1f} cp, loss "
+              f"{e['held_loss']:.6f} (predicting the training median: {outcome.median_mae:.1f} cp)")
+    elif last is not None:
         print(f"held-out error {last.held_mae:.1f} cp, loss {last.held_loss:.6f} (predicting the training median: "
               f"{outcome.median_mae:.1f} cp); training {last.train_mae:.1f} cp")
     print(f"start position {outcome.start_cp:+d} cp; results in {args.out}/ (pnet.npz, summary.md, curve.png); "
