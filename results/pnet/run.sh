@@ -73,14 +73,15 @@ match $R/expert-labels/vs-expert-2000n.log expert $R/expert-labels/pnet.npz --ga
 
 for rows in 25000 50000 100000; do  # how many positions: the same held-out rows, fewer training rows, as many
   # Adam steps as rich-labels/'s net, 30 epochs of 158,674 rows (so the rows, not the steps, differ); the table's
-  # last rows are rich-labels/ (all 158,674) and the reference (those and more-labels/'s, 30 epochs)
+  # last rows are rich-labels/ (all 158,674), one net on those and more-labels/'s (more-labels/single/, 30 epochs)
+  # and the reference, the mean of five such nets
   train $R/labels-needed/$rows $L --train-rows $rows --epochs $(( (30 * 158674 + rows - 1) / rows ))
   match $R/labels-needed/$rows/vs-expert-2000n.log expert $R/labels-needed/$rows/pnet.npz --games 100 --jobs "$J" \
     --nodes 2000
 done
 $PY tools/pnet_labels_table.py --title "Labels needed: the perspective net on results/rich-stockfish/labels.epd \
-(the last row adds more-labels/labels.epd)" $R/labels-needed/25000 $R/labels-needed/50000 $R/labels-needed/100000 \
-  $R/rich-labels $R > $R/labels-needed.md
+(the last two rows add more-labels/labels.epd)" $R/labels-needed/25000 $R/labels-needed/50000 $R/labels-needed/100000 \
+  $R/rich-labels $R/more-labels/single $R > $R/labels-needed.md
 
 # At a fixed time a move (time-sensitive: run on an otherwise idle machine; on an overloaded one the engines miss
 # the match's hang limit and forfeit).
