@@ -22,7 +22,7 @@ import numpy as np
 
 from evolve.nets.giraffe import require_torch
 from evolve.nets.pnet_data import PNetData, load_pnet_data
-from evolve.nets.pnet_train import EpochRow, PNetSettings, build_model, centipawns, net_arrays, train
+from evolve.nets.pnet_train import EpochRow, PNetSettings, build_model, centipawns, cp_errors, net_arrays, train
 from evolve.nets.pnet_unit import material_unit, piece_values
 from mentor.labels import DEFAULT_CAP
 from organisms.expert import Expert
@@ -122,7 +122,8 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
         unit = float(np.mean([m.unit for m in members]))
         k_net = data.k_net * unit  # the members' mean output unit times the K they trained with
         cp = np.mean([m.held_cp for m in members], axis=0)
-        held = _held_errors(cp, data, k_net, s.power)
+        loss, mae = cp_errors(cp, data, data.held, k_net, s.power) if len(data.held) else (float("nan"),) * 2
+        held = {"held_loss": loss, "held_mae": mae}
         say(f"the members' mean: held-out error {held['held_mae']:.1f} cp (members: "
             + ", ".join(f"{m.curve[-1].held_mae:.1f}" for m in members if m.curve) + ")")
         header = make_header(sum(n.units for n in nets), (), scale, any(n.psqt for n in nets), k_net=k_net,
@@ -169,16 +170,6 @@ def _train_member(s: PNetSettings, settings: PNetRunSettings, data: PNetData, fo
     save_pnet(folder / "pnet.npz", arrays, header)
     return _Member(folder / "pnet.npz", curve, unit, centipawns(model, s.scale * unit, data.stm[data.held],
                                                                    data.nstm[data.held]))
-
-
-def _held_errors(cp: np.ndarray, data: PNetData, k_net: float, power: float) -> dict[str, float]:
-    """The loss and the mean absolute error (mentor's cp) on the held-out rows of evaluations ``cp`` (the net's
-    cp, read as σ(cp / ``k_net``))."""
-    if not len(cp):
-        return {"held_loss": float("nan"), "held_mae": float("nan")}
-    d = 1.0 / (1.0 + np.exp(-cp / k_net)) - data.p[data.held]
-    return {"held_loss": float(np.mean(np.abs(d) ** power)),
-            "held_mae": float(np.mean(np.abs(cp * data.k_mentor / k_net - data.y[data.held])))}
 
 
 def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]:

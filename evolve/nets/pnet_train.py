@@ -158,10 +158,14 @@ def errors(model: Any, s: PNetSettings, data: PNetData, rows: np.ndarray) -> tup
     """(the loss, the mean absolute error in the mentor's centipawns) of the model on ``rows``; NaN when none."""
     if not len(rows):
         return float("nan"), float("nan")
-    cp = centipawns(model, s.scale, data.stm[rows], data.nstm[rows])
-    d = 1.0 / (1.0 + np.exp(-cp / data.k_net)) - data.p[rows]
-    loss = float(np.mean(np.abs(d) ** s.power))
-    return loss, float(np.mean(np.abs(cp * data.mentor_per_net_cp - data.y[rows])))
+    return cp_errors(centipawns(model, s.scale, data.stm[rows], data.nstm[rows]), data, rows, data.k_net, s.power)
+
+
+def cp_errors(cp: np.ndarray, data: PNetData, rows: np.ndarray, k_net: float, power: float) -> tuple[float, float]:
+    """(the loss, the mean absolute error in the mentor's centipawns) of evaluations ``cp`` of ``rows`` (the net's
+    centipawns, read as σ(cp / ``k_net``))."""
+    d = 1.0 / (1.0 + np.exp(-cp / k_net)) - data.p[rows]
+    return float(np.mean(np.abs(d) ** power)), float(np.mean(np.abs(cp * data.k_mentor / k_net - data.y[rows])))
 
 
 def _optimiser(model: Any, s: PNetSettings) -> Any:
