@@ -114,8 +114,10 @@ class RootSearch(Evaluation):
         ``stop`` is the caller's flag, one per search: the search only reads it (on every node) and never clears
         it, so a flag raised before the search starts, or from another thread while it runs, is never lost. The
         search then ends at once with the best move found so far (the first root move when even the first
-        iteration was cut short). The first iteration always completes unless ``stop`` is raised, so a legal
-        move is returned whenever one exists.
+        iteration was cut short). A node limit never cuts the first iteration; the time budget cuts it only once
+        its first root move has a score (with a slow evaluator its quiescence searches can take many times a
+        0.1 s budget), and then the best move it has scored is played. A legal move is returned whenever one
+        exists.
         """
         limit = limit or Limit()
         self._start = time.perf_counter()
@@ -127,6 +129,7 @@ class RootSearch(Evaluation):
         self._node_limit = limit.nodes if limit.nodes is not None and limit.nodes > 0 else 1 << 62
         self._next_check = min(CHECK_EVERY, self._node_limit)
         self._abortable = False
+        self._root_best = None
         self.tt.age = (self.tt.age + 1) & 0xFFFF
         self._history = [[v >> 2 for v in h] for h in self._history]
 
@@ -165,7 +168,7 @@ class RootSearch(Evaluation):
                     if abs(score) >= MATE_BOUND and depth >= MATE - abs(score) + 2:
                         break
         except _Abort:
-            if self._root_best is not None and self._root_best != result.move:
+            if self._root_best is not None and (self._root_best != result.move or result.depth == 0):
                 result = self._result(self._root_best, self._root_best_score, result.depth,
                                       self._root_best_pv)
         result.time = self._elapsed()
@@ -208,6 +211,8 @@ class RootSearch(Evaluation):
                 raise _Abort
             if self._deadline is not None and time.perf_counter() >= self._deadline:
                 raise _Abort
+        elif self._root_best is not None and self._deadline is not None and time.perf_counter() >= self._deadline:
+            raise _Abort  # the first iteration, out of time with a move scored
         self._next_check = min(self.nodes + CHECK_EVERY, max(self._node_limit, self.nodes + 1))
 
     def _aspirate(self, root: list[chess.Move], depth: int, prev: int,

@@ -11,6 +11,7 @@ import pytest
 
 from organisms import Material
 from search import MATE, Engine, Limit
+from search.root import CHECK_EVERY
 
 from .conftest import TickingClock
 
@@ -196,6 +197,22 @@ def test_movetime_and_clock_are_respected(ticking_clock: TickingClock) -> None:
     # A 1 s clock, no increment: soft budget 0.97 s / 30 moves = 0.032 s, hard 4 x that = 0.129 s.
     r = engine.search(board, Limit(wtime=1.0, btime=1.0, winc=0.0, binc=0.0))
     assert r.time <= 0.129 + 2 * ticking_clock.step and r.move in board.legal_moves
+
+
+def test_a_time_budget_cuts_a_long_first_iteration_once_a_move_is_scored(ticking_clock: TickingClock) -> None:
+    # Black to move in a tournament game where the Giraffe-style net spent 2.4 s on depth 1 at 0.1 s a move and
+    # forfeited: its quiescence searches run 15 plies deep. With material alone depth 1 takes thousands of nodes.
+    board = chess.Board("1r3rk1/3n2p1/1qbNN3/p3p1Qp/3P2n1/3B4/PP3PPP/2R1R1K1 b - - 1 16")
+    full = Engine(Material()).search(board, Limit(depth=1))  # no time limit: the clock does not matter
+    r = Engine(Material()).search(board, Limit(movetime=0.1))
+    # movetime 0.1 s is a hard budget of 0.07 s (less the 0.03 s overhead, search.timeman). The clock is read at
+    # the start (0.015, so the deadline is 0.085) and then once every CHECK_EVERY nodes (0.030, 0.045, 0.060,
+    # 0.075, 0.090): the fifth check is the first past the deadline, and the first root move is scored by then.
+    assert r.nodes == 5 * CHECK_EVERY < full.nodes
+    assert r.move in board.legal_moves and r.depth == 0
+    # The move played is the best one the cut iteration scored, with its exact depth-1 score.
+    alone = Engine(Material()).search(board, Limit(depth=1), root_moves=[r.move])
+    assert r.score == alone.score and r.pv == [r.move]
 
 
 def test_stop_from_another_thread() -> None:
