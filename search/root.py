@@ -116,8 +116,9 @@ class RootSearch(Evaluation):
         search then ends at once with the best move found so far (the first root move when even the first
         iteration was cut short). A node limit never cuts the first iteration; the time budget cuts it only once
         its first root move has a score (with a slow evaluator its quiescence searches can take many times a
-        0.1 s budget), and then the best move it has scored is played. A legal move is returned whenever one
-        exists.
+        0.1 s budget). A first iteration cut by either returns the best move it has scored, as depth 1 with a
+        ``lower`` bound (the iteration's score is at least that move's), also given to ``on_iteration``. A legal
+        move is returned whenever one exists.
         """
         limit = limit or Limit()
         self._start = time.perf_counter()
@@ -168,7 +169,13 @@ class RootSearch(Evaluation):
                     if abs(score) >= MATE_BOUND and depth >= MATE - abs(score) + 2:
                         break
         except _Abort:
-            if self._root_best is not None and (self._root_best != result.move or result.depth == 0):
+            if self._root_best is not None and result.depth == 0:
+                # The first iteration, cut: its best scored move, whose score bounds the iteration's from below.
+                result = self._result(self._root_best, self._root_best_score, 1, self._root_best_pv)
+                result.bound = "lower"
+                if on_iteration is not None:
+                    on_iteration(result)
+            elif self._root_best is not None and self._root_best != result.move:
                 result = self._result(self._root_best, self._root_best_score, result.depth,
                                       self._root_best_pv)
         result.time = self._elapsed()

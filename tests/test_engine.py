@@ -11,6 +11,7 @@ import pytest
 
 from organisms import Material
 from search import MATE, Engine, Limit
+from search.base import SearchResult
 from search.root import CHECK_EVERY
 
 from .conftest import TickingClock
@@ -204,15 +205,17 @@ def test_a_time_budget_cuts_a_long_first_iteration_once_a_move_is_scored(ticking
     # forfeited: its quiescence searches run 15 plies deep. With material alone depth 1 takes thousands of nodes.
     board = chess.Board("1r3rk1/3n2p1/1qbNN3/p3p1Qp/3P2n1/3B4/PP3PPP/2R1R1K1 b - - 1 16")
     full = Engine(Material()).search(board, Limit(depth=1))  # no time limit: the clock does not matter
-    r = Engine(Material()).search(board, Limit(movetime=0.1))
+    reported: list[SearchResult] = []
+    r = Engine(Material()).search(board, Limit(movetime=0.1), on_iteration=reported.append)
     # movetime 0.1 s is a hard budget of 0.07 s (less the 0.03 s overhead, search.timeman). The clock is read at
     # the start (0.015, so the deadline is 0.085) and then once every CHECK_EVERY nodes (0.030, 0.045, 0.060,
     # 0.075, 0.090): the fifth check is the first past the deadline, and the first root move is scored by then.
     assert r.nodes == 5 * CHECK_EVERY < full.nodes
-    assert r.move in board.legal_moves and r.depth == 0
-    # The move played is the best one the cut iteration scored, with its exact depth-1 score.
+    assert r.move in board.legal_moves and (r.depth, r.bound) == (1, "lower") and reported == [r]
+    # The move played is the best one the cut iteration scored, with its exact depth-1 score: a lower bound of the
+    # iteration's, the maximum over all root moves.
     alone = Engine(Material()).search(board, Limit(depth=1), root_moves=[r.move])
-    assert r.score == alone.score and r.pv == [r.move]
+    assert r.score == alone.score <= full.score and r.pv == [r.move]
 
 
 def test_stop_from_another_thread() -> None:
