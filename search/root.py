@@ -130,7 +130,6 @@ class RootSearch(Evaluation):
         self._node_limit = limit.nodes if limit.nodes is not None and limit.nodes > 0 else 1 << 62
         self._next_check = min(CHECK_EVERY, self._node_limit)
         self._abortable = False
-        self._root_best = None
         self.tt.age = (self.tt.age + 1) & 0xFFFF
         self._history = [[v >> 2 for v in h] for h in self._history]
 
@@ -213,13 +212,12 @@ class RootSearch(Evaluation):
         when done."""
         if self._halt.is_set():
             raise _Abort
-        if self._abortable:
-            if self.nodes >= self._node_limit:
-                raise _Abort
-            if self._deadline is not None and time.perf_counter() >= self._deadline:
-                raise _Abort
-        elif self._root_best is not None and self._deadline is not None and time.perf_counter() >= self._deadline:
-            raise _Abort  # the first iteration, out of time with a move scored
+        if self._abortable and self.nodes >= self._node_limit:
+            raise _Abort
+        # Time: from the second iteration on, or in the first once it has scored a root move.
+        if (self._abortable or self._root_best is not None) and self._deadline is not None \
+                and time.perf_counter() >= self._deadline:
+            raise _Abort
         self._next_check = min(self.nodes + CHECK_EVERY, max(self._node_limit, self.nodes + 1))
 
     def _aspirate(self, root: list[chess.Move], depth: int, prev: int,

@@ -104,7 +104,7 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
         else float("nan")
     common = {"k_mentor": data.k_mentor,
               "training": {"run": {k: v for k, v in asdict(settings).items() if k != "net"},
-                           "net": {**asdict(s), "hidden": list(s.hidden)},
+                           "net": _net_record(s),
                            "rows": {"train": len(data.train), "held_out": len(data.held),
                                     "from_more_labels": data.more_used}},
               "command": command}
@@ -116,6 +116,7 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
                                      say))
     net_path = out / "pnet.npz"
     curve, unit = members[0].curve, members[0].unit
+    mean_errors: dict[str, Any] = {}
     if len(members) > 1:
         nets = [PNet.load(m.path) for m in members]
         arrays, scale = average_pnets(nets)
@@ -123,23 +124,25 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
         k_net = data.k_net * unit  # the members' mean output unit times the K they trained with
         cp = np.mean([m.held_cp for m in members], axis=0)
         loss, mae = cp_errors(cp, data, data.held, k_net, s.power) if len(data.held) else (float("nan"),) * 2
-        held = {"held_loss": loss, "held_mae": mae}
-        say(f"the members' mean: held-out error {held['held_mae']:.1f} cp (members: "
-            + ", ".join(f"{m.curve[-1].held_mae:.1f}" for m in members if m.curve) + ")")
+        each = [m.curve[-1].held_mae for m in members if m.curve]
+        mean_errors = {"held_loss": loss, "held_mae": mae, "median_mae": median, "members_held_mae": each}
+        say(f"the members' mean: held-out error {mae:.1f} cp (members: " + ", ".join(f"{e:.1f}" for e in each) + ")")
         header = make_header(sum(n.units for n in nets), (), scale, any(n.psqt for n in nets), k_net=k_net,
                              unit=unit, members=[str(m.path.relative_to(out)) for m in members],
-                             curve=[asdict(r) for r in curve], provenance=provenance(),
-                             errors={**held, "median_mae": median,
-                                     "members_held_mae": [m.curve[-1].held_mae for m in members if m.curve]},
+                             curve=[asdict(r) for r in curve], provenance=provenance(), errors=mean_errors,
                              **common)
         save_pnet(net_path, arrays, header)
     net = PNet.load(net_path)
     outcome = PNetOutcome(data, curve, median, net.evaluate(chess.Board()), net_path, unit, piece_values(net),
-                          [m.path for m in members] if len(members) > 1 else [],
-                          dict(net.header["errors"]) if len(members) > 1 else {})
+                          [m.path for m in members] if len(members) > 1 else [], mean_errors)
     plot_pnet_curve(out / "curve.png", curve, median)
     write_atomic(out / "summary.md", "\n".join(summary_lines(settings, outcome, command)) + "\n")
     return outcome
+
+
+def _net_record(s: PNetSettings) -> dict[str, Any]:
+    """The net's settings as a header records them (JSON: ``hidden`` a list)."""
+    return {**asdict(s), "hidden": list(s.hidden)}
 
 
 @dataclass
@@ -166,7 +169,7 @@ def _train_member(s: PNetSettings, settings: PNetRunSettings, data: PNetData, fo
     header = make_header(s.units, s.hidden, s.scale * unit, s.psqt, k_net=data.k_net * unit, unit=unit,
                          curve=[asdict(r) for r in curve], provenance=provenance(),
                          errors={"held_mae": curve[-1].held_mae if curve else None, "median_mae": median}, **common)
-    header["training"] = {**header["training"], "net": {**asdict(s), "hidden": list(s.hidden)}}
+    header["training"] = {**header["training"], "net": _net_record(s)}  # this member's seed
     save_pnet(folder / "pnet.npz", arrays, header)
     return _Member(folder / "pnet.npz", curve, unit, centipawns(model, s.scale * unit, data.stm[data.held],
                                                                    data.nstm[data.held]))
