@@ -4,6 +4,8 @@ move number of a label, the L-BFGS-B ceiling and its cache, and the L1 path left
 
 from __future__ import annotations
 
+import csv
+import json
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +17,7 @@ import pytest
 
 from evolve.data.cache import resolve_labels
 from evolve.data.dataset import Dataset, load_dataset
-from evolve.ga.evolution import Evolution, GASettings
+from evolve.ga.evolution import Evolution, GASettings, GenerationRecord
 from evolve.ga.fit_cache import cached_wdl_fit, fit_key, wdl_fit_key
 from evolve.ga.objectives import MentorLoss, fit_k
 from evolve.ga.run import RunSettings, build_objective, evolve
@@ -255,3 +257,59 @@ def test_init_fit_starts_from_the_exact_fit_of_the_runs_loss(labels: Path, tmp_p
     assert o.train_loss <= mine + 1e-12  # 16 random organisms miss the expert's scores by hundreds of cp: not this
     with pytest.raises(ValueError, match="--init fit"):
         RunSettings(labels=str(labels), out=str(tmp_path / "x"), ga=ga, objective="result", init="fit")
+
+
+def test_a_wdl_run_killed_at_any_generation_resumes_bit_for_bit(labels: Path, tmp_path: Path) -> None:
+    # Issue 36: a wdl logbook record carries held_out_cp, which the checkpoint's check refused. Kills land in
+    # on_generation, before that generation's checkpoint (every 3): each resume restarts from the last multiple of 3.
+    ga = GASettings(population=16, generations=14, sample=50, seed=5)
+    settings = RunSettings(labels=str(labels), out=str(tmp_path / "x"), ga=ga, target="root", loss="wdl",
+                           wdl_model="logistic")
+    ds = load_dataset(labels, target="root", seed=5)
+    objective = build_objective(ds, "mentor", settings.lam, settings)
+    full = Evolution(default_genome(), objective, ds.train, ds.held, ga)
+    full.run()
+
+    class Killed(Exception):
+        pass
+
+    for stop_at in (1, 4, 7, 11, 14):
+        checkpoint = tmp_path / f"ck{stop_at}"
+
+        def kill(rec: GenerationRecord, stop_at: int = stop_at) -> None:
+            if rec.gen == stop_at:
+                raise Killed
+
+        with pytest.raises(Killed):
+            Evolution(default_genome(), objective, ds.train, ds.held, ga).run(checkpoint=checkpoint, every=3,
+                                                                               on_generation=kill)
+        resumed = Evolution(default_genome(), objective, ds.train, ds.held, ga)
+        resumed.load(checkpoint)
+        assert resumed.generation == (stop_at - 1) // 3 * 3
+        resumed.run(checkpoint=checkpoint, every=3)
+        assert np.array_equal(resumed.population, full.population) and np.array_equal(resumed.losses, full.losses)
+        assert np.array_equal(resumed.winner()[0], full.winner()[0])
+        strip = [{k: v for k, v in r.items() if k != "seconds"} for r in full.logbook]
+        assert [{k: v for k, v in r.items() if k != "seconds"} for r in resumed.logbook] == strip
+        assert all("held_out_cp" in r for r in resumed.logbook)
+
+
+def test_the_evolve_command_resumes_a_wdl_run_and_refuses_it_as_l1(cli: CliRunner, labels: Path,
+                                                                   tmp_path: Path) -> None:
+    common = ["evolve", labels, "--target", "root", "--loss", "wdl", "--wdl-model", "logistic", "--no-progress",
+              "--population", "16", "--checkpoint-every", "4"]
+    cli(*common, "--generations", "12", "--out", tmp_path / "whole", check=True)
+    cli(*common, "--generations", "6", "--out", tmp_path / "part", check=True)
+    # The same run resumed as l1: its best organism's held-out l1 error is not the wdl loss its logbook holds.
+    l1 = [a for a in common if a not in ("wdl", "--loss", "--wdl-model", "logistic")]
+    refused = cli(*l1, "--generations", "12", "--out", tmp_path / "part", "--resume")
+    assert refused.returncode == 2 and "evolved against another objective" in refused.stderr, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    cli(*common, "--generations", "12", "--out", tmp_path / "part", "--resume", check=True)
+    whole, part = (json.loads((tmp_path / n / "organism.json").read_text()) for n in ("whole", "part"))
+    assert [g["chromosome"] for g in whole["genes"]] == [g["chromosome"] for g in part["genes"]]
+
+    def columns(name: str) -> list[list[str]]:  # the logbook without its wall-time column
+        return [r[:5] + r[6:] for r in csv.reader((tmp_path / name / "logbook.csv").read_text().splitlines())]
+
+    assert columns("whole") == columns("part") and columns("part")[0][-1] == "held_out_cp"

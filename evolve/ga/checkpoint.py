@@ -68,6 +68,9 @@ class CheckpointState:
 
 
 _LOGBOOK_KEYS = ("gen", "best", "mean", "std", "held_out", "seconds")
+LOGBOOK_EXTRA = ("held_out_cp",)
+"""Columns a run's logbook may carry besides :data:`_LOGBOOK_KEYS`, in every record or in none: ``held_out_cp``, the
+held-out error in centipawns of a loss that is not in centipawns (``--loss wdl``)."""
 _ARRAYS = ("population", "losses", "hof_bits", "hof_losses")
 MAX_CHECKPOINT_BYTES = 1 << 30
 """A checkpoint larger than this (1 GiB) is refused rather than read."""
@@ -162,10 +165,13 @@ def _validate(source: str, meta: object, arrays: dict[str, np.ndarray], legacy: 
     logbook = meta["logbook"]
     if not isinstance(logbook, list) or len(logbook) != gen + 1:
         raise bad(f"the logbook must hold one record per generation 0..{gen}")
+    columns = set(logbook[0]) if logbook and isinstance(logbook[0], dict) else set()
+    columns = set(_LOGBOOK_KEYS) | (columns & set(LOGBOOK_EXTRA))
     for i, rec in enumerate(logbook):
-        if (not isinstance(rec, dict) or set(rec) != set(_LOGBOOK_KEYS) or rec["gen"] != i
-                or not all(_number(rec[k]) for k in _LOGBOOK_KEYS)):
-            raise bad(f"logbook record {i} must be {{gen: {i}, best, mean, std, held_out, seconds}} (numbers)")
+        if (not isinstance(rec, dict) or set(rec) != columns or rec["gen"] != i
+                or not all(_number(rec[k]) for k in columns)):
+            names = ", ".join(k for k in (*_LOGBOOK_KEYS, *LOGBOOK_EXTRA) if k in columns and k != "gen")
+            raise bad(f"logbook record {i} must be {{gen: {i}, {names}}} (numbers)")
     for key in ("rng_ops", "rng_sample"):
         if not isinstance(meta[key], dict):
             raise bad(f"{key} must be a bit-generator state object")
@@ -191,7 +197,7 @@ def _validate(source: str, meta: object, arrays: dict[str, np.ndarray], legacy: 
                   f"the losses' least {float(losses.min())}): a checkpoint mixed from two generations")
     return CheckpointState(source, gen, float(elapsed), settings, genome,
                            {"rng_ops": meta["rng_ops"], "rng_sample": meta["rng_sample"]},
-                           [{k: rec[k] for k in _LOGBOOK_KEYS} for rec in logbook],
+                           [{k: rec[k] for k in (*_LOGBOOK_KEYS, *LOGBOOK_EXTRA) if k in columns} for rec in logbook],
                            pop.astype(np.uint8), losses.astype(np.float64),
                            hof_bits.astype(np.uint8), hof_losses.astype(np.float64))
 
