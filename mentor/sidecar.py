@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from search.runtime.atomic import atomic_open, write_json_atomic
+from search.runtime.files import open_regular
 from search.runtime.readback import ReadbackError, json_type, read_json, require, strings
 
 SIDECAR_SCHEMA = "mimic-labels/2"
@@ -91,7 +92,7 @@ def migrate_sidecar(side: dict[str, Any], labels_name: str) -> dict[str, Any]:
 def comment_lines(path: str | Path) -> list[tuple[int, str]]:
     """``(line number, text)`` of every ``#`` line of a label file (old files' headers)."""
     out = []
-    with open(path, "rb") as fh:
+    with open_regular(path, "label file") as fh:
         for line_no, raw in enumerate(fh, 1):
             if raw.lstrip().startswith(b"#"):
                 out.append((line_no, raw.decode("utf-8", errors="replace").strip()))

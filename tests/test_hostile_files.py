@@ -7,6 +7,7 @@ test_net.py.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -309,3 +310,56 @@ def test_disk_full_while_a_match_learns_is_one_line(tmp_path: Path) -> None:
     played = len([line for line in run.stdout.splitlines() if line.startswith("game ")])
     with Book(path, readonly=True) as book:
         assert book.game_count() == played < 8
+
+
+# Issue 36: a FIFO hung every reader that did not go through the one path check (search/runtime/files.py). Each
+# command is run in a thread: one that blocks on opening the FIFO is caught by the join's timeout, then released
+# by opening the FIFO's other end. "/dev/zero" (a device that never ends) stands for the other non-regular files.
+FIFO_COMMANDS = [
+    ("match", "pnet:{fifo}", "expert", "--games", "2", "--nodes", "50"),
+    ("match", "net:{fifo}", "expert", "--games", "2", "--nodes", "50"),
+    ("match", "cmp:{fifo}", "expert", "--games", "2", "--nodes", "50"),
+    ("match", "deepred:{fifo}", "expert", "--games", "2", "--nodes", "50"),
+    ("uci", "--eval", "pnet:{fifo}"),
+    ("evolve", "{fifo}", "--out", "{tmp}/evolved", "--generations", "1"),
+    ("train-pnet", "{labels}", "--more-labels", "{fifo}", "--out", "{tmp}/pnet", "--epochs", "1"),
+    ("label", "--source", "{fifo}.pgn", "--mentor", "builtin", "--depth", "1", "--positions", "2", "--out",
+     "{tmp}/l.epd"),
+    ("book", "import", "{fifo}.pgn", "--out", "{tmp}/book.sqlite"),
+    ("suite", "{fifo}.epd", "--engine", "material"),
+    ("evolve", "/dev/zero", "--out", "{tmp}/zero", "--generations", "1"),
+]
+
+
+@pytest.mark.parametrize("argv", FIFO_COMMANDS, ids=[" ".join(a[:2]) for a in FIFO_COMMANDS])
+def test_a_fifo_or_a_device_is_refused_in_one_line_without_blocking(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    import os
+    import threading
+
+    from mentor.labels import Label, LabelWriter
+    from mentor.samplers import random_playouts
+
+    from .conftest import run_mimic
+
+    fifo = tmp_path / "named"
+    for suffix in ("", ".pgn", ".epd"):
+        os.mkfifo(f"{fifo}{suffix}")
+    labels = tmp_path / "labels.epd"
+    with LabelWriter(labels) as w:
+        for s in random_playouts(20, 3, min_plies=2, max_plies=20):
+            w.write(Label(s.board, 10, 1, [], None, None, "test", None))
+    args = [a.format(fifo=fifo, tmp=tmp_path, labels=labels) for a in argv]
+    done: list[subprocess.CompletedProcess[str]] = []
+    t = threading.Thread(target=lambda: done.append(run_mimic(*args)), daemon=True)
+    t.start()
+    t.join(timeout=20)
+    blocked = t.is_alive()
+    if blocked:  # release the reader (opening the write end without blocking fails when none is reading)
+        for suffix in ("", ".pgn", ".epd"):
+            with contextlib.suppress(OSError):
+                os.close(os.open(f"{fifo}{suffix}", os.O_WRONLY | os.O_NONBLOCK))
+        t.join(timeout=20)
+    assert not blocked, f"mimic {' '.join(args)} blocks on a FIFO"
+    proc = done[0]
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "not a regular file" in proc.stderr, proc.stderr

@@ -272,13 +272,15 @@ def test_failing_eval_option_keeps_the_old_evaluator(tmp_path: Path) -> None:
     old = front.engine.evaluator
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)  # opening it for reading would block until a writer comes: it must be refused, not read
-    for bad in (str(tmp_path), str(tmp_path / "missing.json"), str(fifo), "/dev/stdin"):
+    bad_specs = [f"organism:{bad}" for bad in (str(tmp_path), str(tmp_path / "missing.json"), str(fifo), "/dev/stdin")]
+    bad_specs += [f"{kind}:{fifo}" for kind in ("pnet", "net", "cmp")]  # issue 36: these hung the reader
+    for spec in bad_specs:
         out.seek(0)
         out.truncate()
-        front.handle(f"setoption name Eval value organism:{bad}")
+        front.handle(f"setoption name Eval value {spec}")
         lines = out.getvalue().splitlines()
         assert len(lines) == 1, lines
-        assert lines[0].startswith("info string error in setoption: cannot load Eval 'organism:/")
+        assert lines[0].startswith(f"info string error in setoption: cannot load Eval '{spec.split(':')[0]}:/")
         assert lines[0].endswith("; keeping 'material'")
         assert front.engine.evaluator is old and front.eval_spec == "material"
 

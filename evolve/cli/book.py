@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
     prog = "mimic book import"
     missing = [f for f in args.games if not Path(f).is_file()]
     if missing:
-        fail(prog, f"no such file: {missing[0]}")
+        f = missing[0]
+        fail(prog, f"{f}: not a regular file (a PGN file must be one)" if Path(f).exists() else f"no such file: {f}")
         return 2
     last = [0.0]
 

@@ -14,6 +14,7 @@ from evolve.cli.options import Parents, player_spec, spec_help
 from evolve.cli.playing import check_book
 from evolve.cli.table import command_parser
 from search.runtime.errors import MimicError
+from search.runtime.files import open_regular
 
 NAME = "suite"
 
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         fail(prog, "--resume needs --csv (the rows already solved are read from it)")
         return 2
     try:  # before any output or CSV: a suite that cannot be read is one line and nothing else
-        with open(args.epd, "rb"):
+        with open_regular(args.epd, "suite file"):
             pass
     except OSError as exc:
         fail(prog, f"cannot read the suite: {os_error(exc, args.epd)}")

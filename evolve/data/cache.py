@@ -36,6 +36,7 @@ from mentor.target import target_with_plies
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from organisms.features import bitboard_row, default_cache_dir
 from search.conventions import result_points
+from search.runtime.files import open_regular
 
 FORMAT_VERSION = 4
 """Bumped whenever what :func:`resolve_labels` computes or how it is stored changes (target rules, stored
@@ -76,7 +77,7 @@ def label_cache_dir() -> Path:
 def file_digest(path: str | Path, chunk: int = 1 << 22) -> str:
     """BLAKE2 of a file's bytes, read in chunks of ``chunk`` bytes."""
     digest = hashlib.blake2b(digest_size=20)
-    with open(path, "rb") as fh:
+    with open_regular(path, "label file") as fh:
         while block := fh.read(chunk):
             digest.update(block)
     return digest.hexdigest()

@@ -28,6 +28,7 @@ import numpy as np
 from evolve.data.moves import normal_name, player_matches
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from search.formats.pgn import read_games
+from search.runtime.files import read_regular
 
 Progress: TypeAlias = Callable[[str, int, int], None]
 """``on_progress(stage, done, total)``: called with ``done`` 0 when a stage starts, then as its work units complete,
@@ -171,7 +172,7 @@ def parsed_games(path: str | Path, bad: Callable[[str], None], cache: Path | Non
     key = None
     if cache is not None:
         try:
-            data = Path(path).read_bytes()
+            data = read_regular(path, "PGN file")
         except OSError:
             data = None  # read_games reports it
         if data is not None:

@@ -142,7 +142,7 @@ def read_paths(path: str | Path, counts: ReadCounts, on_error: Callable[[str], N
     from search.formats.textfile import EncodingError, open_text
 
     try:
-        fh = open_text(path)
+        fh = open_text(path, "PGN file")
     except EncodingError as exc:
         on_error(f"{path}:1: {exc.reason}")
         return

@@ -37,6 +37,7 @@ import chess
 from search.book.keys import book_key, code_move
 from search.book.reader import GamePath, ReadCounts, paths_from
 from search.book.schema import FORMAT, TABLES, BookError, bad_row, check_book_file, check_book_rows
+from search.runtime.files import open_regular
 
 _SCHEMA = [
     *(f"CREATE TABLE IF NOT EXISTS {t} (parent INTEGER NOT NULL, move INTEGER NOT NULL, child INTEGER NOT NULL, "
@@ -113,8 +114,10 @@ class Book:
 
     def __init__(self, path: str | Path, *, readonly: bool = False, timeout: float = 60.0) -> None:
         self.path = Path(path)
-        if readonly and not self.path.is_file():
+        if readonly and not self.path.exists():
             raise BookError(f"{self.path}: no such book")
+        if self.path.exists():  # a FIFO or a device would hang SQLite: the one check on a path mimic reads
+            open_regular(self.path, "book", error=BookError).close()
         if readonly and self.path.stat().st_size == 0:
             raise BookError(f"{self.path}: an empty file, not a mimic book")
         try:

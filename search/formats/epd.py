@@ -65,7 +65,7 @@ def epd_lines(path: str | Path, on_error: Callable[[EpdError], None] | None = No
     and each ``#`` line goes to ``on_comment(line_no, text)`` instead (EPD has no comments). A file that cannot
     be decoded as text is reported once, as line 1 (raised when ``on_error`` is None), and yields nothing."""
     try:
-        fh = open_text(path)
+        fh = open_text(path, "EPD file")
     except EncodingError as exc:
         err = EpdError(path, 1, exc.reason)
         if on_error is None:

@@ -49,7 +49,7 @@ def read_games(path: str | Path, on_error: Callable[[str], None] | None = None
     """``(first line, game)`` for every well-formed standard-chess game of a PGN file."""
     report = on_error or _warn
     try:
-        fh = open_text(path)
+        fh = open_text(path, "PGN file")
     except EncodingError as exc:
         report(f"{path}:1: {exc.reason}")
         return

@@ -9,10 +9,12 @@ all) cannot be read line by line: :class:`EncodingError` names the file and says
 from __future__ import annotations
 
 import codecs
+import io
 from pathlib import Path
 from typing import TextIO
 
 from search.runtime.errors import MimicError
+from search.runtime.files import open_regular
 
 _BOMS = (  # longest first: the UTF-32 LE mark begins with the UTF-16 LE one
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -32,13 +34,18 @@ class EncodingError(MimicError, ValueError):
         self.reason = reason
 
 
-def detect_encoding(path: str | Path) -> str:
+def detect_encoding(path: str | Path, what: str = "text file") -> str:
     """The codec that reads ``path``: from its byte-order mark, else ``utf-8``.
 
-    Raises :class:`EncodingError` when a file without a BOM has NUL bytes in its first 4 KB.
+    Raises :class:`EncodingError` when a file without a BOM has NUL bytes in its first 4 KB, and
+    :class:`~search.runtime.files.NotRegularFile` for a FIFO, a device or a folder (nothing is read).
     """
-    with open(path, "rb") as fh:
+    with open_regular(path, what) as fh:
         head = fh.read(4096)
+    return _encoding_of(head, path)
+
+
+def _encoding_of(head: bytes, path: str | Path) -> str:
     for bom, codec in _BOMS:
         if head.startswith(bom):
             return codec
@@ -48,9 +55,17 @@ def detect_encoding(path: str | Path) -> str:
     return "utf-8"
 
 
-def open_text(path: str | Path) -> TextIO:
+def open_text(path: str | Path, what: str = "text file") -> TextIO:
     """``path`` opened for reading text in its encoding (see :func:`detect_encoding`).
 
-    Undecodable bytes become U+FFFD, so a damaged line is reported by the parser that reads it.
+    Undecodable bytes become U+FFFD, so a damaged line is reported by the parser that reads it. Only a regular
+    file is opened (:func:`search.runtime.files.open_regular`; ``what`` names it in the error).
     """
-    return open(path, encoding=detect_encoding(path), errors="replace")
+    fh = open_regular(path, what)
+    try:
+        encoding = _encoding_of(fh.read(4096), path)
+        fh.seek(0)
+        return io.TextIOWrapper(fh, encoding=encoding, errors="replace")
+    except BaseException:
+        fh.close()
+        raise

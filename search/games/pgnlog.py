@@ -21,6 +21,7 @@ from search.conventions import RESULTS
 from search.games.game import GameResult, Scheduled
 from search.runtime.atomic import atomic_open
 from search.runtime.errors import MimicError
+from search.runtime.files import read_regular
 
 
 def _game_chunks(data: bytes) -> list[bytes]:
@@ -49,7 +50,7 @@ def _complete_game(chunk: bytes) -> chess.pgn.Headers | None:
 def read_pgn_games(path: str | Path) -> tuple[list[tuple[bytes, chess.pgn.Headers]], int]:
     """The whole games of a match PGN (each with its bytes and headers, in file order) and the number
     of torn chunks left out (a game cut by a kill or a full disk, or text after it)."""
-    data = Path(path).read_bytes()
+    data = read_regular(path, "PGN file")
     whole: list[tuple[bytes, chess.pgn.Headers]] = []
     torn = 0
     for chunk in _game_chunks(data):

@@ -25,6 +25,7 @@ from search.formats.epd import EpdRecord, read_epd
 from search.players.player import MoveReport, PlayerError, make_player
 from search.players.spec import PlayerRegistry
 from search.runtime.atomic import write_atomic
+from search.runtime.files import read_regular
 from search.runtime.workers import parallel_map
 
 
@@ -197,7 +198,7 @@ def read_csv(path: str | Path) -> list[SuiteRow]:
     other malformed line raises ``ValueError`` naming the file and line."""
     rows: list[SuiteRow] = []
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        text = read_regular(path, "suite CSV").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not a mimic suite CSV (not UTF-8 text: {exc.reason} at byte {exc.start})") from exc
     lines = text.splitlines(keepends=True)

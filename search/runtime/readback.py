@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import stat
 import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import Any, TypeGuard
 import numpy as np
 
 from search.runtime.errors import MimicError
+from search.runtime.files import open_regular
 
 
 class ReadbackError(MimicError, ValueError):
@@ -68,17 +68,11 @@ def read_text(path: str | Path, max_bytes: int, what: str, *, error: Error = Rea
     """The UTF-8 text of a regular file of at most ``max_bytes``. The file is opened without blocking and checked
     before anything is read: a FIFO, a device or ``/dev/stdin``, a directory, a larger file or undecodable bytes
     raise ``error`` naming the file and ``what`` it should be; failing to open it raises ``OSError``."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise error(f"{path}: not a regular file (a {what} must be one)")
-        if st.st_size > max_bytes:
-            raise error(f"{path}: {st.st_size} bytes is too large for a {what} (at most {max_bytes})")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    finally:
-        os.close(fd)
+    with open_regular(path, what, error=error) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > max_bytes:
+            raise error(f"{path}: {size} bytes is too large for a {what} (at most {max_bytes})")
+        data = fh.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise error(f"{path}: too large for a {what} (more than {max_bytes} bytes)")
     try:
@@ -257,16 +251,23 @@ class NpzFile:
                  needs: str = "expected") -> None:
         self.path, self.noun, self.error, self.needs = path, noun, error, needs
         try:
-            with open(path, "rb") as fh:
-                if fh.read(len(NPY_MAGIC)) == NPY_MAGIC:
-                    raise self._not("a bare .npy array")
-            self.zip = zipfile.ZipFile(path)
-        except MimicError:
-            raise
+            self.fh = open_regular(path, noun, error=error)
         except OSError as exc:
             raise error(f"{path}: cannot read the {noun}: {exc.strerror or exc}") from exc
-        except (ValueError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
-            raise self._not(str(exc)) from exc
+        try:
+            if self.fh.read(len(NPY_MAGIC)) == NPY_MAGIC:
+                raise self._not("a bare .npy array")
+            self.fh.seek(0)
+            self.zip = zipfile.ZipFile(self.fh)
+        except BaseException as exc:
+            self.fh.close()
+            if isinstance(exc, MimicError):
+                raise
+            if isinstance(exc, OSError):
+                raise error(f"{path}: cannot read the {noun}: {exc.strerror or exc}") from exc
+            if isinstance(exc, (ValueError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError)):
+                raise self._not(str(exc)) from exc
+            raise
         self.members = {i.filename[:-4]: i for i in self.zip.infolist() if i.filename.endswith(".npy")}
 
     def _not(self, reason: str) -> MimicError:
@@ -277,6 +278,7 @@ class NpzFile:
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self.zip.close()
+        self.fh.close()
 
     @property
     def names(self) -> set[str]:
