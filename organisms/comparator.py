@@ -133,11 +133,14 @@ def expected_shapes(pos2vec: Sequence[int], top: Sequence[int]) -> dict[str, tup
     return shapes
 
 
+FIXED = {"inputs": N_BITS, "activation": "relu", "output": "2 logits (a better for White, b better for White)"}
+"""The header's keys that name the net's inputs and activations: written by :func:`make_header`, checked on reading."""
+
+
 def make_header(pos2vec: Sequence[int], top: Sequence[int], **extra: Any) -> dict[str, Any]:
     """A header for a comparator of these widths; ``extra`` (training settings, provenance) is kept as given."""
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": KIND, "bits_version": BITS_VERSION,
-            "inputs": N_BITS, "pos2vec": [int(v) for v in pos2vec], "top": [int(v) for v in top],
-            "activation": "relu", "output": "2 logits (a better for White, b better for White)", **extra}
+            **FIXED, "pos2vec": [int(v) for v in pos2vec], "top": [int(v) for v in top], **extra}
 
 
 def save_comparator(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
@@ -279,7 +282,7 @@ def _key(board: chess.Board) -> int:
 
 def _check_header(header: Mapping[str, Any], source: str) -> tuple[list[int], list[int]]:
     check_format(header, source, KIND, "bits_version", BITS_VERSION, "bits",
-                 "retrain the comparator (mimic train-cmp)")
+                 "retrain the comparator (mimic train-cmp)", FIXED)
     layers = {}
     for key in ("pos2vec", "top"):
         widths = header.get(key)

@@ -117,16 +117,19 @@ def move_indices(board: chess.Board, moves: Sequence[chess.Move]) -> np.ndarray:
     return out
 
 
+FIXED = {"feature_set": "moves", "inputs": N_MOVE_FEATURES, "activation": "relu", "output": "softmax"}
+"""The header's keys that name the net's inputs and activations: written by :func:`make_header`, checked on reading."""
+
+
 def expected_shapes(hidden: int) -> dict[str, tuple[int, ...]]:
     return {"w_in": (N_MOVE_FEATURES, hidden), "b_in": (hidden,), "w_out": (hidden, 1), "b_out": (1,)}
 
 
 def make_header(hidden: int = DEFAULT_HIDDEN, **extra: Any) -> dict[str, Any]:
     """A header for a move net with ``hidden`` units; ``extra`` (training settings, provenance) kept as given."""
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": KIND, "feature_set": "moves",
-            "feature_version": MOVE_FEATURE_VERSION, "inputs": N_MOVE_FEATURES, "active": N_ACTIVE,
-            "groups": [list(g) for g in GROUPS], "hidden": hidden, "activation": "relu", "output": "softmax",
-            **extra}
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": KIND,
+            "feature_version": MOVE_FEATURE_VERSION, **FIXED, "active": N_ACTIVE,
+            "groups": [list(g) for g in GROUPS], "hidden": hidden, **extra}
 
 
 class MoveNet:
@@ -175,7 +178,7 @@ class MoveNet:
 def _check_header(header: Mapping[str, Any], source: str) -> int:
     """The hidden width of a move net's checked header."""
     check_format(header, source, KIND, "feature_version", MOVE_FEATURE_VERSION, "move features",
-                 "retrain it (mimic train-moves)")
+                 "retrain it (mimic train-moves)", FIXED)
     return width(header.get("hidden"), "hidden", source)
 
 

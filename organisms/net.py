@@ -44,6 +44,9 @@ FORMAT = "mimic-net"
 FORMAT_VERSION = 1
 KIND = "giraffe-eval"
 
+FIXED = {"feature_set": "giraffe", "inputs": N_GIRAFFE, "activation": "relu", "output": "linear"}
+"""The header's keys that name the net's inputs and activations: written by :func:`make_header`, checked on reading."""
+
 GROUPS = (("global", 0, N_GLOBAL), ("piece", N_GLOBAL, N_GLOBAL + N_PIECE), ("square", N_GLOBAL + N_PIECE, N_GIRAFFE))
 """The feature groups of the first layer: (name, first column, end column) in the Giraffe feature order."""
 
@@ -84,10 +87,10 @@ def expected_shapes(units: tuple[int, int, int], hidden: int) -> dict[str, tuple
 def make_header(units: tuple[int, int, int] = DEFAULT_UNITS, hidden: int = DEFAULT_HIDDEN,
                 scale: float = DEFAULT_SCALE, **extra: Any) -> dict[str, Any]:
     """A header for a net of this architecture; ``extra`` (training settings, provenance) is kept as given."""
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": KIND, "feature_set": "giraffe",
-            "feature_version": GIRAFFE_FEATURE_VERSION, "inputs": N_GIRAFFE,
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": KIND,
+            "feature_version": GIRAFFE_FEATURE_VERSION, **FIXED,
             "groups": [[name, lo, hi, u] for (name, lo, hi), u in zip(GROUPS, units, strict=True)],
-            "hidden": hidden, "activation": "relu", "output": "linear", "scale": scale, **extra}
+            "hidden": hidden, "scale": scale, **extra}
 
 
 def save_net(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
@@ -195,10 +198,12 @@ class NetEvaluator:
 
 
 def check_format(header: Mapping[str, Any], source: str, kind: str, version_key: str, version: str,
-                 inputs: str, retrain: str) -> None:
-    """The checks every net file's header passes first (the one home of them: evaluation net, comparator, move
-    net): format, ``kind``, format version, and the version of the inputs it was trained on (``version_key``
-    must equal ``version``; ``inputs`` names them and ``retrain`` says what to do in the error)."""
+                 inputs: str, retrain: str, fixed: Mapping[str, Any]) -> None:
+    """The checks every net file's header passes first (the one home of them: evaluation net, perspective net,
+    comparator, move net): format, ``kind``, format version, the version of the inputs it was trained on
+    (``version_key`` must equal ``version``; ``inputs`` names them and ``retrain`` says what to do in the error),
+    then every key of ``fixed`` (the kind's inputs and activations, which its ``make_header`` writes from the same
+    mapping) present and equal to its value: a header that lacks one or names others is refused."""
     if header.get("format") != FORMAT or header.get("kind") != kind:
         raise NetFileError(f"{source}: not a {FORMAT} {kind} file (format {repr(header.get('format'))[:60]}, "
                            f"kind {repr(header.get('kind'))[:60]})")
@@ -208,11 +213,17 @@ def check_format(header: Mapping[str, Any], source: str, kind: str, version_key:
     if header.get(version_key) != version:
         raise NetFileError(f"{source}: trained on {inputs} {repr(header.get(version_key))[:60]}, but this mimic "
                            f"computes {version!r}; {retrain}")
+    for key, value in fixed.items():
+        if key not in header:
+            raise NetFileError(f"{source}: the header has no {key} (a {kind} net's is {value!r})")
+        if header[key] != value or type(header[key]) is not type(value):
+            raise NetFileError(f"{source}: the header's {key} is {repr(header[key])[:60]}, but a {kind} net's is "
+                               f"{value!r}; {retrain}")
 
 
 def _check_header(header: Mapping[str, Any], source: str) -> tuple[tuple[int, int, int], int, float]:
     check_format(header, source, KIND, "feature_version", GIRAFFE_FEATURE_VERSION, "features",
-                 "retrain the net (mimic train-net)")
+                 "retrain the net (mimic train-net)", FIXED)
     groups = header.get("groups")
     if (not isinstance(groups, list) or not all(isinstance(g, list) and len(g) == 4 for g in groups)
             or [tuple(g[:3]) for g in groups] != list(GROUPS)):

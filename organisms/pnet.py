@@ -51,7 +51,17 @@ from typing import Any
 import chess
 import numpy as np
 
-from organisms.net import EVAL_LIMIT, NetFileError, check_arrays, check_format, read_net_file, width, write_net_file
+from organisms.net import (
+    EVAL_LIMIT,
+    FORMAT,
+    FORMAT_VERSION,
+    NetFileError,
+    check_arrays,
+    check_format,
+    read_net_file,
+    width,
+    write_net_file,
+)
 
 __all__ = ["KIND", "N_INPUTS", "PNET_FEATURE_VERSION", "PNet", "average_pnets", "expected_shapes", "feature_index",
            "make_header", "pnet_inputs", "random_pnet", "save_pnet"]
@@ -60,6 +70,9 @@ KIND = "pnet"
 PNET_FEATURE_VERSION = "pnet-v1-768"
 """Names the input layout of the module docstring; a net's header must name it."""
 N_INPUTS = 768
+FIXED = {"feature_set": "perspective-768", "inputs": N_INPUTS, "activation": "clipped-relu", "output": "linear"}
+"""The header's keys that name the net's inputs and activations: written by :func:`make_header`, checked on reading
+(a file whose header lacks one or names another is refused)."""
 QA = 255
 """The first layer's quantisation: weights, biases and accumulators in units of 1/255; the clipped ReLU is [0, 255]."""
 QA_OUT = 1024
@@ -110,9 +123,8 @@ def expected_shapes(units: int, hidden: Sequence[int], psqt: bool = False) -> di
 def make_header(units: int, hidden: Sequence[int] = (), scale: float = DEFAULT_SCALE, psqt: bool = False,
                 **extra: Any) -> dict[str, Any]:
     """A header for a net of this architecture; ``extra`` (training settings, provenance) is kept as given."""
-    return {"format": "mimic-net", "format_version": 1, "kind": KIND, "feature_set": "perspective-768",
-            "feature_version": PNET_FEATURE_VERSION, "inputs": N_INPUTS, "units": units, "hidden": list(hidden),
-            "activation": "clipped-relu", "output": "linear", "scale": scale, "psqt": psqt, **extra}
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": KIND, "feature_version": PNET_FEATURE_VERSION,
+            **FIXED, "units": units, "hidden": list(hidden), "scale": scale, "psqt": psqt, **extra}
 
 
 def save_pnet(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
@@ -172,7 +184,7 @@ def _check_header(header: Mapping[str, Any], source: str) -> tuple[int, tuple[in
     """The header's units, hidden widths, scale and PSQT flag; :class:`NetFileError` naming ``source`` and the
     key."""
     check_format(header, source, KIND, "feature_version", PNET_FEATURE_VERSION, "inputs",
-                 "retrain the net")
+                 "retrain the net", FIXED)
     for key in ("units", "hidden", "scale"):
         if key not in header:
             raise NetFileError(f"{source}: the header has no {key}")

@@ -229,6 +229,13 @@ def _hostile(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     write("units", arrays, {**header, "units": 2.5}, "units is 2.5")
     write("psqt", arrays, {**header, "psqt": "yes"}, "psqt is 'yes', expected true or false")
     write("nopsqt", arrays, {**header, "psqt": True}, "missing arrays w_psqt")
+    # Issue 36: the keys that name the inputs and activations were not checked. Each value other than what
+    # make_header writes (768 inputs, clipped-relu, a linear output, perspective-768), or its absence, is refused.
+    for key, value in (("inputs", 769), ("inputs", 41024), ("inputs", 768.0), ("activation", "relu"),
+                       ("output", "sigmoid"), ("feature_set", "other")):
+        write(f"{key}-{value}", arrays, {**header, key: value}, f"the header's {key} is {value!r}, but a pnet net's")
+    for key in ("inputs", "activation", "output", "feature_set"):
+        write(f"no-{key}", arrays, {k: v for k, v in header.items() if k != key}, f"the header has no {key}")
     pickled = tmp_path / "object.npz"
     np.savez(pickled, header=np.array(json.dumps(header)), w_in=np.array([{"a": 1}], dtype=object),
              **{k: v for k, v in arrays.items() if k != "w_in"})
