@@ -55,6 +55,7 @@ from organisms.net import (
     EVAL_LIMIT,
     FORMAT,
     FORMAT_VERSION,
+    MAX_WIDTH,
     NetFileError,
     check_arrays,
     check_format,
@@ -63,8 +64,9 @@ from organisms.net import (
     write_net_file,
 )
 
-__all__ = ["KIND", "N_INPUTS", "PNET_FEATURE_VERSION", "PNet", "average_pnets", "expected_shapes", "feature_index",
-           "make_header", "pnet_inputs", "random_pnet", "save_pnet"]
+__all__ = ["KIND", "MAX_HIDDEN", "MAX_SCALE", "MAX_WIDTH", "N_INPUTS", "PNET_FEATURE_VERSION", "PNet",
+           "average_pnets", "expected_shapes", "feature_index", "make_header", "pnet_inputs", "random_pnet",
+           "save_pnet"]
 
 KIND = "pnet"
 PNET_FEATURE_VERSION = "pnet-v1-768"
@@ -83,6 +85,8 @@ DEFAULT_SCALE = 400.0
 """Centipawns per output unit unless a header says otherwise."""
 MAX_HIDDEN = 4
 """At most this many hidden layers after the accumulators."""
+MAX_SCALE = 1e6
+"""A net's scale (centipawns per output unit) is in (0, this]."""
 
 
 def feature_index(perspective: chess.Color, colour: chess.Color, piece_type: chess.PieceType,
@@ -194,8 +198,8 @@ def _check_header(header: Mapping[str, Any], source: str) -> tuple[int, tuple[in
         raise NetFileError(f"{source}: hidden is {repr(hidden)[:60]}, expected a list of at most {MAX_HIDDEN} widths")
     widths = tuple(width(h, f"hidden[{i}]", source) for i, h in enumerate(hidden))
     scale = header["scale"]
-    if type(scale) not in (int, float) or not np.isfinite(scale) or not 0 < scale <= 1e6:
-        raise NetFileError(f"{source}: scale is {repr(scale)[:40]}, expected a number in (0, 1e6]")
+    if type(scale) not in (int, float) or not np.isfinite(scale) or not 0 < scale <= MAX_SCALE:
+        raise NetFileError(f"{source}: scale is {repr(scale)[:40]}, expected a number in (0, {MAX_SCALE:g}]")
     psqt = header.get("psqt", False)
     if not isinstance(psqt, bool):
         raise NetFileError(f"{source}: psqt is {repr(psqt)[:40]}, expected true or false")

@@ -4,6 +4,7 @@ within the quantisation bound of torch's forward, one-line errors. Tiny nets on 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -282,3 +283,95 @@ def test_the_output_unit_matches_the_references_piece_values() -> None:
     assert material_unit(double, plain, boards) == 0.5
     knights = Material({chess.PAWN: 100, chess.KNIGHT: 450, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900})
     assert material_unit(knights, plain, boards) == pytest.approx(5.5 / 6.25)
+
+
+@pytest.mark.parametrize(("flags", "says"), [
+    (["--units", "16385"], "--units must be within 1..16384"),
+    (["--hidden", "16385"], "--hidden takes at most 4 widths, each within 1..16384"),
+    (["--hidden", "8", "8", "8", "8", "8"], "--hidden takes at most 4 widths"),
+    (["--scale", "1e7"], "--scale (cp per output unit) must be within (0, 1e+06]"),
+    (["--members", "2", "--hidden", "4"], "--members averages nets without hidden layers"),
+    (["--members", "300"], "--members 300 x --units 64 is a mean net of 19200 units"),
+    (["--net-k", "1e-300"], "--net-k must be expert, mentor or a number of centipawns within 1..100000"),
+    (["--loss-power", "1e6"], "--loss-power must be above 1 (the loss must be smooth) and at most 8"),
+    (["--more-labels", "{labels}"], "is the training file itself: its rows would count twice"),
+    (["--more-labels", "{other}", "--more-labels", "{other}"], "more.epd again: its rows would count twice"),
+])
+def test_settings_that_cannot_work_are_refused_before_any_work(labels: Path, tmp_path: Path, flags: list[str],
+                                                                says: str) -> None:
+    # Issue 36: these trained the whole run and then failed (or trained on doubled rows, or on a loss of 0).
+    _torch()
+    other = tmp_path / "more.epd"
+    other.write_text(labels.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "run"
+    argv = [f.format(labels=labels, other=other) for f in flags]
+    done = run_mimic("train-pnet", labels, "--out", out, "--epochs", "1", *argv)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+    assert not out.exists() or not any(out.iterdir())  # nothing trained, nothing written
+
+
+def test_a_diverging_run_stops_at_its_first_epoch_without_a_checkpoint(labels: Path, tmp_path: Path) -> None:
+    _torch()
+    from dataclasses import replace
+
+    from evolve.nets.pnet_data import load_pnet_data
+    from evolve.nets.pnet_train import PNetSettings, TrainingDiverged, build_model, train
+
+    out = tmp_path / "lr"
+    done = run_mimic("train-pnet", labels, "--out", out, "--units", "8", "--epochs", "3", "--lr", "1e30")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "the training diverged at epoch 1 (a weight reached" in done.stderr and "lower --lr" in done.stderr
+    assert not (out / "checkpoint.npz").exists() and not (out / "pnet.npz").exists()
+    # A loss that is not a number (a target of NaN stands for whatever made it so) stops at its first mini-batch.
+    data = load_pnet_data(labels, k_mode="mentor")
+    data = replace(data, p=np.full_like(data.p, np.nan))
+    s = PNetSettings(units=8, epochs=2, batch=32)
+    with pytest.raises(TrainingDiverged, match=r"at epoch 1 \(the loss of mini-batch 1 is not a finite number\)"):
+        train(build_model(s), data, s, tmp_path / "nan.npz")
+    assert not (tmp_path / "nan.npz").exists()
+
+
+def test_resume_removes_the_temporary_files_of_a_killed_writer(labels: Path, tmp_path: Path) -> None:
+    # Issue 36: a kill between writing a checkpoint's temporary file and moving it into place left an orphan that
+    # no resume removed. Their names carry the host and the writer's process id: a dead writer's are removed, a
+    # live writer's (another process writing now) are not.
+    _torch()
+    import socket
+    import subprocess
+    import sys
+
+    from evolve.nets.pnet_run import train_pnet
+
+    def stop_after_two(line: str) -> None:
+        if line.startswith("epoch 2:"):
+            raise Interrupted
+
+    out = tmp_path / "cut"
+    with pytest.raises(Interrupted):
+        train_pnet(_settings(labels, out), report=stop_after_two)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    host = socket.gethostname().replace(".", "_")
+    orphan = out / f".checkpoint.npz.{host}-{int(dead.stdout)}.k3j9x2ab.tmp.npz"
+    live = out / f".checkpoint.npz.{host}-{os.getppid()}.q8w7e6rt.tmp.npz"
+    for p in (orphan, live):
+        p.write_bytes(b"half a checkpoint")
+    train_pnet(_settings(labels, out), resume=True)
+    assert not orphan.exists() and live.exists()
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [live.name]
+
+
+def test_a_checkpoint_whose_curve_holds_nan_is_refused(labels: Path, tmp_path: Path) -> None:
+    _torch()
+    import json
+
+    from evolve.nets.pnet_run import train_pnet
+    from organisms.net import read_net_file, write_net_file
+
+    out = tmp_path / "run"
+    train_pnet(_settings(labels, out, epochs=2))
+    arrays, header = read_net_file(out / "checkpoint.npz")
+    header = json.loads(json.dumps(header))
+    header["curve"][1]["train_loss"] = float("nan")
+    write_net_file(out / "checkpoint.npz", arrays, header)
+    with pytest.raises(NetFileError, match=r"curve\[1\] must be epoch 2's record of finite numbers \(train_loss"):
+        train_pnet(_settings(labels, out, epochs=2), resume=True)

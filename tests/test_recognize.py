@@ -525,3 +525,21 @@ def test_parsed_games_are_cached_and_malformed_ones_reported_again(folder: Path,
     pgn.write_text(text + f"{made[2]}\n\n")
     assert read_game_set([pgn], ["Alpha", "Beta"], on_error=lambda m: None, cache=cache).read == 3
     assert len(list(cache.glob("games-*.npz"))) == 2
+
+
+def test_classifying_nothing_is_one_line_and_exit_2(experiment: tuple[Path, subprocess.CompletedProcess[str]],
+                                                    folder: Path, games: Path) -> None:
+    # Issue 36: an empty PGN, a comment-only one, or --k above every player's sides answered "0 queries", exit 0.
+    out, _ = experiment
+    empty, comments = folder / "empty.pgn", folder / "comments.pgn"
+    empty.write_text("")
+    comments.write_text("; a comment line\n{ a brace comment }\n")
+    cases = [((empty,), "no game sides to classify"),
+             ((comments,), "no positions to classify (no game in it is longer"),  # read as one game of no moves
+             ((games, "--k", "40"), "no player has 40 game sides (--k 40; the most any has is 32)")]
+    for method in ("clones", "features"):
+        for args, says in cases:
+            run = run_mimic("recognize", "classify", str(out), *map(str, args), "--method", method, "--no-progress",
+                           env=env(folder))
+            assert run.returncode == 2 and says in run.stderr, run.stderr
+            assert len(run.stderr.strip().splitlines()) == 1 and run.stdout == ""

@@ -164,6 +164,10 @@ def _crafted(arrays: dict[str, np.ndarray], meta: dict) -> dict[str, tuple[dict[
     with_meta("logbook short", logbook=meta["logbook"][:-1])
     with_meta("logbook a dict", logbook={"gen": 0})
     with_meta("logbook record wrong", logbook=[*meta["logbook"][:-1], {"gen": "x"}])
+    # Issue 36: a NaN in the curve was accepted; so is held_out_cp allowed only in every record or none.
+    with_meta("logbook mean NaN", logbook=[{**meta["logbook"][0], "mean": float("nan")}, *meta["logbook"][1:]])
+    with_meta("logbook held_out_cp in one record", logbook=[*meta["logbook"][:-1],
+                                                            {**meta["logbook"][-1], "held_out_cp": 3.0}])
     cases["meta a list"] = (arrays, [1, 2])
     cases["meta deep nesting"] = (arrays, None)  # replaced below by raw text
     n, bits = arrays["population"].shape
@@ -210,10 +214,10 @@ def test_crafted_checkpoints_are_refused_with_one_clear_line(tmp_path: Path) -> 
     for name in ("text", "empty", "truncated", "emptyz", "adir", "nothing"):
         with pytest.raises(ValueError, match=f"^{tmp_path / name}"):
             _small_evolution().load(tmp_path / name)
-    # The good one loads. Cases: one per metadata key dropped (9), 21 bad metadata values, 2 bad
-    # metadata texts, 12 bad arrays; plus the 6 broken files above: 50 in all.
+    # The good one loads. Cases: one per metadata key dropped (9), 23 bad metadata values, 2 bad
+    # metadata texts, 12 bad arrays; plus the 6 broken files above: 52 in all.
     _small_evolution().load(tmp_path / "good")
-    assert len(cases) == len(meta) + 35 == 44
+    assert len(cases) == len(meta) + 37 == 46
 
 
 def test_checkpoint_of_the_first_format_still_loads(tmp_path: Path) -> None:

@@ -313,3 +313,28 @@ def test_the_evolve_command_resumes_a_wdl_run_and_refuses_it_as_l1(cli: CliRunne
         return [r[:5] + r[6:] for r in csv.reader((tmp_path / name / "logbook.csv").read_text().splitlines())]
 
     assert columns("whole") == columns("part") and columns("part")[0][-1] == "held_out_cp"
+
+
+def test_degenerate_settings_are_refused_before_the_labels_are_read(cli: CliRunner, labels: Path,
+                                                                     tmp_path: Path) -> None:
+    # Issue 36: --loss-power 1e6 underflowed the loss to 0 and wrote an untrained organism; an --init organism with a
+    # gene beyond this run's range was clamped without a word.
+    for argv in (["evolve", labels, "--loss", "wdl", "--loss-power", "1e6", "--out", tmp_path / "p"],
+                 ["fit", labels, "--loss", "wdl", "--loss-power", "9"]):
+        done = cli(*argv, "--no-progress") if argv[0] == "evolve" else cli(*argv)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert "--loss-power must be above 1 (the loss must be smooth) and at most 8" in done.stderr
+        assert done.stdout == ""  # refused before the labels were read (fit prints their counts first)
+    assert not (tmp_path / "p").exists() or not any((tmp_path / "p").iterdir())
+    # An organism whose knight gene's range is [0, 12000] (its chromosome all ones: 12000) against the paper
+    # layout's [0, 1200].
+    organism = Organism.random(3)
+    organism.save(tmp_path / "o.json")
+    data = json.loads((tmp_path / "o.json").read_text())
+    knight = next(g for g in data["genes"] if g["name"] == "knight")
+    knight.update(high=12000.0, chromosome="1" * knight["bits"], value=12000.0)
+    (tmp_path / "o.json").write_text(json.dumps(data))
+    done = cli("evolve", labels, "--init", tmp_path / "o.json", "--out", tmp_path / "i", "--no-progress",
+               "--generations", "1")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "gene knight is 12000, outside this run's range [0, 1200]" in done.stderr

@@ -30,12 +30,14 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
 def run(args: argparse.Namespace) -> int:
     from evolve.data.dataset import load_dataset
     from evolve.ga.fit_cache import cached_exact_fit, cached_wdl_fit
-    from evolve.ga.wdl import wdl_loss, wdl_target
+    from evolve.ga.wdl import check_loss_power, wdl_loss, wdl_target
     from organisms import Organism
     from organisms.genome import layout_genome
 
     prog = "mimic fit"
     args.loss = list(dict.fromkeys(args.loss or ["l1"]))  # each loss once, in the order given
+    if "wdl" in args.loss:
+        check_loss_power(args.loss_power)  # before the labels are read
     try:
         ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs,
                           layout=args.genome, quiet=args.quiet_labels)

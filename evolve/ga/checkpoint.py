@@ -169,9 +169,11 @@ def _validate(source: str, meta: object, arrays: dict[str, np.ndarray], legacy: 
     columns = set(_LOGBOOK_KEYS) | (columns & set(LOGBOOK_EXTRA))
     for i, rec in enumerate(logbook):
         if (not isinstance(rec, dict) or set(rec) != columns or rec["gen"] != i
-                or not all(_number(rec[k]) for k in columns)):
+                or not all(_number(rec[k]) for k in columns)
+                or not all(math.isfinite(rec[k]) for k in ("best", "mean", "std", "seconds"))):  # held out: NaN if none
             names = ", ".join(k for k in (*_LOGBOOK_KEYS, *LOGBOOK_EXTRA) if k in columns and k != "gen")
-            raise bad(f"logbook record {i} must be {{gen: {i}, {names}}} (numbers)")
+            raise bad(f"logbook record {i} must be {{gen: {i}, {names}}} (numbers; finite but for the held-out "
+                      f"errors of a run without held-out rows)")
     for key in ("rng_ops", "rng_sample"):
         if not isinstance(meta[key], dict):
             raise bad(f"{key} must be a bit-generator state object")

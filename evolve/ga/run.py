@@ -20,10 +20,11 @@ from evolve.ga.fit import Fit
 from evolve.ga.fit_cache import cached_exact_fit, cached_wdl_fit
 from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES, MentorLoss, MoveAgreement, Objective, ResultLoss
 from evolve.ga.summary import write_results
-from evolve.ga.wdl import LOSSES, MODELS, WdlLoss, wdl_target
+from evolve.ga.wdl import LOSSES, MODELS, WdlLoss, check_loss_power, wdl_target
 from organisms import Organism
 from organisms.features import LAYOUTS
 from organisms.genome import DEFAULT_ENCODING, Genome, layout_genome
+from search.runtime.errors import SettingsError
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,8 +89,7 @@ class RunSettings:
             raise ValueError(f"--loss {self.loss} is the mentor objective's (this run's objective: {self.objective})")
         if self.wdl_model not in MODELS:
             raise ValueError(f"unknown win-probability model {self.wdl_model!r} (one of {', '.join(MODELS)})")
-        if not self.loss_power > 1:
-            raise ValueError(f"the loss power must be above 1 (the loss must be smooth), got {self.loss_power}")
+        check_loss_power(self.loss_power)
         if not 0 <= self.lambda_result <= 1:
             raise ValueError(f"lambda-result is the mentor's share of the target, within [0, 1], got "
                              f"{self.lambda_result}")
@@ -161,7 +161,15 @@ def initial_chromosome(path: str | Path, genome: Genome) -> np.ndarray:
     if extra or (missing and organism.layout != "paper"):
         raise ValueError(f"{path}: the organism's genes ({organism.layout} layout) are not this run's genome's "
                          f"(unknown genes: {extra[:3] or 'none'}, missing: {missing[:3] or 'none'})")
-    return genome.encode(np.array([values.get(n, 0.0) for n in genome.names]))
+    start = np.array([values.get(n, 0.0) for n in genome.names])
+    # A value beyond a gene's range by more than half its grid step would be clamped: not where the user started.
+    outside = np.flatnonzero((start < genome.low - genome.scale / 2) | (start > genome.high + genome.scale / 2))
+    if len(outside):
+        i = int(outside[0])
+        raise SettingsError(f"--init {path}: gene {genome.names[i]} is {start[i]:g}, outside this run's range "
+                            f"[{genome.low[i]:g}, {genome.high[i]:g}] ({len(outside)} gene(s) outside; they would be "
+                            f"clamped): start from an organism of this layout")
+    return genome.encode(start)
 
 
 def build_objective(ds: Dataset, kind: str, lam: float, settings: RunSettings | None = None) -> Objective:

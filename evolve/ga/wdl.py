@@ -57,6 +57,7 @@ import numpy as np
 from evolve.ga.fit import Fit, mean_abs_error
 from evolve.ga.objectives import fit_k, sigmoid
 from search.conventions import EPD_MATE_BOUND
+from search.runtime.errors import SettingsError
 
 MODELS = ("sf15.1", "logistic")
 LOSSES = ("l1", "wdl")
@@ -116,12 +117,25 @@ class WdlTarget:
     unknown_ply: int  # rows the sf15.1 model read at UNKNOWN_PLY
 
 
+MAX_LOSS_POWER = 8.0
+"""The largest ``--loss-power``: every error ``|σ(e/K) − p|`` is at most 1, and a typical one about 0.1, so a larger
+power drives the loss (in float32, the nets') to 0: an untrained organism or net would be written."""
+
+
+def check_loss_power(power: float) -> float:
+    """``power`` when it is a usable loss power, above 1 (the loss must be smooth) and at most
+    :data:`MAX_LOSS_POWER`; :class:`~search.runtime.errors.SettingsError` naming ``--loss-power`` otherwise."""
+    if not (math.isfinite(power) and 1 < power <= MAX_LOSS_POWER):
+        raise SettingsError(f"--loss-power must be above 1 (the loss must be smooth) and at most {MAX_LOSS_POWER:g} "
+                            f"(beyond, the loss underflows to 0: each error is at most 1), got {power:g}")
+    return power
+
+
 def wdl_target(y: np.ndarray, result: np.ndarray, ply: np.ndarray, train: np.ndarray, model: str = "sf15.1",
                power: float = 2.0, lambda_result: float = 1.0, k: float | None = None) -> WdlTarget:
     """The targets of rows with mentor scores ``y`` (cp), game results ``result`` (NaN unknown) and target
     plies ``ply`` (NaN unknown), and K fitted on the ``train`` rows unless given (see the module docstring)."""
-    if not (math.isfinite(power) and power > 1):
-        raise ValueError(f"the loss power must be a number above 1 (the loss must be smooth), got {power}")
+    check_loss_power(power)
     if not 0.0 <= lambda_result <= 1.0:
         raise ValueError(f"lambda-result is the mentor's share of the target, within [0, 1], got {lambda_result}")
     p = mentor_expectation(y, ply, model)

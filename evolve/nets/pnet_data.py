@@ -30,6 +30,7 @@ May import numpy, chess, ``evolve.data``, ``evolve.ga.wdl``, ``organisms``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,7 @@ from evolve.ga.wdl import wdl_target
 from mentor.labels import DEFAULT_CAP
 from organisms.expert import Expert
 from organisms.pnet import N_INPUTS, feature_index
+from search.runtime.errors import SettingsError
 
 PAD = N_INPUTS
 """The padding input: a zero row of the first layer (a position has at most 32 pieces)."""
@@ -155,6 +157,23 @@ def expert_k(rows: np.ndarray, p: np.ndarray, power: float, seed: int) -> float:
     return fit_k(scores, p[pick], np.ones(len(pick)), power)
 
 
+K_RANGE = (1.0, 100_000.0)
+"""A net's K given as a number of centipawns lies within these (a mentor's fitted K is 100-400 cp; far below, eval/K
+overflows, far above, the net's outputs would have to be enormous)."""
+
+
+def check_more_labels(path: str | Path, more: Sequence[str | Path]) -> None:
+    """Refuse (:class:`~search.runtime.errors.SettingsError`) a further label file that is the training file itself
+    or is named twice: its rows would count twice."""
+    seen = [Path(path)]
+    for extra in map(Path, more):
+        for earlier in seen:
+            if extra.exists() and earlier.exists() and os.path.samefile(extra, earlier):
+                what = "the training file itself" if earlier == seen[0] else f"{earlier} again"
+                raise SettingsError(f"--more-labels {extra} is {what}: its rows would count twice")
+        seen.append(extra)
+
+
 def load_pnet_data(path: str | Path, *, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
                    seed: int = 0, quiet: bool = False, model: str = "sf15.1", power: float = 2.0,
                    lambda_result: float = 1.0, k_mode: str | float = "expert", train_rows: int | None = None,
@@ -163,6 +182,7 @@ def load_pnet_data(path: str | Path, *, target: str = "leaf", cap: int = DEFAULT
     docstring)."""
     if isinstance(k_mode, str) and k_mode not in K_MODES:
         raise ValueError(f"the net's K is {', '.join(K_MODES)} or a number of centipawns, got {k_mode!r}")
+    check_more_labels(path, more)
     resolved = resolve_labels(path, target, cap, n_jobs=n_jobs)
     keep, train, held = kept_split(resolved, path, quiet, held_out, seed, cap)
     rows, y, result, ply = (a[keep] for a in (resolved.rows, resolved.y, resolved.result, resolved.ply))

@@ -21,13 +21,14 @@ import chess
 import numpy as np
 
 from evolve.nets.giraffe import require_torch
-from evolve.nets.pnet_data import PNetData, load_pnet_data
+from evolve.nets.pnet_data import K_RANGE, PNetData, load_pnet_data
 from evolve.nets.pnet_train import EpochRow, PNetSettings, build_model, centipawns, cp_errors, net_arrays, train
 from evolve.nets.pnet_unit import material_unit, piece_values
 from mentor.labels import DEFAULT_CAP
 from organisms.expert import Expert
-from organisms.pnet import PNet, average_pnets, make_header, save_pnet
+from organisms.pnet import MAX_WIDTH, PNet, average_pnets, make_header, save_pnet
 from search.runtime.atomic import write_atomic
+from search.runtime.errors import SettingsError
 from search.runtime.provenance import describe, provenance
 
 
@@ -56,6 +57,24 @@ class PNetRunSettings:
     jobs: int = 1
     more_labels: tuple[str, ...] = ()
     members: int = 1
+
+    def __post_init__(self) -> None:
+        """What can be checked before any work is (:class:`~search.runtime.errors.SettingsError` naming the flag):
+        the net's own settings in :class:`PNetSettings`, here what the run adds."""
+        if self.members < 1:
+            raise SettingsError(f"--members must be at least 1, got {self.members}")
+        if self.members > 1 and self.net.hidden:
+            raise SettingsError("--members averages nets without hidden layers into one net; drop --hidden or use "
+                                "--members 1")
+        if self.members * self.net.units > MAX_WIDTH:
+            raise SettingsError(f"--members {self.members} x --units {self.net.units} is a mean net of "
+                                f"{self.members * self.net.units} units, above a net file's {MAX_WIDTH}")
+        if not isinstance(self.k_mode, str) and not K_RANGE[0] <= self.k_mode <= K_RANGE[1]:
+            raise SettingsError(f"--net-k must be expert, mentor or a number of centipawns within "
+                                f"{K_RANGE[0]:g}..{K_RANGE[1]:g}, got {self.k_mode:g}")
+        if not 0 <= self.lambda_result <= 1:
+            raise SettingsError(f"--lambda-result is the mentor's share of the target, within [0, 1], got "
+                                f"{self.lambda_result:g}")
 
     def data_identity(self) -> dict[str, Any]:
         """What the data depends on (stored in the checkpoint; a resumed run must have the same)."""
@@ -88,8 +107,6 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
     torch = require_torch()
     torch.set_num_threads(1)
     out = Path(settings.out)
-    if settings.members < 1:
-        raise ValueError(f"an ensemble has at least one member, got {settings.members}")
     folders = [out] if settings.members == 1 else [out / f"member-{i}" for i in range(1, settings.members + 1)]
     if not resume and any((f / "checkpoint.npz").exists() for f in folders):
         raise FileExistsError(f"{out}: holds a pnet training run (use --resume to continue it)")

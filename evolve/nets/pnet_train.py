@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -36,11 +37,13 @@ from typing import Any
 
 import numpy as np
 
+from evolve.ga.wdl import check_loss_power
 from evolve.nets.giraffe import require_torch
 from evolve.nets.pnet_data import PAD, PNetData
 from organisms.net import NetFileError, read_net_file, write_net_file
-from organisms.pnet import DEFAULT_SCALE, N_INPUTS
+from organisms.pnet import DEFAULT_SCALE, MAX_HIDDEN, MAX_SCALE, MAX_WIDTH, N_INPUTS, WEIGHT_LIMIT
 from search.conventions import PIECE_VALUES
+from search.runtime.errors import MimicError, SettingsError
 from search.runtime.readback import records, require, whole
 
 CHECKPOINT_KIND = "pnet-checkpoint"
@@ -65,11 +68,40 @@ class PNetSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.units < 1 or any(h < 1 for h in self.hidden) or self.epochs < 0 or self.batch < 1:
-            raise ValueError("units, hidden widths and the batch must be positive, epochs not negative")
-        if not (self.lr > 0 and self.lr_final > 0 and self.scale > 0 and self.power > 1 and self.weight_decay >= 0):
-            raise ValueError("lr, lr-final and scale must be positive, the loss power above 1, the weight decay not "
-                             "negative")
+        """Everything a net file would refuse, or training could not do, is refused here, before any work
+        (:class:`~search.runtime.errors.SettingsError` naming the flag): the limits are the net file's own
+        (:mod:`organisms.pnet`)."""
+        if not 1 <= self.units <= MAX_WIDTH:
+            raise SettingsError(f"--units must be within 1..{MAX_WIDTH} (a net file's widths are), got {self.units}")
+        if len(self.hidden) > MAX_HIDDEN or not all(1 <= h <= MAX_WIDTH for h in self.hidden):
+            raise SettingsError(f"--hidden takes at most {MAX_HIDDEN} widths, each within 1..{MAX_WIDTH}, got "
+                                f"{' '.join(map(str, self.hidden))}")
+        if self.epochs < 0 or self.batch < 1:
+            raise SettingsError(f"--epochs must not be negative and --batch must be positive, got {self.epochs} and "
+                                f"{self.batch}")
+        if not (math.isfinite(self.scale) and 0 < self.scale <= MAX_SCALE):
+            raise SettingsError(f"--scale (cp per output unit) must be within (0, {MAX_SCALE:g}], got {self.scale:g}")
+        for flag, value in (("--lr", self.lr), ("--lr-final", self.lr_final)):
+            if not (math.isfinite(value) and value > 0):
+                raise SettingsError(f"{flag} must be a positive number, got {value:g}")
+        if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0):
+            raise SettingsError(f"--weight-decay must not be negative, got {self.weight_decay:g}")
+        check_loss_power(self.power)
+
+
+class TrainingDiverged(MimicError):
+    """The loss (or a held-out error) stopped being a finite number: the run stops there, before a checkpoint of
+    non-finite weights is written."""
+
+
+def _diverged(s: PNetSettings, epoch: int, where: str) -> TrainingDiverged:
+    return TrainingDiverged(f"the training diverged at epoch {epoch} ({where} is not a finite number): lower --lr "
+                            f"(now {s.lr:g}) or check --net-k; nothing of this epoch was written")
+
+
+def _beyond(s: PNetSettings, epoch: int, largest: float) -> TrainingDiverged:
+    return TrainingDiverged(f"the training diverged at epoch {epoch} (a weight reached {largest:.3g}, beyond a net "
+                            f"file's +-{WEIGHT_LIMIT:g}): lower --lr (now {s.lr:g}); nothing of this epoch was written")
 
 
 @dataclass
@@ -164,7 +196,8 @@ def errors(model: Any, s: PNetSettings, data: PNetData, rows: np.ndarray) -> tup
 def cp_errors(cp: np.ndarray, data: PNetData, rows: np.ndarray, k_net: float, power: float) -> tuple[float, float]:
     """(the loss, the mean absolute error in the mentor's centipawns) of evaluations ``cp`` of ``rows`` (the net's
     centipawns, read as σ(cp / ``k_net``))."""
-    d = 1.0 / (1.0 + np.exp(-cp / k_net)) - data.p[rows]
+    with np.errstate(over="ignore"):  # exp of a large evaluation is inf, and σ of it 0, as it should be
+        d = 1.0 / (1.0 + np.exp(-cp / k_net)) - data.p[rows]
     return float(np.mean(np.abs(d) ** power)), float(np.mean(np.abs(cp * data.k_mentor / k_net - data.y[rows])))
 
 
@@ -215,13 +248,21 @@ def train(model: Any, data: PNetData, s: PNetSettings, checkpoint: Path, *, resu
             idx = torch.from_numpy(perm[start:start + s.batch])
             d = torch.sigmoid(model(stm[idx], nstm[idx]) / k) - p[idx]
             loss = (d * d).mean() if s.power == 2 else d.abs().pow(s.power).mean()
+            value = float(loss.detach())
+            if not math.isfinite(value):
+                raise _diverged(s, epoch, f"the loss of mini-batch {start // s.batch + 1}")
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss.detach()) * len(idx)
+            total += value * len(idx)
         seconds = time.process_time() - t0
         model.eval()
         tr, he = errors(model, s, data, data.train), errors(model, s, data, data.held)
+        if not all(math.isfinite(v) for v in (*tr, *(he if len(data.held) else ()))):  # no held rows: NaN
+            raise _diverged(s, epoch, "the error after the epoch")
+        largest = max(float(np.abs(a).max()) for a in net_arrays(model).values())
+        if not largest <= WEIGHT_LIMIT:  # a net file holds weights within +-WEIGHT_LIMIT only
+            raise _beyond(s, epoch, largest)
         rows.append(EpochRow(epoch, total / max(len(perm), 1), tr[0], he[0], tr[1], he[1], seconds))
         save_checkpoint(checkpoint, model, opt, rows, ident)
         if on_epoch is not None:
@@ -285,6 +326,13 @@ def load_checkpoint(path: Path, model: Any, opt: Any, s: PNetSettings, ident: Ma
                     error=NetFileError)
     if len(curve) != done:
         raise NetFileError(f"{source}: its curve has {len(curve)} rows for epoch {done}")
+    no_held = ident.get("data", {}).get("held_out") == 0  # then the held-out errors are NaN, and only then
+    for i, row in enumerate(curve):
+        bad = [k for k, v in row.items() if not math.isfinite(v) and not (no_held and k.startswith("held_"))]
+        if bad or row["epoch"] != i + 1:
+            key = bad[0] if bad else "epoch"
+            raise NetFileError(f"{source}: curve[{i}] must be epoch {i + 1}'s record of finite numbers ({key} is "
+                               f"{row[key]!r})")
     with torch.no_grad():
         for name, param in model.named_parameters():
             param.copy_(torch.from_numpy(arrays[name].astype(np.float32)))

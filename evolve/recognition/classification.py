@@ -34,6 +34,7 @@ from evolve.recognition.vectors import side_vectors, style_cache
 from organisms import Organism
 from organisms.features import LAYOUTS, default_cache_dir, feature_names
 from search.runtime.atomic import atomic_open
+from search.runtime.errors import MimicError
 from search.runtime.readback import ReadbackError, finite, json_type, read_json, require, strings, whole
 
 METHODS = ("features", "clones")
@@ -88,6 +89,36 @@ def group_sides(labels: Sequence[str], k: int | None) -> list[list[int]]:
         else:
             out += [members[i:i + k] for i in range(0, len(members) - k + 1, k)]
     return out
+
+
+class NoQueries(MimicError, ValueError):
+    """A classification with nothing to classify: ``QUERY: why`` (no game sides in it, or none left after the
+    held-out filter, or no player with ``k`` sides)."""
+
+
+def query_groups(labels: Sequence[str], k: int | None, query: str | Path, held_out: bool = False,
+                 plies: Sequence[int] | None = None, skip_plies: int = 0) -> list[list[int]]:
+    """:func:`group_sides` of a query file's sides, refusing (:class:`NoQueries`) to classify nothing: a file with
+    no game sides (empty, no well-formed standard games), none left out of the clones' training and validation
+    games (``held_out``), no side's game longer than the ``skip_plies`` skipped (``plies``: each side's game's
+    length; a file of comments reads as one game of no moves), or no label with ``k`` sides.
+
+    >>> query_groups(["a", "a", "b"], 3, "q.pgn")
+    Traceback (most recent call last):
+    evolve.recognition.classification.NoQueries: q.pgn: no player has 3 game sides (--k 3; the most any has is 2)
+    """
+    if not labels:
+        why = "none outside the clones' training and validation games (--held-out)" if held_out else \
+            "no well-formed standard-chess games in it"
+        raise NoQueries(f"{query}: no game sides to classify ({why})")
+    if plies is not None and max(plies) <= skip_plies:
+        raise NoQueries(f"{query}: no positions to classify (no game in it is longer than the {skip_plies} plies "
+                        f"skipped)")
+    groups = group_sides(labels, k)
+    if not groups:
+        most = max(labels.count(label) for label in set(labels))
+        raise NoQueries(f"{query}: no player has {k} game sides (--k {k}; the most any has is {most})")
+    return groups
 
 
 class CloneFolderError(ReadbackError):
@@ -191,6 +222,9 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     used = used_games(folder)
     if held_out:
         gs.sides = [sd for sd in gs.sides if gs.keys[sd.game] not in used]
+    labels = [s.player or f"?{normal_name(s.header)}" for s in gs.sides]
+    groups = query_groups(labels, k, query, held_out, [len(gs.games[s.game][1]) for s in gs.sides],
+                          st["skip_plies"])  # before any work: refuse to classify nothing
     seen = len({sd.game for sd in gs.sides if gs.keys[sd.game] in used})  # queried games the clones trained on
     if seen and on_error is not None:
         on_error(f"{query}: {seen} of its {len(gs.games)} games were training or validation games of these clones "
@@ -198,12 +232,10 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     order = list(range(len(gs.sides)))
     pos = extract_positions(gs, order, st["skip_plies"], st["genome"], jobs, cache_dir, on_progress=on_progress)
     vals, rows = position_measures(weights, betas, pos, st["score"])
-    labels = [s.player or f"?{normal_name(s.header)}" for s in gs.sides]
     if norm == "query":
         normal = np.nanmean(side_means(vals, pos.side[rows], group_sides(labels, None)), axis=1)
     else:
         normal = np.array([manifest["clones"][p]["normalisation"] for p in players])
-    groups = group_sides(labels, k)
     if clf is not None and style is not None:
         x = side_vectors(gs, order, style, pos, weights, betas, jobs, style_cache(cache_dir), on_progress)
         scores = group_scores(clf.log_probabilities(x), groups)

@@ -42,7 +42,7 @@ import chess
 import numpy as np
 
 from evolve.data.moves import normal_name
-from evolve.recognition.classification import Query, group_sides, load_clones, used_games
+from evolve.recognition.classification import Query, group_sides, load_clones, query_groups, used_games
 from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
 from organisms.feature_cache import default_cache_dir, load_keyed_npz, save_keyed_npz
 from search.base import Limit
@@ -344,6 +344,8 @@ def classify_replay(folder: str | Path | None, query: str | Path, candidates: Se
         used = used_games(folder)
         gs.sides = [sd for sd in gs.sides if gs.keys[sd.game] not in used]
     labels = [s.player or f"?{normal_name(s.header)}" for s in gs.sides]
+    query_groups(labels, k, query, held_out, [len(gs.games[s.game][1]) for s in gs.sides],
+                 st["skip_plies"])  # before any replay: refuse to classify nothing
     return replay_queries(gs, list(range(len(gs.sides))), labels, candidates, registry, [k], st["skip_plies"],
                           movetime, multipv, jobs, cache_dir, None if on_error is None else
                           (lambda m: on_error(f"{query}: {m}")), on_progress)[0]

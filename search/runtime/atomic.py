@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +42,45 @@ def fsync_dir(folder: str | Path) -> None:
         os.close(fd)
 
 
+_WRITER = f"{socket.gethostname().replace('.', '_')}-{os.getpid()}"
+"""This process's mark in its temporary names (host and process id), so that a later writer can tell an orphan."""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # another user's, or not ours to probe: leave its files alone
+    return True
+
+
+def remove_orphans(path: str | Path, end: str | None = None) -> list[Path]:
+    """Remove the temporary files that writers of ``path`` on this host left beside it when they were killed
+    between making and moving them (their process is gone); return them. A temporary file of a writer still
+    running (another process writing the same file now), of another host, or not named by this module is left
+    alone. :func:`atomic_path` calls it before every write, so a resumed run leaves no orphan of its last kill."""
+    target = Path(path)
+    end = ".tmp" + target.suffix if end is None else end
+    host = _WRITER.rsplit("-", 1)[0]
+    prefix = f".{target.name}.{host}-"
+    removed = []
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not (entry.name.startswith(prefix) and entry.name.endswith(end)):
+            continue
+        pid = entry.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path, *, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; when the block ends without an exception, the file written
@@ -64,7 +104,8 @@ def atomic_path(path: str | Path, *, suffix: str | None = None) -> Iterator[Path
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     end = ".tmp" + (target.suffix if suffix is None else suffix)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=end, dir=target.parent)
+    remove_orphans(target, end)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.{_WRITER}.", suffix=end, dir=target.parent)
     os.close(fd)
     tmp = Path(name)
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a file mimic writes gets open()'s usual mode

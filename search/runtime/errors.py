@@ -14,3 +14,12 @@ class MimicError(Exception):
     >>> issubclass(MimicError, Exception), str(MimicError("labels.epd:3: bad FEN"))
     (True, 'labels.epd:3: bad FEN')
     """
+
+
+class SettingsError(MimicError, ValueError):
+    """Settings that cannot work (a flag's value, or a combination of flags), found before any work starts: its
+    message names the flag (``--units``) and says what would be accepted.
+
+    >>> str(SettingsError("--units must be at most 16384, got 16385"))
+    '--units must be at most 16384, got 16385'
+    """
