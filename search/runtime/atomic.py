@@ -65,7 +65,7 @@ def remove_orphans(path: str | Path, end: str | None = None) -> list[Path]:
     end = ".tmp" + target.suffix if end is None else end
     host = _WRITER.rsplit("-", 1)[0]
     prefix = f".{target.name}.{host}-"
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(target.parent))
     except OSError:
