@@ -17,6 +17,7 @@ from search.conventions import result_points
 from search.games.ratings import GameRecord, Ratings, rate
 from search.games.roundrobin import RoundRobinSummary
 from search.runtime.atomic import write_atomic, write_json_atomic
+from search.runtime.errors import SettingsError
 from search.runtime.provenance import provenance
 
 
@@ -32,7 +33,7 @@ def parse_anchor(text: str, option: str = "--anchor") -> tuple[str, float]:
     except ValueError:
         value = math.nan
     if not sep or not name.strip() or not math.isfinite(value):
-        raise ValueError(f"{option} takes NAME=ELO (a player's name and a finite rating), got {text!r}")
+        raise SettingsError(f"{option} takes NAME=ELO (a player's name and a finite rating), got {text!r}")
     return name.strip(), value
 
 

@@ -34,6 +34,7 @@ from mentor.pool import find_stockfish as find_stockfish
 from mentor.samplers import Sample, SamplerOptions
 from mentor.sidecar import comment_lines, convert_legacy, migrate_sidecar, read_sidecar, sidecar_path
 from search.runtime.atomic import write_json_atomic
+from search.runtime.errors import RunExists
 from search.runtime.provenance import provenance, utc_now
 from search.runtime.workers import parallel_map
 from search.tt import position_key
@@ -152,7 +153,7 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(out))
     exists = out.exists() and out.stat().st_size > 0
     if exists and not resume:
-        raise FileExistsError(f"{out} exists; pass --resume to continue it, or choose another --out")
+        raise RunExists(f"{out} exists; pass --resume to continue it, or choose another --out")
     read_sidecar(out)  # checked before anything starts or is written (SidecarError names it)
     summary.mentor = mentor_identity(config)
     done: set[int] = set()

@@ -25,6 +25,7 @@ import chess
 from mentor.labels import DEFAULT_CAP, Label
 from mentor.uci_client import Analysis, EngineError, UciEngine, check_option
 from search.conventions import ce_from_mate_moves, legal_prefix
+from search.runtime.errors import SettingsError
 from search.runtime.provenance import mimic_version
 
 DEBIAN_STOCKFISH = "/usr/games/stockfish"
@@ -54,11 +55,11 @@ class MentorConfig:
 
     def __post_init__(self) -> None:
         if self.kind not in ("uci", "builtin"):
-            raise ValueError(f"unknown mentor kind {self.kind!r}")
+            raise SettingsError(f"unknown mentor kind {self.kind!r}")
         if self.kind == "uci" and not self.command:
-            raise ValueError("a UCI mentor needs a command")
+            raise SettingsError("a UCI mentor needs a command")
         if (self.depth is None) == (self.nodes is None):
-            raise ValueError("give the mentor exactly one of depth and nodes")
+            raise SettingsError("give the mentor exactly one of depth and nodes")
         for name, value in self.options:
             check_option(name, value)
 

@@ -19,6 +19,7 @@ import chess
 from mentor.labels import Label
 from search.conventions import PIECE_VALUES as _VALUES
 from search.conventions import legal_prefix, material_balance
+from search.runtime.errors import SettingsError
 
 
 def _legal_captures(board: chess.Board) -> list[chess.Move]:
@@ -106,7 +107,7 @@ def target_with_plies(label: Label, mode: str = "leaf") -> tuple[chess.Board, in
     if mode == "root":
         return label.board, label.ce, 0
     if mode != "leaf":
-        raise ValueError(f"unknown target mode {mode!r} (leaf or root)")
+        raise SettingsError(f"unknown target mode {mode!r} (leaf or root)")
     b = label.board.copy(stack=False)
     plies = 0
     for m in legal_prefix(b, label.pv):

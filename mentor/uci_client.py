@@ -23,7 +23,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from search.runtime.errors import MimicError
+from search.runtime.errors import MimicError, SettingsError
 
 
 class EngineError(MimicError, RuntimeError):
@@ -100,10 +100,10 @@ def check_option(name: str, value: str) -> None:
     """
     for text in (name, value):
         if not text.isprintable():
-            raise ValueError(f"UCI option {name!r}: a name or value may not contain a line break or another "
+            raise SettingsError(f"UCI option {name!r}: a name or value may not contain a line break or another "
                              f"character that is not printable ({text!r})")
     if not name.strip():
-        raise ValueError("UCI option with an empty name")
+        raise SettingsError("UCI option with an empty name")
 
 
 class UciEngine:
@@ -221,7 +221,7 @@ class UciEngine:
         elif movetime is not None:
             go = f"go movetime {max(1, round(movetime * 1000))}"
         else:
-            raise ValueError("a depth, nodes or movetime limit is needed")
+            raise SettingsError("a depth, nodes or movetime limit is needed")
         self._send(f"ucinewgame\nposition fen {fen}\n{go}\n")
 
     def read_result(self, fen: str = "") -> Analysis:

@@ -40,6 +40,7 @@ from organisms.feature_cache import read_cached_features as read_cached_features
 from organisms.feature_cache import save_npz_atomic as save_npz_atomic  # re-exported (tests)
 from organisms.feature_cache import write_cached_features as write_cached_features  # re-exported (tests)
 from organisms.terms import PHASE_MAX, board_terms, raw_terms
+from search.runtime.errors import SettingsError
 
 FEATURE_VERSION = 1
 """Bumped whenever a feature's definition changes (it keys the on-disk feature cache)."""
@@ -138,7 +139,7 @@ def feature_names(layout: str = "paper") -> tuple[str, ...]:
         return FEATURE_NAMES
     if layout == "rich":
         return RICH_FEATURE_NAMES
-    raise ValueError(f"unknown genome layout {layout!r} (one of {', '.join(LAYOUTS)})")
+    raise SettingsError(f"unknown genome layout {layout!r} (one of {', '.join(LAYOUTS)})")
 
 
 def layout_of(names: Sequence[str]) -> str | None:

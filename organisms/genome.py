@@ -22,6 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from organisms.features import FEATURE_NAMES, LAYOUTS, PST_FEATURE_NAMES
+from search.runtime.errors import MimicError, SettingsError
+
+
+class GenomeError(MimicError, ValueError):
+    """A gene or genome that cannot be (bits, range, duplicate or malformed names): names the gene."""
 
 
 @dataclass(frozen=True)
@@ -33,11 +38,11 @@ class Gene:
 
     def __post_init__(self) -> None:
         if not 1 <= self.bits <= 52:
-            raise ValueError(f"gene {self.name}: bits must be within 1..52, got {self.bits}")
+            raise GenomeError(f"gene {self.name}: bits must be within 1..52, got {self.bits}")
         if not (math.isfinite(self.low) and math.isfinite(self.high) and math.isfinite(self.high - self.low)):
-            raise ValueError(f"gene {self.name}: low and high must be finite numbers, got {self.low}, {self.high}")
+            raise GenomeError(f"gene {self.name}: low and high must be finite numbers, got {self.low}, {self.high}")
         if not self.high > self.low:
-            raise ValueError(f"gene {self.name}: high ({self.high}) must exceed low ({self.low})")
+            raise GenomeError(f"gene {self.name}: high ({self.high}) must exceed low ({self.low})")
 
     @property
     def step(self) -> float:
@@ -55,12 +60,12 @@ class Genome:
 
     def __init__(self, genes: Iterable[Gene], encoding: str = DEFAULT_ENCODING) -> None:
         if encoding not in ENCODINGS:
-            raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+            raise SettingsError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
         self.encoding = encoding
         self.genes: tuple[Gene, ...] = tuple(genes)
         names = [g.name for g in self.genes]
         if len(set(names)) != len(names):
-            raise ValueError("gene names must be unique")
+            raise GenomeError("gene names must be unique")
         self.names: tuple[str, ...] = tuple(names)
         self.offsets = np.cumsum([0] + [g.bits for g in self.genes])
         self.total_bits = int(self.offsets[-1])
@@ -138,7 +143,7 @@ class Genome:
             if (not isinstance(name, str) or not isinstance(bits, int) or isinstance(bits, bool)
                     or not isinstance(low, int | float) or not isinstance(high, int | float)
                     or isinstance(low, bool) or isinstance(high, bool)):
-                raise ValueError(f"malformed gene {str(item)[:200]}: name must be a string, bits an integer, "
+                raise GenomeError(f"malformed gene {str(item)[:200]}: name must be a string, bits an integer, "
                                  f"low and high numbers")
             genes.append(Gene(name, bits, float(low), float(high)))
         return cls(genes, encoding)
@@ -213,4 +218,4 @@ def layout_genome(layout: str = "paper", encoding: str = DEFAULT_ENCODING) -> Ge
         return default_genome(encoding)
     if layout == "rich":
         return rich_genome(encoding)
-    raise ValueError(f"unknown genome layout {layout!r} (one of {', '.join(LAYOUTS)})")
+    raise SettingsError(f"unknown genome layout {layout!r} (one of {', '.join(LAYOUTS)})")

@@ -52,6 +52,7 @@ from organisms.net import (
     width,
     write_net_file,
 )
+from search.runtime.errors import SettingsError
 from search.see import see
 
 KIND = "move-probability"
@@ -138,7 +139,7 @@ class MoveNet:
     def __init__(self, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any], source: str = "<move net>",
                  temperature: float = 1.0) -> None:
         if not temperature > 0:
-            raise ValueError(f"the temperature must be positive, got {temperature}")
+            raise SettingsError(f"the temperature must be positive, got {temperature}")
         self.source = source
         self.temperature = float(temperature)
         self.header: dict[str, Any] = dict(header)

@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(module.run(args))
     except MimicError as exc:
         fail(prog, os_error(exc) if isinstance(exc, OSError) else str(exc))
-        return 2
+        return exc.exit_code
     except Exception as exc:
         code = next((code for kind, code in exits if isinstance(exc, kind)), None)
         if code is None and isinstance(exc, OSError):

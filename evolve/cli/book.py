@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evolve.cli.common import fail, make_folder_for, positive_int, warn
+from evolve.cli.common import make_folder_for, positive_int, warn
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
+from search.runtime.errors import InputError
 
 NAME = "book"
 
@@ -41,12 +42,11 @@ def run(args: argparse.Namespace) -> int:
     from search.book.importer import ImportCounts, import_games
     from search.book.tree import Book
 
-    prog = "mimic book import"
     missing = [f for f in args.games if not Path(f).is_file()]
     if missing:
         f = missing[0]
-        fail(prog, f"{f}: not a regular file (a PGN file must be one)" if Path(f).exists() else f"no such file: {f}")
-        return 2
+        raise InputError(f"{f}: not a regular file (a PGN file must be one)" if Path(f).exists() else
+                         f"no such file: {f}")
     last = [0.0]
 
     def progress(c: ImportCounts) -> None:
@@ -61,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
         make_folder_for(args.out)
         book = Book(args.out)
     except (OSError, sqlite3.Error) as exc:  # a BookError (not mimic's book, damaged) names the file itself
-        fail(prog, f"cannot open the book {args.out}: {exc}")
-        return 2
+        raise InputError(f"cannot open the book {args.out}: {exc}") from exc
     with book:
         before = book.game_count()
         print(f"{args.out}: {before} games in the book; importing {len(args.games)} file(s)"

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evolve.cli.common import default, fail, make_folder_for, non_negative_int, os_error, positive_int, warn
+from evolve.cli.common import default, make_folder_for, non_negative_int, os_error, positive_int, warn
 from evolve.cli.options import Parents, spec_help
 from evolve.cli.playing import (
     adjudication,
@@ -24,10 +24,11 @@ from evolve.cli.playing import (
     time_control,
 )
 from evolve.cli.table import command_parser
-from search.runtime.errors import MimicError
+from search.runtime.errors import InputError, MimicError, RunExists, SettingsError
 
 if TYPE_CHECKING:
     from search.games.roundrobin import RoundRobinSummary
+    from search.players.spec import PlayerSpec
 
 NAME = "games"
 
@@ -63,10 +64,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    played = play_games(args, "mimic games")
-    if isinstance(played, int):
-        return played
-    summary, sidecar = played
+    summary, sidecar = play_games(args)
     for line in summary.lines():
         print(line)
     print(f"{games_line(summary)}; settings in {sidecar}")
@@ -74,13 +72,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_players(args: argparse.Namespace, prog: str) -> list[object] | None:
+def _check_players(args: argparse.Namespace) -> list[PlayerSpec]:
     """The parsed player specs, each checked (organism files read, books opened; the engines were started by
-    :func:`play_games`); ``None`` after an error line."""
+    :func:`play_games`); :class:`~search.players.spec.SpecError` as ``bad player spec: ...`` otherwise."""
     from evolve.players import PLAYERS, make_evaluator
     from search.players.spec import SpecError
 
-    specs: list[object] = []
+    specs = []
     for text in args.players:
         try:
             spec = PLAYERS.parse(text)
@@ -88,147 +86,61 @@ def _check_players(args: argparse.Namespace, prog: str) -> list[object] | None:
                 make_evaluator(spec)  # fail now, not in a worker, on a bad organism file
             check_book(spec, args.learn)
         except SpecError as exc:
-            fail(prog, f"bad player spec: {exc}")
-            return None
+            raise SpecError(f"bad player spec: {exc}") from exc
         specs.append(spec)
     return specs
 
 
-class SidecarWriteError(MimicError, OSError):
-    """The sidecar ``OUT.json`` could not be written (a full disk); the PGN keeps its whole games."""
-
-
-#: The keys every sidecar ``OUT.json`` holds (``gauntlet`` only for a gauntlet), and the JSON type of each.
-SIDECAR_KEYS: dict[str, type] = {"players": dict, "time_control": str, "adjudication": dict, "openings": dict,
-                                 "event": str, "runs": list}
-
-
-def read_sidecar(path: Path) -> dict[str, object]:
-    """The sidecar ``OUT.json`` of a game set, checked (:mod:`search.runtime.readback`): a JSON object of bounded size
-    and nesting with every key of :data:`SIDECAR_KEYS` of its type, ``players`` mapping names to specs (strings)
-    and ``runs`` a list of objects. Raises :class:`~search.runtime.readback.ReadbackError` (a
-    :class:`~search.runtime.errors.MimicError`: one line naming the file and what is wrong) otherwise."""
-    from search.runtime.readback import ReadbackError, json_type, read_json, require
-
-    data: dict[str, object] = read_json(path, "game set's sidecar")
-    for key, kind in SIDECAR_KEYS.items():
-        require(data, key, kind, str(path))
-    players = data["players"]
-    assert isinstance(players, dict)
-    if not all(isinstance(v, str) for v in players.values()):
-        raise ReadbackError(f"{path}: players must map names to player specs (strings)")
-    runs = data["runs"]
-    assert isinstance(runs, list)
-    bad = next((i for i, r in enumerate(runs) if not isinstance(r, dict)), None)
-    if bad is not None:
-        raise ReadbackError(f"{path}: runs[{bad}] is {json_type(runs[bad])}, not an object")
-    return data
-
-
-def _check_pgn_players(pgn: Path, names: tuple[str, ...]) -> None:
-    """Refuse to resume a PGN that holds games of players not among ``names`` (their White/Black headers),
-    with one line (:class:`~search.runtime.errors.MimicError`): resuming would mix two game sets in one PGN."""
-    from search.games.pgnlog import read_pgn_games
-
-    if not pgn.is_file():
-        return
-    try:
-        games = read_pgn_games(pgn)[0]
-    except OSError as exc:
-        raise MimicError(f"cannot read {os_error(exc, pgn)}") from exc
-    others = sorted({h.get(side, "?") for _, h in games for side in ("White", "Black")} - set(names))
-    if others:
-        shown = ", ".join(others[:4]) + (", ..." if len(others) > 4 else "")
-        raise MimicError(f"--resume: {pgn} holds games of other players ({shown}) than those asked for; "
-                         "choose another --out")
-
-
-def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
-               check: Callable[[tuple[str, ...]], str | None] | None = None) -> tuple[RoundRobinSummary, Path] | int:
+def play_games(args: argparse.Namespace, gauntlet: bool = False,
+               check: Callable[[tuple[str, ...]], str | None] | None = None) -> tuple[RoundRobinSummary, Path]:
     """The round robin (or gauntlet) of ``mimic games`` and ``mimic tournament``: check the specs, play the
-    games the PGN lacks, keep the sidecar ``OUT.json``; the summary and the sidecar's path, or an exit code
-    after an error line. ``check`` sees the players' names before any game and may refuse them (its text)."""
+    games the PGN lacks, keep the sidecar ``OUT.json`` (:class:`search.games.sidecar.GameSetSidecar`); the summary
+    and the sidecar's path. ``check`` sees the players' names before any game and may refuse them (its text: a
+    :class:`~search.runtime.errors.SettingsError`)."""
     import random
     from dataclasses import asdict
 
     from evolve.players import make_evaluator
     from search.games.game import GameResult
-    from search.games.pgnlog import PgnWriteError
     from search.games.roundrobin import RoundRobinSettings, default_name, run_round_robin
-    from search.players.spec import PlayerSpec, SpecError
-    from search.runtime.atomic import write_json_atomic
+    from search.games.sidecar import GameSetSidecar
+    from search.players.spec import SpecError
     from search.runtime.provenance import describe, provenance
 
     if len(args.players) < 2:
-        fail(prog, "a round robin needs at least two player specs")
-        return 2
+        raise SettingsError("a round robin needs at least two player specs")
     try:  # before the --learn book or any file: an engine that does not answer is one line
         start_engines(args.players)
     except SpecError as exc:
-        fail(prog, f"bad player spec: {exc}")
-        return 2
-    if not check_learning(args, prog):
-        return 2
-    checked = _check_players(args, prog)
-    if checked is None:
-        return 2
-    specs = [s for s in checked if isinstance(s, PlayerSpec)]
+        raise SpecError(f"bad player spec: {exc}") from exc
+    check_learning(args)
+    specs = _check_players(args)
     names = ([n.strip() for n in args.names.split(",")] if args.names is not None
              else [default_name(s) for s in specs])
-    found = openings(args, prog)
-    if found is None:
-        return 2
+    found = openings(args)
     if args.seed is not None:
         random.Random(args.seed).shuffle(found)
-    tc = time_control(args, prog)
-    if tc is None:
-        return 2
+    tc = time_control(args)
     try:
         settings = RoundRobinSettings(players=tuple(s.text for s in specs), names=tuple(names), games=args.games,
                                       jobs=args.jobs, openings=found, tc=tc, adjudication=adjudication(args),
                                       event=args.event, hash_mb=args.hash, learn=args.learn, gauntlet=gauntlet)
-    except ValueError as exc:
+    except SettingsError as exc:
         hint = "; give distinct names with --names" if args.names is None and "name" in str(exc) else ""
-        fail(prog, f"{exc}{hint}")
-        return 2
+        raise SettingsError(f"{exc}{hint}") from exc
     why = check(settings.names) if check is not None else None
     if why is not None:
-        fail(prog, why)
-        return 2
+        raise SettingsError(why)
     # What identifies the game set: a resumed run must play the same players under the same rules.
     identity = {"players": dict(zip(settings.names, settings.players, strict=True)),
                 "time_control": tc.pgn(), "adjudication": asdict(settings.adjudication),
                 "openings": {"file": str(args.openings) if args.openings else "shipped", "seed": args.seed,
                              "count": len(found), "first": found[0].name},
                 "event": settings.event, **({"gauntlet": True} if gauntlet else {})}
-    sidecar = Path(f"{args.out}.json")
-    runs: list[dict[str, object]] = []
-    if args.resume:
-        _check_pgn_players(Path(args.out), settings.names)
-    if args.resume and sidecar.exists():
-        old = read_sidecar(sidecar)
-        differ = [k for k, v in identity.items() if old.get(k) != v]
-        if differ:
-            fail(prog, f"--resume with other {', '.join(differ)} than the games in {args.out} "
-                       f"(see {sidecar}); choose another --out")
-            return 2
-        old_runs = old["runs"]
-        assert isinstance(old_runs, list)  # read_sidecar checked it: a list of objects
-        runs = list(old_runs)
-    if not open_learning(args, prog):  # created only once every check has passed: a refused run makes no book
-        return 2
-    runs.append({**provenance(), "games_per_pairing": args.games, "jobs": args.jobs, "hash_mb": args.hash})
-
-    def write_sidecar(played: int | None) -> None:
-        record = {**identity, "games_per_pairing": args.games, "games_in_pgn": played,
-                  "round": "P.K.C: pairing P (players' order" + ("; a gauntlet: the first player against each "
-                           "other" if gauntlet else "") + "), opening K of the pairing, C=1 when the pairing's "
-                           "first player has White", "runs": runs}
-        try:
-            write_json_atomic(sidecar, record, indent=2)
-        except OSError as exc:  # name the sidecar, not the PGN; the PGN keeps its whole games
-            raise SidecarWriteError(f"cannot write {sidecar}: {exc.strerror or exc}; the games in {args.out} are "
-                                    "kept, --resume continues the game set") from exc
+    sidecar = GameSetSidecar(Path(args.out), identity, gauntlet)
+    sidecar.open(args.resume)
+    open_learning(args)  # created only once every check has passed: a refused run makes no book
+    sidecar.runs.append({**provenance(), "games_per_pairing": args.games, "jobs": args.jobs, "hash_mb": args.hash})
 
     pairs = len(settings.pairings)
     total = pairs * args.games
@@ -243,20 +155,15 @@ def play_games(args: argparse.Namespace, prog: str, gauntlet: bool = False,
           f"{len(found)} openings, {args.jobs} workers; {describe()}")
     for name, text in zip(settings.names, settings.players, strict=True):
         print(f"  {name}: {text}")
+    if Path(args.out).exists() and Path(args.out).stat().st_size > 0 and not args.resume:
+        raise RunExists(f"{args.out} exists; pass --resume to continue it, or choose another --out")
     try:
-        if Path(args.out).exists() and Path(args.out).stat().st_size > 0 and not args.resume:
-            raise FileExistsError(f"{args.out} exists; pass --resume to continue it, or choose another --out")
         make_folder_for(args.out)
-        write_sidecar(None)
+        sidecar.write(None, args.games)
         summary = run_round_robin(settings, make_evaluator, args.out, args.resume, on_game=show, on_repair=warn)
-        write_sidecar(summary.n)
-    except FileExistsError as exc:
-        fail(prog, str(exc))
-        return 2
-    except (PgnWriteError, SidecarWriteError) as exc:
-        fail(prog, str(exc))
-        return 1
+        sidecar.write(summary.n, args.games)
     except OSError as exc:
-        fail(prog, f"cannot write {os_error(exc, args.out)}")
-        return 2
-    return summary, sidecar
+        if isinstance(exc, MimicError):  # PgnWriteError, SidecarWriteError (exit 1), RunExists: they name the file
+            raise
+        raise InputError(f"cannot write {os_error(exc, args.out)}") from exc
+    return summary, sidecar.path

@@ -8,7 +8,6 @@ import sys
 
 from evolve.cli.common import (
     default,
-    fail,
     hash_mib,
     non_negative_int,
     os_error,
@@ -18,6 +17,7 @@ from evolve.cli.common import (
 )
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
+from search.runtime.errors import InputError, MimicError, SettingsError
 
 NAME = "label"
 
@@ -70,18 +70,16 @@ def run(args: argparse.Namespace) -> int:
     import shlex
 
     from mentor.labeller import LabelRun, MentorConfig, find_stockfish, label_samples
-    from mentor.samplers import SamplerOptions, SourceError, collect
+    from mentor.samplers import SamplerOptions, collect
     from mentor.uci_client import EngineError
 
-    prog = "mimic label"
     if args.source is None:
         args.source = ["random"]
     mentor = args.mentor
     if mentor == "stockfish":
         path = find_stockfish()
         if path is None:
-            fail(prog, "Stockfish is not installed (apt-get install stockfish), or use --mentor builtin")
-            return 2
+            raise SettingsError("Stockfish is not installed (apt-get install stockfish), or use --mentor builtin")
         command: tuple[str, ...] = (path,)
     elif mentor == "builtin":
         command = ()
@@ -92,42 +90,33 @@ def run(args: argparse.Namespace) -> int:
     if depth is None and args.nodes is None:
         depth = 2 if kind == "builtin" else 10
     if args.min_plies > args.max_plies:
-        fail(prog, f"--min-plies {args.min_plies} is above --max-plies {args.max_plies}: no playout length left")
-        return 2
+        raise SettingsError(f"--min-plies {args.min_plies} is above --max-plies {args.max_plies}: no playout length "
+                            "left")
     if any("=" not in o for o in args.option):
-        fail(prog, "--option takes NAME=VALUE")
-        return 2
+        raise SettingsError("--option takes NAME=VALUE")
     options = tuple((name, value) for name, _, value in (o.partition("=") for o in args.option))
-    try:
-        config = MentorConfig(kind, command=command, depth=depth, nodes=args.nodes, hash_mb=args.hash,
-                              timeout=args.timeout, options=options)
-    except ValueError as exc:
-        fail(prog, str(exc))
-        return 2
+    config = MentorConfig(kind, command=command, depth=depth, nodes=args.nodes, hash_mb=args.hash,
+                          timeout=args.timeout, options=options)
     sampler = SamplerOptions(min_plies=args.min_plies, max_plies=args.max_plies, skip_check=args.no_check,
                              skip_plies=args.skip_plies, per_game=args.per_game, random_move=args.random_move,
                              quiet=args.quiet)
     try:
         samples, stats = collect(args.source, args.positions, args.seed, sampler, warn)
-    except (SourceError, OSError) as exc:
-        fail(prog, os_error(exc) if isinstance(exc, OSError) else str(exc))
-        return 2
+    except OSError as exc:  # a source that cannot be read: what the user gave (exit 2)
+        raise InputError(os_error(exc)) from exc
     argv = " ".join(shlex.quote(a) for a in sys.argv[1:]) if args.argv is None else args.argv
     run = LabelRun(f"mimic {argv}", tuple(args.source), args.positions, args.seed, args.jobs, args.resume,
                    args.cap, sampler)
     try:
         summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
                                 cap=args.cap, progress=not args.no_progress, sampling=stats.as_dict())
-    except FileExistsError as exc:
-        fail(prog, os_error(exc))
-        return 2
     except EngineError as exc:
         who = " ".join(command)
-        fail(prog, str(exc) if who in str(exc) else f"mentor {who}: {exc}")
-        return 2
+        raise EngineError(str(exc) if who in str(exc) else f"mentor {who}: {exc}") from exc
     except OSError as exc:
-        fail(prog, f"{os_error(exc)} (labels written so far are kept; rerun with --resume)")
-        return 2
+        if isinstance(exc, MimicError):  # RunExists: it names the file
+            raise
+        raise InputError(f"{os_error(exc)} (labels written so far are kept; rerun with --resume)") from exc
     for line in summary.lines():
         print(line)
     for msg in summary.failures[:10]:

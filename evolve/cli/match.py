@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import default, fail, make_folder_for, os_error, positive_int, sprt, warn
+from evolve.cli.common import default, make_folder_for, os_error, positive_int, sprt, warn
 from evolve.cli.options import Parents, player_spec, spec_help
 from evolve.cli.playing import (
     adjudication,
@@ -20,6 +20,7 @@ from evolve.cli.playing import (
     time_control,
 )
 from evolve.cli.table import command_parser
+from search.runtime.errors import InputError, MimicError
 
 NAME = "match"
 
@@ -45,24 +46,18 @@ def run(args: argparse.Namespace) -> int:
     from evolve.players import PLAYERS, make_evaluator
     from search.games.game import GameResult
     from search.games.match import MatchSettings, MatchSummary, run_match
-    from search.games.pgnlog import PgnWriteError
     from search.runtime.provenance import describe
 
-    prog = "mimic match"
     start_engines((args.a, args.b))  # before the --learn book or the PGN; SpecError: one line from main
-    if not check_learning(args, prog):
-        return 2
+    check_learning(args)
     for spec in (args.a, args.b):
         s = PLAYERS.parse(spec)
         if not s.is_external:
             make_evaluator(s)  # fail now, not in a worker, on a bad organism file
         check_book(s, args.learn)
-    found = openings(args, prog)
-    if found is None:
-        return 2
-    tc = time_control(args, prog)
-    if tc is None or not open_learning(args, prog):  # the book is created only once every check has passed
-        return 2
+    found = openings(args)
+    tc = time_control(args)
+    open_learning(args)  # the book is created only once every check has passed
     settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=found, tc=tc,
                              adjudication=adjudication(args), sprt=args.sprt, event=args.event, hash_mb=args.hash,
                              learn=args.learn)
@@ -80,15 +75,10 @@ def run(args: argparse.Namespace) -> int:
         if args.pgn is not None:
             make_folder_for(args.pgn)
         summary = run_match(settings, make_evaluator, args.pgn, args.resume, on_game=show, on_repair=warn)
-    except FileExistsError as exc:
-        fail(prog, str(exc))
-        return 2
-    except PgnWriteError as exc:
-        fail(prog, str(exc))
-        return 1
     except OSError as exc:
-        fail(prog, f"cannot write the PGN: {os_error(exc, args.pgn)}")
-        return 2
+        if isinstance(exc, MimicError):  # PgnWriteError (exit 1), RunExists (exit 2): they name the file
+            raise
+        raise InputError(f"cannot write the PGN: {os_error(exc, args.pgn)}") from exc
     for line in summary.lines():
         print(line)
     if summary.stopped_early:

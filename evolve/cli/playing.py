@@ -12,8 +12,9 @@ import argparse
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from evolve.cli.common import default, fail, hash_mib, non_negative_int, os_error, positive_float, positive_int, warn
+from evolve.cli.common import default, hash_mib, non_negative_int, os_error, positive_float, positive_int, warn
 from evolve.cli.options import Parents
+from search.runtime.errors import InputError
 
 if TYPE_CHECKING:
     from search.games.game import Adjudication, TimeControl
@@ -96,42 +97,39 @@ def start_engines(texts: Iterable[str]) -> None:
     check_engines([PLAYERS.parse(text) for text in texts])
 
 
-def check_learning(args: argparse.Namespace, prog: str) -> bool:
+def check_learning(args: argparse.Namespace) -> None:
     """Check an existing ``--learn`` book (mimic's book, its rows sound) before anything is written or created;
-    a missing one is fine (:func:`open_learning` creates it). False after an error line."""
+    a missing one is fine (:func:`open_learning` creates it). :class:`~search.runtime.errors.InputError` (or the
+    book's own :class:`~search.book.schema.BookError`) when it cannot be used."""
     import sqlite3
     from pathlib import Path
 
     from search.book.tree import Book
 
     if args.learn is None or not Path(args.learn).exists():
-        return True
+        return
     try:
         with Book(args.learn, readonly=True) as book:
             book.check_rows()
     except (OSError, sqlite3.Error) as exc:  # a BookError (not mimic's book, damaged) names the file itself
-        fail(prog, f"cannot open the book {args.learn}: {exc}")
-        return False
-    return True
+        raise InputError(f"cannot open the book {args.learn}: {exc}") from exc
 
 
-def open_learning(args: argparse.Namespace, prog: str) -> bool:
-    """Create the ``--learn`` book when it is missing (a player may read it from the first game); False
-    after an error line. Called once every other check has passed (:func:`check_learning` came first), so a
-    refused run creates no book."""
+def open_learning(args: argparse.Namespace) -> None:
+    """Create the ``--learn`` book when it is missing (a player may read it from the first game);
+    :class:`~search.runtime.errors.InputError` when it cannot be. Called once every other check has passed
+    (:func:`check_learning` came first), so a refused run creates no book."""
     import sqlite3
 
     from search.book.tree import Book
 
     if args.learn is None:
-        return True
+        return
     try:
         with Book(args.learn) as book:
             print(f"learning into {args.learn}: {book.game_count()} games, {book.edge_count()} edges so far")
     except (OSError, sqlite3.Error) as exc:  # a BookError (not mimic's book, damaged) names the file itself
-        fail(prog, f"cannot open the book {args.learn}: {exc}")
-        return False
-    return True
+        raise InputError(f"cannot open the book {args.learn}: {exc}") from exc
 
 
 def learned(args: argparse.Namespace) -> None:
@@ -143,8 +141,9 @@ def learned(args: argparse.Namespace) -> None:
             print(f"book {args.learn}: {book.game_count()} games, {book.edge_count()} edges")
 
 
-def openings(args: argparse.Namespace, prog: str) -> list[Opening] | None:
-    """The openings of ``--openings`` (default: the shipped set), warnings printed; ``None`` after an error line."""
+def openings(args: argparse.Namespace) -> list[Opening]:
+    """The openings of ``--openings`` (default: the shipped set), warnings printed;
+    :class:`~search.runtime.errors.InputError` when there are none to play."""
     from search.games.openings import default_openings_path, load_openings
 
     errors: list[str] = []
@@ -152,33 +151,24 @@ def openings(args: argparse.Namespace, prog: str) -> list[Opening] | None:
     try:
         found = load_openings(openings_path, errors.append)
     except OSError as exc:
-        fail(prog, f"cannot read the openings: {os_error(exc, openings_path)}")
-        return None
-    except ValueError as exc:
-        fail(prog, str(exc))
-        return None
+        raise InputError(f"cannot read the openings: {os_error(exc, openings_path)}") from exc
     for msg in errors:
         warn(msg)
     if not found:
-        fail(prog, "no usable openings")
-        return None
+        raise InputError("no usable openings")
     return found
 
 
-def time_control(args: argparse.Namespace, prog: str) -> TimeControl | None:
+def time_control(args: argparse.Namespace) -> TimeControl:
     """The ``TimeControl`` of ``--tc``/``--depth``/``--nodes``/``--movetime`` (:data:`DEFAULT_MOVETIME` a move
-    when none is given); ``None`` after an error line."""
+    when none is given); a bad ``--tc`` is a :class:`~search.runtime.errors.SettingsError`."""
     from search.games.game import TimeControl
 
-    try:
-        if args.tc:
-            return TimeControl.parse(args.tc)
-        if args.depth or args.nodes or args.movetime:
-            return TimeControl(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
-        return TimeControl(movetime=DEFAULT_MOVETIME)
-    except ValueError as exc:
-        fail(prog, str(exc))
-        return None
+    if args.tc:
+        return TimeControl.parse(args.tc)
+    if args.depth or args.nodes or args.movetime:
+        return TimeControl(depth=args.depth, nodes=args.nodes, movetime=args.movetime)
+    return TimeControl(movetime=DEFAULT_MOVETIME)
 
 
 def adjudication(args: argparse.Namespace) -> Adjudication:

@@ -9,22 +9,18 @@ import contextlib
 import sys
 from typing import Any
 
-from evolve.cli.common import fail, make_folder_for, os_error, positive_float, positive_int, warn
+from evolve.cli.common import make_folder_for, os_error, positive_float, positive_int, warn
 from evolve.cli.options import Parents, player_spec, spec_help
 from evolve.cli.playing import check_book
 from evolve.cli.table import command_parser
-from search.runtime.errors import MimicError
+from search.runtime.errors import InputError, MimicError, RunError, SettingsError
 from search.runtime.files import open_regular
 
 NAME = "suite"
 
 
-class SuiteWriteError(MimicError):
-    """A row could not be appended to the suite CSV (wraps the ``OSError``)."""
-
-    def __init__(self, error: OSError) -> None:
-        super().__init__(str(error))
-        self.error = error
+class SuiteWriteError(RunError):
+    """A row could not be appended to the suite CSV (a full disk): the rows before it are kept. Exit 1."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
@@ -60,7 +56,6 @@ def run(args: argparse.Namespace) -> int:
     from search.players.player import PlayerError, check_engines, make_player
     from search.runtime.provenance import describe
 
-    prog = "mimic suite"
     spec = PLAYERS.parse(args.engine)
     check_book(spec)  # its rows scanned now, not in a worker (SpecError: one line from main)
     try:  # fail now, not in a worker, on an engine that cannot start (SpecError: one line from main)
@@ -69,28 +64,23 @@ def run(args: argparse.Namespace) -> int:
         else:
             make_player(spec, make_evaluator).close()
     except PlayerError as exc:
-        fail(prog, f"{args.engine}: {exc}")
-        return 2
+        raise PlayerError(f"{args.engine}: {exc}") from exc
     if args.resume and not args.csv:
-        fail(prog, "--resume needs --csv (the rows already solved are read from it)")
-        return 2
+        raise SettingsError("--resume needs --csv (the rows already solved are read from it)")
     try:  # before any output or CSV: a suite that cannot be read is one line and nothing else
         with open_regular(args.epd, "suite file"):
             pass
     except OSError as exc:
-        fail(prog, f"cannot read the suite: {os_error(exc, args.epd)}")
-        return 2
+        raise InputError(f"cannot read the suite: {os_error(exc, args.epd)}") from exc
     errors: list[str] = []
     try:
         if args.csv:
             make_folder_for(args.csv)
         out = SuiteCsv(args.csv, resume=args.resume) if args.csv else None
-    except (FileExistsError, ValueError) as exc:
-        fail(prog, str(exc))
-        return 2
     except OSError as exc:
-        fail(prog, f"cannot write the CSV: {os_error(exc, args.csv)}")
-        return 2
+        if isinstance(exc, MimicError):  # RunExists: it names the CSV
+            raise
+        raise InputError(f"cannot write the CSV: {os_error(exc, args.csv)}") from exc
     print(f"{args.epd}: {args.engine} at {args.movetime:g} s/position; {describe()}", flush=True)
     if out is not None and out.done:
         print(f"resuming: {len(out.done)} positions already in {args.csv}", flush=True)
@@ -102,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 out.append(r)
             except OSError as exc:
-                raise SuiteWriteError(exc) from exc
+                raise SuiteWriteError(f"cannot write the CSV: {os_error(exc, args.csv)}; --resume continues") from exc
         if bar is not None:
             bar.update(1)
         if args.verbose:
@@ -111,15 +101,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         rows = run_suite(args.epd, args.engine, args.movetime, make_evaluator, jobs=args.jobs, limit=args.limit,
                          on_error=errors.append, on_row=row, skip=skip)
-    except SuiteWriteError as exc:
-        fail(prog, f"cannot write the CSV: {os_error(exc.error, args.csv)}; --resume continues")
-        return 1
     except OSError as exc:
-        fail(prog, f"cannot read the suite: {os_error(exc, args.epd)}")
-        return 2
-    except PlayerError as exc:
-        fail(prog, f"{args.engine}: {exc}")
-        return 1
+        raise InputError(f"cannot read the suite: {os_error(exc, args.epd)}") from exc
+    except PlayerError as exc:  # an engine that fails mid-run: the rows so far are kept
+        raise RunError(f"{args.engine}: {exc}") from exc
     finally:
         if bar is not None:
             bar.close()

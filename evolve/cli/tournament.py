@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evolve.cli.common import command_line, fail, non_negative_float, non_negative_int, os_error
+from evolve.cli.common import command_line, non_negative_float, non_negative_int, os_error
 from evolve.cli.games import game_set_options, play_games
 from evolve.cli.options import Parents, spec_help
 from evolve.cli.playing import games_line, learned
 from evolve.cli.table import command_parser
+from search.runtime.errors import RunError
 
 NAME = "tournament"
 
@@ -44,13 +45,8 @@ def run(args: argparse.Namespace) -> int:
     from evolve.tournament import nominal_checks, nominal_lines, parse_anchor, rate_games, write_outputs
     from search.games.ratings import RatingError
 
-    prog = "mimic tournament"
-    try:
-        anchor = parse_anchor(args.anchor) if args.anchor is not None else None
-        nominal = [parse_anchor(text, "--nominal") for text in args.nominal]
-    except ValueError as exc:
-        fail(prog, str(exc))
-        return 2
+    anchor = parse_anchor(args.anchor) if args.anchor is not None else None
+    nominal = [parse_anchor(text, "--nominal") for text in args.nominal]
 
     def check(names: tuple[str, ...]) -> str | None:
         for option, name in ([("--anchor", anchor[0])] if anchor else []) + [("--nominal", n) for n, _ in nominal]:
@@ -58,22 +54,17 @@ def run(args: argparse.Namespace) -> int:
                 return f"{option} {name!r} is not a player's name (names: {', '.join(names)})"
         return None
 
-    played = play_games(args, prog, gauntlet=args.gauntlet, check=check)
-    if isinstance(played, int):
-        return played
-    summary, sidecar = played
+    summary, sidecar = play_games(args, gauntlet=args.gauntlet, check=check)
     print(f"{games_line(summary)}; settings in {sidecar}")
     try:
         ratings = rate_games(summary, anchor=anchor, prior_draws=args.prior_draws, bootstrap=args.bootstrap,
                              seed=args.bootstrap_seed)
     except RatingError as exc:
-        fail(prog, f"no ratings from the games in {args.out}: {exc}")
-        return 1
+        raise RunError(f"no ratings from the games in {args.out}: {exc}") from exc
     try:
         written = write_outputs(Path(args.out), ratings, summary, command=command_line(), nominal=nominal)
     except OSError as exc:
-        fail(prog, f"cannot write {os_error(exc)}")
-        return 1
+        raise RunError(f"cannot write {os_error(exc)}") from exc
     for line in [*ratings.table_lines(), *nominal_lines(ratings, nominal_checks(ratings, nominal)), "",
                  "Crosstable (points/games of the row's player against the column's):", *ratings.crosstable_lines()]:
         print(line)

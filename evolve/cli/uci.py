@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import fail
 from evolve.cli.options import Parents, player_spec, spec_help
 from evolve.cli.playing import check_book
 from evolve.cli.table import command_parser
+from search.runtime.errors import SettingsError
 
 NAME = "uci"
 
@@ -30,7 +30,6 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         hash_mb = 0
     if not 1 <= hash_mb <= uci.MAX_HASH_MB:
-        fail("mimic uci", f"--hash must be a whole number of MiB within 1..{uci.MAX_HASH_MB}, got {args.hash!r}")
-        return 2
+        raise SettingsError(f"--hash must be a whole number of MiB within 1..{uci.MAX_HASH_MB}, got {args.hash!r}")
     check_book(PLAYERS.parse(args.eval))
     return uci.main(make_evaluator, args.eval, hash_mb=hash_mb)

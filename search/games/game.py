@@ -23,6 +23,7 @@ from search.conventions import loss_result, pgn_score, result_from_points
 from search.games.openings import Opening
 from search.players.player import MoveReport, PlayerError, make_player
 from search.players.spec import PlayerRegistry
+from search.runtime.errors import SettingsError
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,13 +42,16 @@ class TimeControl:
     def parse(cls, text: str) -> TimeControl:
         """cutechess syntax: ``[moves/]base[+increment]`` in seconds, e.g. ``10+0.1`` or ``40/60``."""
         moves = None
-        if "/" in text:
-            m, text = text.split("/", 1)
-            moves = int(m)
-        base, _, inc = text.partition("+")
-        tc = cls(base=float(base), increment=float(inc) if inc else 0.0, moves=moves)
+        try:
+            if "/" in text:
+                m, text = text.split("/", 1)
+                moves = int(m)
+            base, _, inc = text.partition("+")
+            tc = cls(base=float(base), increment=float(inc) if inc else 0.0, moves=moves)
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from exc
         if tc.base is None or tc.base <= 0 or tc.increment < 0:
-            raise ValueError(f"bad time control {text!r}")
+            raise SettingsError(f"bad time control {text!r}")
         return tc
 
     @property

@@ -25,6 +25,7 @@ from search.games.gameset import play_game_set
 from search.games.openings import Opening
 from search.games.stats import EloResult, SprtResult, elo, pentanomial, sprt
 from search.players.spec import PlayerRegistry
+from search.runtime.errors import SettingsError
 
 
 @dataclass
@@ -119,7 +120,7 @@ def _generic(reason: str) -> str:
 def schedule(settings: MatchSettings) -> list[Scheduled]:
     """(round, white, black, opening) for every game: openings in order, each played twice."""
     if not settings.openings:
-        raise ValueError("no openings")
+        raise SettingsError("no openings")
     games = []
     for i in range((settings.games + 1) // 2):
         op = settings.openings[i % len(settings.openings)]

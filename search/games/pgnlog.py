@@ -20,7 +20,7 @@ import chess.pgn
 from search.conventions import RESULTS
 from search.games.game import GameResult, Scheduled
 from search.runtime.atomic import atomic_open
-from search.runtime.errors import MimicError
+from search.runtime.errors import RunError, RunExists
 from search.runtime.files import read_regular
 
 
@@ -87,7 +87,7 @@ def repair_pgn(path: str | Path) -> int:
     return torn
 
 
-class PgnWriteError(MimicError, OSError):
+class PgnWriteError(RunError, OSError):
     """A game could not be appended to the match PGN; the file was cut back to its whole games."""
 
 
@@ -123,7 +123,7 @@ def games_to_resume(pgn: Path | None, todo: Sequence[Scheduled], resume: bool,
     if pgn.stat().st_size == 0:
         return []
     if not resume:
-        raise FileExistsError(f"{pgn} exists; pass --resume to continue it, or choose another file")
+        raise RunExists(f"{pgn} exists; pass --resume to continue it, or choose another file")
     dropped = repair_pgn(pgn)
     if dropped and on_repair is not None:
         on_repair(f"{pgn}: dropped {dropped} torn game(s) at the end; they are played again")

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from search.runtime.errors import MimicError
+from search.runtime.errors import MimicError, SettingsError
 
 LOG_SCALE = math.log(10.0) / 400.0
 """Natural-log strength units per Elo: ``E(d) = 1 / (1 + exp(−LOG_SCALE · d))`` for a difference ``d`` in Elo."""
@@ -66,11 +66,11 @@ def tally(games: Sequence[GameRecord], names: Sequence[str]) -> tuple[np.ndarray
     p, n = np.zeros((k, k)), np.zeros((k, k))
     for white, black, s in games:
         if white not in index or black not in index:
-            raise ValueError(f"game {white!r} - {black!r}: a player not among {list(names)}")
+            raise RatingError(f"game {white!r} - {black!r}: a player not among {list(names)}")
         if white == black:
-            raise ValueError(f"game {white!r} - {black!r}: a player against itself")
+            raise RatingError(f"game {white!r} - {black!r}: a player against itself")
         if s not in (0.0, 0.5, 1.0):
-            raise ValueError(f"game {white!r} - {black!r}: White's points must be 1, 0.5 or 0, got {s!r}")
+            raise RatingError(f"game {white!r} - {black!r}: White's points must be 1, 0.5 or 0, got {s!r}")
         i, j = index[white], index[black]
         p[i, j] += s
         p[j, i] += 1.0 - s
@@ -125,7 +125,7 @@ def fit_ratings(p: np.ndarray, n: np.ndarray, names: Sequence[str] | None = None
     if k < 2:
         raise RatingError("ratings need at least two players")
     if prior_draws < 0:
-        raise ValueError(f"prior_draws must be at least 0, got {prior_draws}")
+        raise SettingsError(f"prior_draws must be at least 0, got {prior_draws}")
     met = n > 0
     p = p + 0.5 * prior_draws * met
     n = n + prior_draws * met
@@ -258,7 +258,7 @@ def rate(games: Sequence[GameRecord], names: Sequence[str], *, anchor: tuple[str
     without a prior) is left out and counted in ``failed``; the interval is NaN when none is left."""
     names = tuple(names)
     if anchor is not None and anchor[0] not in names:
-        raise ValueError(f"anchor {anchor[0]!r} is not a player (players: {', '.join(names)})")
+        raise SettingsError(f"anchor {anchor[0]!r} is not a player (players: {', '.join(names)})")
     p, n = tally(games, names)
     elo = normalise(fit_ratings(p, n, names, prior_draws=prior_draws), names, anchor)
     k = len(names)

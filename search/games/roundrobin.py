@@ -31,6 +31,7 @@ from search.games.match import MatchSettings
 from search.games.match import schedule as match_schedule
 from search.games.openings import Opening
 from search.players.spec import DEFAULT_SEARCH, PlayerRegistry, PlayerSpec
+from search.runtime.errors import SettingsError
 
 _GENERIC_STEMS = {"organism", "params", "net", "cmp", "best", "model"}
 """File stems that say nothing about the player: the folder's name is used instead."""
@@ -100,23 +101,23 @@ class RoundRobinSettings:
 
     def __post_init__(self) -> None:
         if len(self.players) < 2:
-            raise ValueError("a round robin needs at least two players")
+            raise SettingsError("a round robin needs at least two players")
         if len(self.names) != len(self.players):
-            raise ValueError(f"{len(self.names)} names for {len(self.players)} players")
+            raise SettingsError(f"{len(self.names)} names for {len(self.players)} players")
         for seen, what in ((self.players, "player spec"), (self.names, "name")):
             twice = [x for x, n in Counter(seen).items() if n > 1]
             if twice:
                 hint = (f" (for self-play, write the second differently, e.g. {twice[0]}@movetime=0.05, and give "
                         "--names)" if what == "player spec" and "@" not in twice[0] else "")
-                raise ValueError(f"{what} {twice[0]!r} given twice{hint}")
+                raise SettingsError(f"{what} {twice[0]!r} given twice{hint}")
         for name in self.names:
             why = check_name(name)
             if why is not None:
-                raise ValueError(why)
+                raise SettingsError(why)
         if self.games < 1:
-            raise ValueError("need at least one game per pairing")
+            raise SettingsError("need at least one game per pairing")
         if not self.openings:
-            raise ValueError("no openings")
+            raise SettingsError("no openings")
 
     @property
     def name_of(self) -> dict[str, str]:

@@ -25,6 +25,7 @@ from search.formats.epd import EpdRecord, read_epd
 from search.players.player import MoveReport, PlayerError, make_player
 from search.players.spec import PlayerRegistry
 from search.runtime.atomic import write_atomic
+from search.runtime.errors import MimicError, RunExists
 from search.runtime.files import read_regular
 from search.runtime.workers import parallel_map
 
@@ -193,6 +194,10 @@ def _parse_row(raw: dict[str, str]) -> SuiteRow:
                     score=opt(raw["score"]), mate=opt(raw["mate"]), error=raw["error"])
 
 
+class SuiteCsvError(MimicError, ValueError):
+    """A suite CSV that is not one ``SuiteCsv`` wrote (or a path to it that is not a file): ``FILE[:LINE]: why``."""
+
+
 def read_csv(path: str | Path) -> list[SuiteRow]:
     """The rows of a suite CSV written by ``SuiteCsv``. A torn last line (a killed run) is dropped; any
     other malformed line raises ``ValueError`` naming the file and line."""
@@ -200,20 +205,21 @@ def read_csv(path: str | Path) -> list[SuiteRow]:
     try:
         text = read_regular(path, "suite CSV").decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not a mimic suite CSV (not UTF-8 text: {exc.reason} at byte {exc.start})") from exc
+        raise SuiteCsvError(f"{path}: not a mimic suite CSV (not UTF-8 text: {exc.reason} at byte {exc.start})") \
+            from exc
     lines = text.splitlines(keepends=True)
     complete = lines if text.endswith("\n") else lines[:-1]
     reader = csv.DictReader(complete)
     try:
         if reader.fieldnames is not None and list(reader.fieldnames) != _FIELDS:
-            raise ValueError(f"{path}:1: not a mimic suite CSV (columns {str(reader.fieldnames)[:200]})")
+            raise SuiteCsvError(f"{path}:1: not a mimic suite CSV (columns {str(reader.fieldnames)[:200]})")
         for raw in reader:
             try:
                 rows.append(_parse_row(raw))
             except (KeyError, TypeError, ValueError) as exc:
-                raise ValueError(f"{path}:{reader.line_num}: malformed suite row ({exc})") from exc
+                raise SuiteCsvError(f"{path}:{reader.line_num}: malformed suite row ({exc})") from exc
     except csv.Error as exc:
-        raise ValueError(f"{path}:{reader.line_num}: not a mimic suite CSV ({exc})") from exc
+        raise SuiteCsvError(f"{path}:{reader.line_num}: not a mimic suite CSV ({exc})") from exc
     return rows
 
 
@@ -225,10 +231,10 @@ class SuiteCsv:
         self.path = Path(path)
         self.done: list[SuiteRow] = []
         if self.path.exists() and not self.path.is_file():
-            raise ValueError(f"{self.path}: not a regular file")
+            raise SuiteCsvError(f"{self.path}: not a regular file")
         exists = self.path.exists() and self.path.stat().st_size > 0
         if exists and not resume:
-            raise FileExistsError(f"{self.path} exists; pass --resume to continue it, or remove it")
+            raise RunExists(f"{self.path} exists; pass --resume to continue it, or remove it")
         if exists:
             self.done = read_csv(self.path)
             with open(self.path, newline="") as fh:  # rewrite without a torn last line
