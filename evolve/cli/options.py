@@ -90,6 +90,7 @@ class Parents:
     def data(cls, genome: bool = True) -> argparse.ArgumentParser:
         """The label-file options of ``evolve``, ``fit`` and ``train-net`` (defaults: :class:`RunSettings`)."""
         from evolve.ga.run import RunSettings
+        from organisms.features import LAYOUTS
 
         p = argparse.ArgumentParser(add_help=False, parents=[cls.parallel()])
         p.add_argument("--target", choices=("leaf", "root"), default=default(RunSettings, "target"),
@@ -99,7 +100,7 @@ class Parents:
         p.add_argument("--held-out", type=probability, default=default(RunSettings, "held_out"),
                        help="share never sampled for fitness")
         if genome:
-            p.add_argument("--genome", choices=("paper", "rich"), default=default(RunSettings, "genome"),
+            p.add_argument("--genome", choices=list(LAYOUTS), default=default(RunSettings, "genome"),
                            help="the genome layout: paper (49 genes) or rich (417: those plus signed middle-game "
                                 "and endgame piece-square genes, files mirrored)")
         return p
@@ -135,7 +136,7 @@ class Parents:
     def ga(cls, data: bool = True) -> argparse.ArgumentParser:
         """The GA's options (defaults: :class:`GASettings`, the rich genome's where :data:`RICH_DEFAULTS`
         differ); with ``data``, the memetic polish and the label-file options too."""
-        from evolve.ga.evolution import RICH_DEFAULTS, GASettings
+        from evolve.ga.evolution import CROSSOVERS, MUTATIONS, RICH_DEFAULTS, SELECTIONS, GASettings
         from evolve.ga.run import RunSettings
 
         def shown(name: str, text: str) -> str:
@@ -151,9 +152,9 @@ class Parents:
         g.add_argument("--generations", type=int, default=None, help=shown("generations", "generations"))
         g.add_argument("--crossover", type=probability, default=None,
                        help=shown("crossover", "crossover probability per pair"))
-        g.add_argument("--crossover-kind", choices=("one-point", "two-point", "uniform"), default=None,
+        g.add_argument("--crossover-kind", choices=list(CROSSOVERS), default=None,
                        help=shown("crossover_kind", "how two chromosomes cross"))
-        g.add_argument("--mutation-kind", choices=("bit", "gaussian", "uniform"), default=None,
+        g.add_argument("--mutation-kind", choices=list(MUTATIONS), default=None,
                        help=shown("mutation_kind", "bit: flip each bit with probability --mutation; gaussian: move "
                                   "each gene with probability --mutation by a Gaussian step of --mutation-sigma x "
                                   "its range; uniform: give each gene with probability --mutation a random other "
@@ -169,7 +170,7 @@ class Parents:
                                   "shrinking)"))
         g.add_argument("--sample", type=int, default=None,
                        help=shown("sample", "training positions drawn afresh each generation"))
-        g.add_argument("--selection", choices=("tournament", "roulette"), default=None,
+        g.add_argument("--selection", choices=list(SELECTIONS), default=None,
                        help=shown("selection", "how parents are chosen"))
         g.add_argument("--tournament", type=int, default=None, help=shown("tournament", "tournament size"))
         g.add_argument("--elite", type=int, default=None,

@@ -8,19 +8,17 @@ second:
 
 * ``population_bits``: uniformly random chromosomes (or, given an ``initial`` chromosome, generation 0
   is that chromosome and ``population − 1`` copies of it, each mutated once by ``mutate_population``);
-* ``select``: tournament (default, size 3) or roulette on the losses (fitness-proportional to
-  ``max loss − loss``), returning parent indices;
-* ``mate_population``: one-point, two-point or uniform crossover, *copy-safe*: DEAP's ``cxTwoPoint``
-  swaps slices with ``a[i:j], b[i:j] = b[i:j], a[i:j]``, which on numpy arrays copies a view that
-  has just been overwritten and leaves both children with the same slice. Ours swaps through
-  ``np.where``;
-* ``mutate_population``: independent bit flips (``mutation_kind="bit"``, DEAP's ``mutFlipBit``), or
-  per gene (``mutate_genes``): with probability ``mutation`` a gene gets a new value, either a Gaussian
-  step in value space (``"gaussian"``, DEAP's ``mutGaussian``: standard deviation ``mutation_sigma`` ×
-  the gene's range, at least one grid step, reflected at the range's ends) or a uniformly random other
-  value (``"uniform"``, DEAP's ``mutUniformInt``), re-encoded into the gene's bits (Gray or binary);
+* ``select(losses, k)``: the selection named by ``settings.selection`` (tournament by default, size 3, or
+  roulette), returning parent indices;
+* ``mate_population(children)``: the crossover named by ``settings.crossover_kind`` (one-point, two-point or
+  uniform), copy-safe;
+* ``mutate_population(children, generation=g)``: the mutation named by ``settings.mutation_kind`` (bit flips, or a
+  Gaussian or uniform new value per gene), when making generation ``g``;
 * ``evaluate``: the objective's loss of every organism at once (decode to a weight matrix, one
   matrix product).
+
+The operators come from the registries of :mod:`evolve.ga.operators`, by name; as in DEAP's own loop
+(``algorithms.varAnd``), the loop below never knows which one is registered.
 
 A ``HallOfFame(similar=numpy.array_equal)`` keeps the best organisms seen.
 
@@ -28,8 +26,9 @@ One generation: the ``elite`` best organisms pass unchanged; the rest are chosen
 paired and crossed with probability ``crossover``, and mutated with probability ``mutation`` (per
 bit or, for the gene kinds, per gene). A fresh sample of ``sample`` training rows is drawn every
 generation and the whole new population (elites included) is scored on it. The held-out rows are
-never sampled; the error of each generation's best organism on them is logged (and, for a loss that is not
-in centipawns, its mean absolute centipawn error too, ``held_out_cp``).
+never sampled; the error of each generation's best organism on them is logged (and, for an objective that
+reports centipawns beside its loss, ``Objective.reports_cp``, its mean absolute centipawn error too,
+``held_out_cp``).
 
 Everything random comes from two numpy generators (operators, samples) seeded from ``seed``; a
 checkpoint stores the population, the hall of fame, the logbook, the generation and both generator
@@ -81,17 +80,10 @@ def make_toolbox(genome: Genome, settings: GASettings, objective: Objective,
     """The DEAP toolbox of a run (see the module docstring)."""
     tb = base.Toolbox()
     tb.register("population_bits", lambda n: genome.random_bits(rng, n))
-    if settings.selection == "tournament":
-        tb.register("select", select_tournament, size=settings.tournament, rng=rng)
-    else:
-        tb.register("select", select_roulette, rng=rng)
+    tb.register("select", SELECTIONS[settings.selection], settings=settings, rng=rng)
     tb.register("mate_population", mate_population, cxpb=settings.crossover, kind=settings.crossover_kind,
                 rng=rng)
-    if settings.mutation_kind == "bit":
-        tb.register("mutate_population", mutate_population, indpb=settings.mutation, rng=rng)
-    else:
-        tb.register("mutate_population", mutate_genes, genome=genome, indpb=settings.mutation,
-                    kind=settings.mutation_kind, rng=rng)
+    tb.register("mutate_population", MUTATIONS[settings.mutation_kind], genome=genome, settings=settings, rng=rng)
     tb.register("evaluate", lambda bits, rows: objective.losses(genome.decode(bits), rows))
     return tb
 
@@ -177,10 +169,7 @@ class Evolution:
         elif self.generation < 0:
             assert self.initial is not None
             copies = np.repeat(self.initial[None, :], s.population - 1, axis=0)
-            if s.mutation_kind == "bit":
-                self.toolbox.mutate_population(copies)
-            else:
-                self.toolbox.mutate_population(copies, sigma=s.sigma_at(1))
+            self.toolbox.mutate_population(copies, generation=1)
             self.population = np.concatenate([self.initial[None, :], copies])
         else:
             order = np.argsort(self.losses, kind="stable")
@@ -188,10 +177,7 @@ class Evolution:
             chosen = self.toolbox.select(self.losses, s.population - s.elite)
             children = self.population[chosen].copy()
             self.toolbox.mate_population(children)
-            if s.mutation_kind == "bit":
-                self.toolbox.mutate_population(children)
-            else:
-                self.toolbox.mutate_population(children, sigma=s.sigma_at(self.generation + 1))
+            self.toolbox.mutate_population(children, generation=self.generation + 1)
             self.population = np.concatenate([elites, children])
         self.generation += 1
         self._score(self._sample())

@@ -1,6 +1,7 @@
-"""The GA's settings (:class:`GASettings`, built by keyword) and the rich genome's defaults.
+"""The GA's settings (:class:`GASettings`, built by keyword) and the rich genome's defaults. The operator names
+it accepts are those of the registries of :mod:`evolve.ga.operators`.
 
-May import: the standard library only.
+May import: the standard library, ``evolve.ga.operators`` (its registries), ``search.runtime.errors``.
 """
 
 from __future__ import annotations
@@ -9,11 +10,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-SELECTIONS = ("tournament", "roulette")
-CROSSOVERS = ("one-point", "two-point", "uniform")
-MUTATIONS = ("bit", "gaussian", "uniform")
-"""``bit``: flip each bit with probability ``mutation`` (the paper's); ``gaussian`` / ``uniform``: give each
-gene a new value with probability ``mutation`` (see :func:`evolve.ga.operators.mutate_genes`)."""
+from evolve.ga.operators import CROSSOVERS, MUTATIONS, SELECTIONS
+from search.runtime.errors import SettingsError
+
+__all__ = ["CROSSOVERS", "MUTATIONS", "RICH_DEFAULTS", "SELECTIONS", "GASettings", "rich_defaults"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,24 +40,24 @@ class GASettings:
 
     def __post_init__(self) -> None:
         if self.selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {SELECTIONS}")
+            raise SettingsError(f"selection must be one of {tuple(SELECTIONS)}")
         if self.crossover_kind not in CROSSOVERS:
-            raise ValueError(f"crossover kind must be one of {CROSSOVERS}")
+            raise SettingsError(f"crossover kind must be one of {tuple(CROSSOVERS)}")
         if self.mutation_kind not in MUTATIONS:
-            raise ValueError(f"mutation kind must be one of {MUTATIONS}")
+            raise SettingsError(f"mutation kind must be one of {tuple(MUTATIONS)}")
         if not (math.isfinite(self.mutation_sigma) and self.mutation_sigma > 0):
-            raise ValueError("the mutation sigma is a positive share of a gene's range")
+            raise SettingsError("the mutation sigma is a positive share of a gene's range")
         final = self.mutation_sigma_final
         if final is not None and not (math.isfinite(final) and 0 < final <= self.mutation_sigma):
-            raise ValueError("the final mutation sigma is a positive share of a gene's range, at most the first")
+            raise SettingsError("the final mutation sigma is a positive share of a gene's range, at most the first")
         if self.population < 2 or not 0 <= self.elite < self.population:
-            raise ValueError("need a population of at least 2 and 0 <= elite < population")
+            raise SettingsError("need a population of at least 2 and 0 <= elite < population")
         if not (0 <= self.crossover <= 1 and 0 <= self.mutation <= 1):
-            raise ValueError("crossover and mutation are probabilities")
+            raise SettingsError("crossover and mutation are probabilities")
         if self.generations < 0 or self.sample < 1 or self.tournament < 1 or self.hall_of_fame < 0:
-            raise ValueError("need generations >= 0, sample >= 1, tournament >= 1 and hall of fame >= 0")
+            raise SettingsError("need generations >= 0, sample >= 1, tournament >= 1 and hall of fame >= 0")
         if self.seed < 0:
-            raise ValueError("the seed must be a non-negative integer")
+            raise SettingsError("the seed must be a non-negative integer")
 
     def sigma_at(self, generation: int) -> float:
         """The gaussian mutation's sigma when making generation ``generation`` (1 … ``generations``):
