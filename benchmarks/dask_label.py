@@ -56,7 +56,7 @@ def main() -> int:
             out = Path(tmp) / f"{name.replace(' ', '_')}-{k}.epd"
             with use_backend("dask" if scheduler else "local", scheduler):
                 t0 = time.perf_counter()
-                summary = label_samples(samples, config, out, jobs=jobs, progress=False)
+                summary = label_samples(samples, config, out, jobs=jobs)
                 seconds = time.perf_counter() - t0
             assert summary.labelled == len(samples), summary.lines()
             best[name] = min(best.get(name, float("inf")), seconds)

@@ -78,7 +78,7 @@ def python_chess(stockfish: str, boards: list[chess.Board], depth: int) -> float
 def ours(samples: list[Sample], config: MentorConfig, jobs: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        summary = label_samples(samples, config, Path(tmp) / "labels.epd", jobs=jobs, progress=False)
+        summary = label_samples(samples, config, Path(tmp) / "labels.epd", jobs=jobs)
         elapsed = time.perf_counter() - t0
     assert summary.labelled == len(samples), summary
     return len(samples) / elapsed

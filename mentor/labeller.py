@@ -11,18 +11,17 @@ mentor that cannot start stops the run with nothing written, and the name it rep
 recorded in the file's provenance sidecar (:func:`record_run`, one schema for ``mimic label`` and
 ``mimic demo``).
 
-May import: chess, joblib, tqdm, the rest of ``mentor/``, ``search/`` and ``organisms/``.
+May import: chess, joblib, the rest of ``mentor/``, ``search/`` and ``organisms/``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import sys
 import time
 import uuid
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,7 +134,7 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: L
 
 def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Path, *, jobs: int = 1,
                   resume: bool = False, batch_size: int | None = None, run: LabelRun | None = None,
-                  cap: int = DEFAULT_CAP, progress: bool = True,
+                  cap: int = DEFAULT_CAP, on_progress: Callable[[int, int], None] | None = None,
                   sampling: dict[str, int] | None = None) -> LabelSummary:
     """Label ``samples`` into ``out`` (EPD). Refuses to overwrite an existing non-empty file unless
     ``resume`` is set, in which case positions already in the file are skipped.
@@ -146,6 +145,7 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
     old file's ``#`` header is moved to the sidecar on resume, and the run is recorded in the
     sidecar when ``run`` is given (again at the end, with its summary). A failing write (disk full)
     raises ``OSError``: what was written stays, and a resume after space is freed completes the file.
+    ``on_progress(done, total)`` hears the positions done (those already in the file first) after each batch.
     """
     out = Path(out)
     summary = LabelSummary(requested=len(samples), sampling=dict(sampling or {}))
@@ -170,17 +170,13 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
 
     t0 = time.perf_counter()
     started, run_id = utc_now(), uuid.uuid4().hex
-    bar = None
     finished = False
     try:
         with contextlib.ExitStack() as stack, LabelWriter(out, cap=cap) as writer:
             if run is not None:
                 record_run(out, run, config, summary, run_id, started, None)
-            if progress:
-                from tqdm import tqdm
-
-                bar = tqdm(total=len(samples), initial=summary.already_labelled, unit="pos", desc="labelling",
-                           file=sys.stderr, dynamic_ncols=True)
+            if on_progress is not None:
+                on_progress(summary.already_labelled, len(samples))
             if items:
                 pending = _run(config, items, batch_size, jobs, cap)
                 stack.callback(_close_quietly, pending)
@@ -196,12 +192,10 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
                         summary.mates += flag == "mate"
                         summary.over_cap += flag == "over-cap"
                     writer.flush()
-                    if bar is not None:
-                        bar.update(len(results))
+                    if on_progress is not None:
+                        on_progress(summary.already_labelled + summary.labelled + summary.failed, len(samples))
         finished = True
     finally:
-        if bar is not None:
-            bar.close()
         close_mentors()  # the mentors of this process (serial runs, threads); a process pool's leave with it
         _close_cluster_mentors()
         summary.seconds = time.perf_counter() - t0

@@ -70,10 +70,10 @@ def test_labels_on_the_cluster_equal_the_local_ones(scheduler: str, tmp_path: Pa
     samples = list(random_playouts(12, seed=15, skip_check=True))
     config = MentorConfig("builtin", depth=2)
     local, remote = tmp_path / "local.epd", tmp_path / "dask.epd"
-    assert label_samples(samples, config, local, jobs=1, progress=False).labelled == 12
+    assert label_samples(samples, config, local, jobs=1).labelled == 12
     with use_backend("dask", scheduler):
         assert distributed() and cluster_threads() == 2  # 2 workers x 1 thread
-        summary = label_samples(samples, config, remote, jobs=2, batch_size=2, progress=False)
+        summary = label_samples(samples, config, remote, jobs=2, batch_size=2)
     assert not distributed()
     assert summary.labelled == 12 and summary.failed == 0
     # The same file: the same 12 lines in the same order (results are written in the order of the batches)

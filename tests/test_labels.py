@@ -104,7 +104,7 @@ def test_label_writes_standard_epd_and_one_provenance_schema(stockfish: str, tmp
 
 def test_builtin_mentor_is_named_with_the_version(tmp_path: Path) -> None:
     out = tmp_path / "b.epd"
-    summary = label_samples([Sample(chess.Board(), "test")], MentorConfig("builtin", depth=1), out, progress=False)
+    summary = label_samples([Sample(chess.Board(), "test")], MentorConfig("builtin", depth=1), out)
     assert summary.mentor == f"{BUILTIN_NAME} {mimic_version()}"
     assert _assert_standard_epd(out) == 1
 
@@ -116,7 +116,7 @@ def test_a_damaged_sidecar_is_refused_and_kept(tmp_path: Path) -> None:
     (tmp_path / "d.epd.json").write_text('{"runs": [')  # cut short
     run = LabelRun("mimic label", ("test",), 1, 0, 1, False)
     with pytest.raises(SidecarError, match=r"d\.epd\.json:1: the label file's sidecar is not JSON"):
-        label_samples([Sample(chess.Board(), "test")], MentorConfig("builtin", depth=1), out, progress=False,
+        label_samples([Sample(chess.Board(), "test")], MentorConfig("builtin", depth=1), out,
                       run=run)
     assert (tmp_path / "d.epd.json").read_text() == '{"runs": [' and not out.exists()
 
@@ -157,7 +157,7 @@ def test_resume_converts_an_old_file(tmp_path: Path) -> None:
     (tmp_path / "old.epd.json").write_text(json.dumps({"labels": str(path), "runs": [old_run]}))
     extra = Sample(chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"), "test")
     run = LabelRun("mimic label --resume", ("test",), 1, 0, 1, True)
-    summary = label_samples([extra], MentorConfig("builtin", depth=1), path, resume=True, progress=False, run=run)
+    summary = label_samples([extra], MentorConfig("builtin", depth=1), path, resume=True, run=run)
     assert summary.legacy_header == 2 and summary.labelled == 1
     assert _assert_standard_epd(path) == 3
     side = read_sidecar(path)
@@ -240,7 +240,7 @@ def test_malformed_info_lines_are_skipped(tmp_path: Path) -> None:
     script.write_text(HOSTILE_ENGINE)
     out = tmp_path / "h.epd"
     config = MentorConfig("uci", command=(sys.executable, str(script)), depth=6, timeout=20)
-    summary = label_samples([Sample(chess.Board(), "test")], config, out, progress=False)
+    summary = label_samples([Sample(chess.Board(), "test")], config, out)
     assert summary.failed == 0 and summary.mentor == "Hostile 1.0"
     (label,) = read_labels(out)
     # The two last info lines are malformed and skipped: the label is the last well-formed one.

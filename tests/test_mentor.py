@@ -40,7 +40,7 @@ def test_labels_agree_with_a_direct_analyse(stockfish: str, tmp_path: Path) -> N
     samples = list(random_playouts(12, seed=3))
     out = tmp_path / "l.epd"
     config = MentorConfig("uci", command=(stockfish,), depth=8)
-    summary = label_samples(samples, config, out, jobs=1, progress=False)
+    summary = label_samples(samples, config, out, jobs=1)
     assert summary.labelled == 12 and summary.failed == 0
     labels = {lab.board.epd(): lab for lab in read_labels(out)}
     with chess.engine.SimpleEngine.popen_uci(stockfish) as engine:
@@ -62,7 +62,7 @@ def test_side_to_move_sign_for_both_colours(stockfish: str, tmp_path: Path) -> N
     mirrored = white_up.mirror()  # Black a queen up, Black to move
     samples = [Sample(b, "test") for b in (white_up, black_to_move, mirrored)]
     out = tmp_path / "sign.epd"
-    label_samples(samples, MentorConfig("uci", command=(stockfish,), depth=6), out, progress=False)
+    label_samples(samples, MentorConfig("uci", command=(stockfish,), depth=6), out)
     ce = {lab.board.epd(): lab.ce for lab in read_labels(out)}
     assert ce[white_up.epd()] > 500
     assert ce[black_to_move.epd()] < -500
@@ -158,7 +158,7 @@ def test_malformed_inputs_through_the_command_line(tmp_path: Path) -> None:
 def test_builtin_mentor_labels_are_our_engine_with_the_expert(tmp_path: Path) -> None:
     samples = list(random_playouts(10, seed=8, skip_check=True))
     out = tmp_path / "b.epd"
-    summary = label_samples(samples, MentorConfig("builtin", depth=2), out, jobs=2, progress=False)
+    summary = label_samples(samples, MentorConfig("builtin", depth=2), out, jobs=2)
     assert summary.labelled == 10
     labels = {lab.board.epd(): lab for lab in read_labels(out)}
     engine = Engine(Expert())
@@ -174,7 +174,7 @@ def test_existing_file_is_not_overwritten(tmp_path: Path) -> None:
     out = tmp_path / "x.epd"
     out.write_text("# previous work\n")
     with pytest.raises(FileExistsError):
-        label_samples(list(random_playouts(2, 1)), MentorConfig("builtin", depth=1), out, progress=False)
+        label_samples(list(random_playouts(2, 1)), MentorConfig("builtin", depth=1), out)
 
 
 def test_partial_last_line_is_repaired(tmp_path: Path) -> None:

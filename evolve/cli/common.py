@@ -186,3 +186,32 @@ def scheduler(text: str) -> str:
         return check_address(text)
     except BackendError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+class ProgressBar:
+    """A tqdm bar on stderr driven by a library's progress callback ``(done, total)`` (the library never opens a
+    bar itself): made at the first call (``done`` already there, e.g. what a resumed run had), moved to ``done``
+    at every later one. Use it as a context manager, so the bar is closed however the run ends."""
+
+    def __init__(self, desc: str, unit: str = "") -> None:
+        self.desc, self.unit = desc, unit
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=done, unit=self.unit, desc=self.desc, file=sys.stderr,
+                            dynamic_ncols=True)
+        else:
+            self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

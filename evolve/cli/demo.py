@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
-from evolve.cli.common import positive_int
+from evolve.cli.common import ProgressBar, positive_int
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -25,5 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
 def run(args: argparse.Namespace) -> int:
     from evolve.demo import run_demo
 
-    return run_demo(args.out, jobs=args.jobs, positions=args.positions, progress=not args.no_progress,
-                    match_games=args.match_games)
+    with contextlib.ExitStack() as stack:
+        bar = None if args.no_progress else stack.enter_context(ProgressBar("labelling", "pos"))
+        return run_demo(print, args.out, jobs=args.jobs, positions=args.positions, progress=not args.no_progress,
+                        match_games=args.match_games, on_progress=bar)

@@ -4,9 +4,11 @@ May import :mod:`mentor`."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 from evolve.cli.common import (
+    ProgressBar,
     default,
     hash_mib,
     non_negative_int,
@@ -108,8 +110,10 @@ def run(args: argparse.Namespace) -> int:
     run = LabelRun(f"mimic {argv}", tuple(args.source), args.positions, args.seed, args.jobs, args.resume,
                    args.cap, sampler)
     try:
-        summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
-                                cap=args.cap, progress=not args.no_progress, sampling=stats.as_dict())
+        with contextlib.ExitStack() as stack:
+            bar = None if args.no_progress else stack.enter_context(ProgressBar("labelling", "pos"))
+            summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
+                                    cap=args.cap, on_progress=bar, sampling=stats.as_dict())
     except EngineError as exc:
         who = " ".join(command)
         raise EngineError(str(exc) if who in str(exc) else f"mentor {who}: {exc}") from exc
