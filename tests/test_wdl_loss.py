@@ -23,7 +23,6 @@ from evolve.ga.objectives import MentorLoss, fit_k
 from evolve.ga.run import RunSettings, build_objective, evolve
 from evolve.ga.wdl import (
     LOGISTIC_SCALE,
-    WdlLoss,
     WdlTarget,
     exact_wdl_fit,
     sf15_1_expectation,
@@ -31,6 +30,7 @@ from evolve.ga.wdl import (
     wdl_loss_and_gradient,
     wdl_target,
 )
+from evolve.ga.wdl_loss import WdlLoss
 from mentor.labels import Label, LabelWriter, parse_label
 from mentor.samplers import random_playouts
 from organisms import Organism

@@ -15,7 +15,9 @@ EXITS = ((ValueError, 2), (FileExistsError, 2), (OSError, 1))
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    from evolve.ga.run import RunSettings
+    from evolve.ga.losses import DEFAULT_LOSS, LOSSES, loss_help
+    from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES
+    from evolve.ga.run import OBJECTIVES, RunSettings
 
     p = command_parser(subparsers, NAME, [parents.ga(), parents.wdl(), parents.progress()],
                        description="Evolve an organism that reproduces the mentor's scores of a label file "
@@ -24,24 +26,23 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                                    "summary.md).")
     p.add_argument("labels", help="EPD label file (from mimic label); for --objective moves, a PGN file of games")
     p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
-    p.add_argument("--objective", choices=("mentor", "result", "moves"), default=default(RunSettings, "objective"),
+    p.add_argument("--objective", choices=OBJECTIVES, default=default(RunSettings, "objective"),
                    help="mentor: mean |eval - mentor score|; result: sigma(eval/K) against game results; "
                         "moves: agreement with a player's moves (a 1-ply choice over capture-resolved children)")
-    p.add_argument("--loss", choices=("l1", "wdl"), default=default(RunSettings, "loss"),
-                   help="the mentor objective's loss: l1 (mean |eval - mentor score| in cp, the paper's) or wdl (in "
-                        "win-probability space; see the group below). The default stays l1 until the study of "
-                        "issue 24 picks one")
+    p.add_argument("--loss", choices=list(LOSSES), default=default(RunSettings, "loss"),
+                   help=f"the mentor objective's loss: {loss_help()}. The default stays {DEFAULT_LOSS} until the "
+                        "study of issue 24 picks one")
     m = p.add_argument_group("moves objective", "The positions where --player moved in the PGN file's games.")
     m.add_argument("--player", default=None, metavar="NAME",
                    help="the player: a White/Black header equal to NAME, or whose surname (before the comma) is NAME "
                         "(never a substring; consultation games, 'A/B', only when equal)")
     m.add_argument("--skip-plies", type=non_negative_int, default=default(RunSettings, "skip_plies"), metavar="N",
                    help="leave out each game's first N plies (book moves)")
-    m.add_argument("--moves-loss", choices=("agreement", "likelihood"), default=default(RunSettings, "moves_loss"),
+    m.add_argument("--moves-loss", choices=MOVE_LOSSES, default=default(RunSettings, "moves_loss"),
                    help="what the GA minimises: agreement (1 - the share of positions where the organism chooses the "
                         "played move; the paper's) or likelihood (the mean negative log-likelihood of the "
                         "played move under softmax(beta * score), beta fitted per organism); both are reported")
-    m.add_argument("--agreement", choices=("count", "squared"), default=default(RunSettings, "agreement"),
+    m.add_argument("--agreement", choices=AGREEMENTS, default=default(RunSettings, "agreement"),
                    help="agreement loss: 1 - rate (count) or 1 - rate^2 (the paper's squared count; it "
                         "matters only with --selection roulette)")
     p.add_argument("--init", default=None, metavar="ORGANISM.json|fit",

@@ -16,28 +16,37 @@ EXITS = ((ValueError, 2),)
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    from evolve.ga.fit import EXACT_LOSSES
+    from evolve.ga.losses import DEFAULT_LOSS, LOSSES
+
     p = command_parser(subparsers, NAME, [parents.data(), parents.wdl(), parents.seed()],
                        description="Solve the organism's linear model exactly on a label file (bounded L1 by "
                                    "linear programming, bounded L2 by least squares, the win-probability loss by "
                                    "L-BFGS-B from the L1 fit) and report its errors.")
     p.add_argument("labels", help="EPD label file (from mimic label)")
-    p.add_argument("--loss", choices=("l1", "l2", "wdl"), action="append", default=None,
-                   help="l1, l2 or wdl (the win-probability loss of mimic evolve --loss wdl, its K fitted as there); "
-                        "repeatable; when not given, l1 (the default stays l1 until the study of issue 24 picks one)")
+    names = list(dict.fromkeys([*EXACT_LOSSES, *LOSSES]))  # the exact fits, then every loss of mimic evolve
+    p.add_argument("--loss", choices=names, action="append", default=None,
+                   help=f"{', '.join(names[:-1])} or {names[-1]} (the exact fits, and the ceiling of each loss of "
+                        f"mimic evolve --loss, the win-probability loss's K fitted as there); repeatable; when not "
+                        f"given, {DEFAULT_LOSS} (the default stays {DEFAULT_LOSS} until the study of issue 24 picks "
+                        "one)")
     p.add_argument("--out", default=None, help="write the nearest organism to this JSON file")
 
 
 def run(args: argparse.Namespace) -> int:
     from evolve.data.dataset import load_dataset
-    from evolve.ga.fit_cache import cached_exact_fit, cached_wdl_fit
-    from evolve.ga.wdl import check_loss_power, wdl_loss, wdl_target
+    from evolve.ga.fit import Fit
+    from evolve.ga.fit_cache import cached_exact_fit
+    from evolve.ga.losses import DEFAULT_LOSS, LOSSES
+    from evolve.ga.objective_api import Objective
     from organisms import Organism
     from organisms.genome import layout_genome
 
     prog = "mimic fit"
-    args.loss = list(dict.fromkeys(args.loss or ["l1"]))  # each loss once, in the order given
-    if "wdl" in args.loss:
-        check_loss_power(args.loss_power)  # before the labels are read
+    args.loss = list(dict.fromkeys(args.loss or [DEFAULT_LOSS]))  # each loss once, in the order given
+    for loss in args.loss:
+        if loss in LOSSES:
+            LOSSES[loss].check(args)  # before the labels are read
     try:
         ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs,
                           layout=args.genome, quiet=args.quiet_labels)
@@ -51,20 +60,20 @@ def run(args: argparse.Namespace) -> int:
     print(ds.describe())
     for line in ds.malformed_report():
         warn(line)
-    target = None
-    if "wdl" in args.loss:
-        target = wdl_target(ds.y, ds.result, ds.ply, ds.train, args.wdl_model, args.loss_power, args.lambda_result)
-        unknown = f", {target.unknown_ply} labels without a move number read at ply 64" if target.unknown_ply else ""
-        print(f"win-probability loss: |sigmoid(eval/K) - p|^{target.power:g}, model {target.model}{unknown}, "
-              f"lambda-result {target.lambda_result:g} ({target.blended} labels blended with their game result), "
-              f"K {target.k:.2f} cp (fitted on the training rows)")
+    objectives: dict[str, Objective] = {loss: LOSSES[loss].build(ds, args) for loss in args.loss if loss in LOSSES}
+    for built in objectives.values():
+        for line in built.describe():
+            print(line)
     for loss in args.loss:
-        if loss == "wdl":
-            assert target is not None
-            l1 = cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, "l1")
-            fit = cached_wdl_fit(ds.features, ds.y, ds.train, ds.held, genome, target, l1.weights, data_key=l1.key)
-        else:
+        objective = objectives.get(loss)
+        fit: Fit | None
+        if objective is None:  # an exact fit that is no loss of mimic evolve (l2)
             fit = cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, loss)
+        else:
+            fit = objective.ceiling(ds, genome, cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, "l1"))
+        if fit is None:
+            print(f"{loss.upper()}: this loss has no exact fit")
+            continue
         nearest = Organism.from_weights(fit.weights, genome)
         q_train = float(abs(ds.features[ds.train] @ nearest.weights - ds.y[ds.train]).mean())
         q_held = float(abs(ds.features[ds.held] @ nearest.weights - ds.y[ds.held]).mean())
@@ -72,11 +81,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{loss.upper()} fit ({fit.method}, {fit.seconds:.2f} s{cached}): mean absolute error "
               f"{fit.train_mae:.2f} cp training, {fit.held_mae:.2f} cp held out; nearest organism "
               f"{q_train:.2f} / {q_held:.2f}")
-        if target is not None and loss == "wdl":
-            rows = (ds.train, ds.held)
-            q = [wdl_loss(ds.features[r], target.p[r], nearest.weights, target.k, target.power) for r in rows]
-            print(f"  win-probability loss {fit.train_loss:.6f} training, {fit.held_loss:.6f} held out; nearest "
-                  f"organism {q[0]:.6f} / {q[1]:.6f}")
+        for line in objective.fit_lines(fit, ds, nearest.weights) if objective is not None else []:
+            print(line)
         if args.out:
             path = args.out if len(args.loss) == 1 else args.out.replace(".json", f"-{loss}.json")
             nearest.meta = {"fit": loss, "labels": args.labels, "train_error": fit.train_mae,

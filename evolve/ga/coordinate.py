@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evolve.ga.objectives import Objective
+from evolve.ga.objective_api import Objective
 from organisms.genome import Genome
 
 

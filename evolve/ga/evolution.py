@@ -54,7 +54,8 @@ from evolve.ga.checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from evolve.ga.objectives import Objective
+from evolve.ga.errors import ObjectiveError
+from evolve.ga.objective_api import Objective
 from evolve.ga.operators import (
     as_individual,
     integers_to_bits,
@@ -67,6 +68,7 @@ from evolve.ga.operators import (
 from evolve.ga.settings import CROSSOVERS, MUTATIONS, RICH_DEFAULTS, SELECTIONS, GASettings, rich_defaults
 from organisms.features import layout_of
 from organisms.genome import Genome
+from search.runtime.errors import SettingsError
 
 __all__ = ["CROSSOVERS", "MUTATIONS", "RICH_DEFAULTS", "SELECTIONS", "Evolution", "GASettings", "GenerationRecord",
            "as_individual", "checkpoint_exists", "integers_to_bits", "make_toolbox", "mate_population",
@@ -108,13 +110,13 @@ class Evolution:
         self.initial = None if initial is None else np.asarray(initial, dtype=np.uint8).reshape(-1)
         """A chromosome to start from (``--init``): generation 0 is it and mutated copies of it."""
         if self.initial is not None and self.initial.shape != (genome.total_bits,):
-            raise ValueError(f"the initial chromosome has {self.initial.size} bits, the genome {genome.total_bits}")
+            raise SettingsError(f"the initial chromosome has {self.initial.size} bits, the genome {genome.total_bits}")
         self.objective = objective
         self.settings = settings
         self.train_rows = np.intersect1d(train_rows, objective.rows)
         self.held_rows = np.intersect1d(held_rows, objective.rows)
         if len(self.train_rows) == 0:
-            raise ValueError("no training rows for this objective")
+            raise ObjectiveError("no training rows for this objective")
         seeds = np.random.SeedSequence(settings.seed).spawn(2)
         self.rng_ops = np.random.default_rng(seeds[0])
         self.rng_sample = np.random.default_rng(seeds[1])
@@ -144,15 +146,15 @@ class Evolution:
         best = int(np.argmin(self.losses))
         held = float("nan")
         extra: dict[str, float] = {}
-        both_units = getattr(self.objective, "both_units", None)  # a loss not in cp also reports cp (loss wdl)
+        reports_cp = self.objective.reports_cp  # a loss not in cp also reports cp (loss wdl): held_out_cp
         if len(self.held_rows):
             w = self.genome.decode(self.population[best:best + 1])
-            if both_units is None:
+            if not reports_cp:
                 held = float(self.objective.losses(w, self.held_rows)[0])
             else:
-                loss, cp = both_units(w, self.held_rows)
+                loss, cp = self.objective.losses_and_cp(w, self.held_rows)
                 held, extra["held_out_cp"] = float(loss[0]), float(cp[0])
-        elif both_units is not None:
+        elif reports_cp:
             extra["held_out_cp"] = float("nan")
         self.elapsed += time.perf_counter() - t0
         rec = GenerationRecord(self.generation, float(self.losses[best]), float(self.losses.mean()),

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evolve.ga.errors import FitError
 from organisms.genome import Genome
 
 
@@ -44,6 +45,9 @@ class Fit:
     held_loss: float | None = None  # "wdl" only: the same on the held-out rows
     key: str = ""  # the fit cache's key (evolve.ga.fit_cache), when it went through the cache
 
+
+EXACT_LOSSES = ("l1", "l2")
+"""The losses :func:`exact_fit` solves (``mimic fit --loss``, beside the ceilings of the GA's losses)."""
 
 LP_MAX_ROWS = 2_000
 """Above this many training rows, L1 is fitted by :func:`fit_l1_irls` instead of the LP."""
@@ -73,7 +77,7 @@ def fit_l1(features: np.ndarray, y: np.ndarray, low: np.ndarray, high: np.ndarra
     bounds = [(float(lo), float(hi)) for lo, hi in zip(low, high, strict=True)] + [(0, None)] * n
     res = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
     if not res.success:
-        raise RuntimeError(f"the L1 fit failed: {res.message}")
+        raise FitError(f"the L1 fit failed: {res.message}")
     return np.clip(res.x[:p], low, high)
 
 
@@ -152,8 +156,8 @@ def exact_fit(features: np.ndarray, y: np.ndarray, train: np.ndarray, held: np.n
     import time
 
     t0 = time.perf_counter()
-    if loss not in ("l1", "l2"):
-        raise ValueError("loss must be l1 or l2")
+    if loss not in EXACT_LOSSES:
+        raise ValueError(f"loss must be one of {', '.join(EXACT_LOSSES)}")
     method = "lsq" if loss == "l2" else ("lp" if len(train) <= lp_max_rows else "irls")
     solver = {"lsq": fit_l2, "lp": fit_l1, "irls": fit_l1_irls}[method]
     rows = train

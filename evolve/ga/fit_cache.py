@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.ga.fit import IRLS_MAX_ROWS, LP_MAX_ROWS, Fit, exact_fit
+from evolve.ga.fit import EXACT_LOSSES, IRLS_MAX_ROWS, LP_MAX_ROWS, Fit, exact_fit
 from evolve.ga.objectives import sigmoid
 from evolve.ga.wdl import WdlTarget, exact_wdl_fit, power_error
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
@@ -126,8 +126,8 @@ def cached_exact_fit(features: np.ndarray, y: np.ndarray, train: np.ndarray, hel
     the time the solve took when it was made)."""
     if not use_cache:
         return exact_fit(features, y, train, held, genome, loss)
-    if loss not in ("l1", "l2"):
-        raise ValueError("loss must be l1 or l2")
+    if loss not in EXACT_LOSSES:
+        raise ValueError(f"loss must be one of {', '.join(EXACT_LOSSES)}")
     key = fit_key(features, y, train, held, genome, loss)
     path = Path(cache_dir or fit_cache_dir()) / f"{key}.npz"
     fit = _read(path, key, features, y, train, held, genome, loss)

@@ -17,25 +17,33 @@ returns one loss per organism, computed with one matrix product ``F[rows] · W�
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evolve.ga.errors import ObjectiveError
+from evolve.ga.fit import Fit
+from evolve.ga.move_agreement import AGREEMENTS, MATE_FIXED, MOVE_LOSSES, Gathered, MoveAgreement, agrees
+from evolve.ga.objective_api import METHODS, Objective, ObjectiveDefaults
 
-class Objective(Protocol):
-    name: str
-    unit: str
-    rows: np.ndarray  # the rows this objective can use (a subset of the dataset)
+if TYPE_CHECKING:
+    from evolve.data.dataset import Dataset
+    from evolve.ga.run import RunOutcome, RunSettings
+    from organisms.genome import Genome
 
-    def losses(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray: ...
+__all__ = ["AGREEMENTS", "MATE_FIXED", "MOVE_LOSSES", "Gathered", "MentorLoss", "MoveAgreement", "Objective",
+           "ResultLoss", "agrees", "fit_k", "sigmoid"]
+"""The objectives' names; the moves objective is re-exported from :mod:`evolve.ga.move_agreement`, the protocol
+from :mod:`evolve.ga.objective_api`."""
 
 
-class MentorLoss:
-    """Mean |evaluation − mentor score| in centipawns, per organism."""
+class MentorLoss(ObjectiveDefaults):
+    """Mean |evaluation − mentor score| in centipawns, per organism (the ``l1`` loss of the mentor objective; its
+    ceiling is the exact L1 fit)."""
 
     name = "mentor"
     unit = "cp"
+    ceiling_label = "exact L1 fit (held out)"
 
     GATHER_MIN = 10_000
     """Row sets at least this large (the held-out rows, measured every generation) are gathered once
@@ -60,6 +68,37 @@ class MentorLoss:
         pred = f @ np.atleast_2d(weights).T  # (rows, population)
         return np.abs(pred - y[:, None]).mean(axis=0)
 
+    def ceiling(self, ds: Dataset, genome: Genome, l1: Fit) -> Fit | None:
+        return l1
+
+    def ceiling_loss(self, fit: Fit) -> float | None:
+        return fit.held_mae
+
+    def summary_errors(self, settings: RunSettings, o: RunOutcome) -> list[str]:
+        lines = ["Mean absolute difference from the mentor's score, centipawns (side to move at the target).", "",
+                 "| | training | held out |", "|---|---|---|",
+                 f"| GA winner | {o.train_loss:.2f} | {o.held_loss:.2f} |"]
+        for fit in (o.fit_l1, o.fit_l2):
+            if fit is not None:
+                lines.append(f"| exact {fit.loss.upper()} fit, bounded ({METHODS.get(fit.method, fit.method)}) | "
+                             f"{fit.train_mae:.2f} | {fit.held_mae:.2f} |")
+        if o.polished is not None:
+            lines.append(f"| GA winner + memetic polish ({o.polished.passes} coordinate-descent passes, "
+                         f"{o.polished.evaluations} evaluations) | {o.polished.train_loss:.2f} | "
+                         f"{o.polished.held_loss:.2f} |")
+        if o.ratio is not None:
+            lines += ["", f"**GA held-out error ÷ exact L1 fit held-out error: {o.ratio:.3f}** (pure GA)"]
+        if o.polished_ratio is not None:
+            lines += ["", f"GA + memetic polish held-out error ÷ exact L1 fit held-out error: "
+                          f"{o.polished_ratio:.3f}"]
+        return lines
+
+    def outcome_lines(self, o: RunOutcome) -> list[str]:
+        if o.fit_l1 is None or o.ratio is None:
+            return []
+        return [f"exact L1 fit ({o.fit_l1.method}): training {o.fit_l1.train_mae:.4g}, held out "
+                f"{o.fit_l1.held_mae:.4g}; GA held-out / exact held-out = {o.ratio:.3f}"]
+
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
@@ -79,7 +118,7 @@ def fit_k(scores: np.ndarray, results: np.ndarray, weights: np.ndarray, power: f
     return float(np.exp(best.x))
 
 
-class ResultLoss:
+class ResultLoss(ObjectiveDefaults):
     """Weighted squared error of σ(eval / K) against the game result, per organism (dimensionless)."""
 
     name = "result"
@@ -89,7 +128,7 @@ class ResultLoss:
                  train_rows: np.ndarray, lam: float = 60.0, k: float | None = None) -> None:
         known = ~np.isnan(results)
         if not known.any():
-            raise ValueError("the result objective needs labels with a game result (c9)")
+            raise ObjectiveError("the result objective needs labels with a game result (c9)")
         self.features = np.ascontiguousarray(features, dtype=np.float64)
         self.results = np.where(known, results, 0.0)
         n = np.where(np.isnan(plies), 0.0, plies)
@@ -104,165 +143,18 @@ class ResultLoss:
         w = self.weight[rows, None]
         return (w * (self.results[rows, None] - pred) ** 2).sum(axis=0) / max(float(w.sum()), 1e-12)
 
+    def settings_rows(self, settings: RunSettings) -> list[str]:
+        return [f"| lambda (plies) | {settings.lam:g} |", f"| K (fitted, cp) | {self.k:.1f} |"]
 
-MOVE_LOSSES = ("agreement", "likelihood")
-AGREEMENTS = ("count", "squared")
-
-
-class MoveAgreement:
-    """How often each organism chooses the player's move (``--objective moves``; see :mod:`evolve.data.moves`).
-
-    ``features`` (children, genes) are those of every resolved child; ``sign`` turns a child's evaluation
-    into the mover's score; ``fixed`` holds the mover's fixed score of a mating or stalemating move (NaN
-    elsewhere); position ``i``'s children are ``offsets[i]:offsets[i + 1]``, in legal-move order, and
-    ``played[i]`` is the child of the move made. An organism's choice is the first child of best score
-    (a segment arg-max). Positions where a move mates are left out of ``rows``: every organism mates there.
-
-    Speed: the features are stored once multiplied by their sign, in float32 (scores to about 0.001 cp);
-    a generation gathers the sampled positions' children, computes every organism's score of every child
-    with one product ``W · Fᵀ`` (population, children), and takes segment maxima with ``np.maximum.reduceat``
-    along each organism's contiguous row.
-
-    The loss is, by ``loss``:
-
-    * ``agreement`` (the paper's): 1 − the share of positions where the choice is the played move
-      (``agreement="count"``), or 1 − that share squared (``"squared"``, the paper's squared count: it
-      changes nothing under tournament selection, which ranks, but weighs good organisms more under
-      roulette selection);
-    * ``likelihood``: the mean negative log-likelihood (nats) of the played move under
-      softmax(β · score) over each position's children, with β (per cp) fitted for each organism on the
-      same positions by :data:`NEWTON_STEPS` Newton steps on the (convex) negative log-likelihood, from
-      β₀ = 1 / the mean gap between a child's score and its position's best. Fitting β makes the loss
-      blind to the scale of the weights, as the agreement is.
-    """
-
-    name = "moves"
-    NEWTON_STEPS = 4
-
-    def __init__(self, features: np.ndarray, sign: np.ndarray, fixed: np.ndarray, offsets: np.ndarray,
-                 played: np.ndarray, loss: str = "agreement", agreement: str = "count") -> None:
-        if loss not in MOVE_LOSSES:
-            raise ValueError(f"unknown move loss {loss!r} (one of {', '.join(MOVE_LOSSES)})")
-        if agreement not in AGREEMENTS:
-            raise ValueError(f"unknown agreement {agreement!r} (one of {', '.join(AGREEMENTS)})")
-        self.signed = np.ascontiguousarray(np.asarray(features, dtype=np.float32)
-                                           * np.asarray(sign, dtype=np.float32)[:, None])
-        self.fixed = np.asarray(fixed, dtype=np.float64)
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-        self.played = np.asarray(played, dtype=np.int64)
-        self.loss = loss
-        self.agreement_kind = agreement
-        self.unit = "1 − agreement" if loss == "agreement" else "nats"
-        mates = self.fixed == MATE_FIXED
-        has_mate = (np.add.reduceat(mates.astype(np.int64), self.offsets[:-1]) > 0 if len(self.played)
-                    else np.zeros(0, dtype=bool))
-        self.mate_positions = int(has_mate.sum())
-        self.rows = np.flatnonzero(~has_mate)
-        self._kept: tuple[np.ndarray, Gathered] | None = None
-
-    def _gather(self, rows: np.ndarray) -> Gathered:
-        """The children of ``rows`` (kept while the same rows are asked for, as the held-out rows are)."""
-        kept = self._kept
-        if kept is not None and np.array_equal(kept[0], rows):
-            return kept[1]
-        starts, ends = self.offsets[rows], self.offsets[rows + 1]
-        lengths = ends - starts
-        local = np.cumsum(lengths) - lengths  # each row's first child among the gathered ones
-        idx = np.repeat(starts - local, lengths) + np.arange(int(lengths.sum()))
-        fixed = self.fixed[idx]
-        fixed_at = np.flatnonzero(~np.isnan(fixed))
-        played = self.played[rows] - starts + local
-        g = Gathered(self.signed[idx], fixed_at, fixed[fixed_at].astype(np.float32), local, lengths, played,
-                      np.stack([local, played], axis=1).reshape(-1), idx)
-        self._kept = (np.array(rows), g)
-        return g
-
-    def scores(self, weights: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, Gathered]:
-        """The mover's score (cp, float32) of every child of ``rows`` by every organism, (population,
-        children), and the gathered rows."""
-        g = self._gather(np.asarray(rows, dtype=np.int64))
-        s = np.atleast_2d(weights).astype(np.float32) @ g.features.T
-        if len(g.fixed_at):
-            s[:, g.fixed_at] = g.fixed_values
-        return s, g
-
-    def choices(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """(population, positions): the index (into all children) of each organism's choice at each row."""
-        s, g = self.scores(weights, rows)
-        best = np.maximum.reduceat(s, g.starts, axis=1)
-        first = np.where(s == np.repeat(best, g.lengths, axis=1), np.arange(s.shape[1]), s.shape[1])
-        return g.idx[np.minimum.reduceat(first, g.starts, axis=1)]
-
-    def agreement(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Per organism, the share of ``rows`` where its choice is the played move."""
-        s, g = self.scores(weights, rows)
-        return agrees(s, g).mean(axis=1)
-
-    def log_likelihood(self, weights: np.ndarray, rows: np.ndarray, beta: np.ndarray | None = None
-                       ) -> tuple[np.ndarray, np.ndarray]:
-        """Per organism, the mean log-likelihood of the played moves (nats) at its β fitted on ``rows``,
-        and that β; or at the given ``beta`` (one per organism, e.g. fitted on the training rows)."""
-        s, g = self.scores(weights, rows)
-        return _log_likelihood(s, g, self.NEWTON_STEPS, beta)
-
-    def losses(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        s, g = self.scores(weights, rows)
-        if self.loss == "likelihood":
-            return -_log_likelihood(s, g, self.NEWTON_STEPS)[0]
-        rate = agrees(s, g).mean(axis=1)
-        return 1.0 - (rate ** 2 if self.agreement_kind == "squared" else rate)
-
-
-MATE_FIXED = 30_000.0
-"""The mover's score of a mating move (:data:`evolve.data.moves.MATE_SCORE`; repeated here, as this module
-imports nothing of the package)."""
-
-
-@dataclass
-class Gathered:
-    """The children of some training positions, gathered for scoring (:meth:`MoveAgreement.scores`):
-    their signed features, the children whose score is fixed (mates, draws), and each position's
-    segment of children (start, length, played child) as :func:`agrees` and the log-likelihood read it."""
-
-    features: np.ndarray  # (m, genes) float32, signed: the children of the rows asked for
-    fixed_at: np.ndarray  # indices (within m) of children with a fixed score
-    fixed_values: np.ndarray
-    starts: np.ndarray  # (n,) each row's first child, within m
-    lengths: np.ndarray  # (n,)
-    played: np.ndarray  # (n,) the played child, within m
-    bounds: np.ndarray  # (2n,) starts and played interleaved (the two halves of each segment)
-    idx: np.ndarray  # (m,) the children's indices among all children
-
-
-def agrees(s: np.ndarray, g: Gathered) -> np.ndarray:
-    """(population, positions) bool: the first best child is the played one. One ``reduceat`` over the
-    halves [start, played) and [played, next start) of each segment: the played child's score must be
-    the best of the second half and beat every score of the first (empty when the played move is first)."""
-    halves = np.maximum.reduceat(s, g.bounds, axis=1)
-    ps = s[:, g.played]
-    return (halves[:, 1::2] <= ps) & ((g.played == g.starts) | (halves[:, 0::2] < ps))
-
-
-def _log_likelihood(s: np.ndarray, g: Gathered, steps: int, given: np.ndarray | None = None
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Mean log softmax(β · s) of the played children per organism, β fitted per organism (see
-    :class:`MoveAgreement`) unless ``given``. Returns (log-likelihood, β), float64."""
-    best = np.maximum.reduceat(s, g.starts, axis=1)
-    d = s - np.repeat(best, g.lengths, axis=1)  # <= 0; 0 at each position's best
-    dp = d[:, g.played].astype(np.float64)  # (population, n)
-    beta = 1.0 / np.maximum(-d.mean(axis=1, dtype=np.float64), 1e-6)
-    if given is not None:
-        beta, steps = np.broadcast_to(np.asarray(given, dtype=np.float64), beta.shape).copy(), 0
-    for _ in range(steps):  # segment sums in float32: at most a few hundred terms of at most 1 each
-        e = np.exp(d * beta.astype(np.float32)[:, None])
-        z = np.add.reduceat(e, g.starts, axis=1).astype(np.float64)
-        e *= d
-        a = np.add.reduceat(e, g.starts, axis=1) / z
-        e *= d
-        b = np.add.reduceat(e, g.starts, axis=1) / z
-        grad = (a - dp).mean(axis=1)
-        hess = np.maximum((b - a * a).mean(axis=1), 1e-18)
-        step = beta - grad / hess
-        beta = np.where(step > 0, step, beta / 2)
-    z = np.add.reduceat(np.exp(d * beta.astype(np.float32)[:, None]), g.starts, axis=1).astype(np.float64)
-    return (beta[:, None] * dp - np.log(z)).mean(axis=1), beta
+    def summary_errors(self, settings: RunSettings, o: RunOutcome) -> list[str]:
+        cd = o.descent
+        assert cd is not None  # computed by evolve() for the result objective
+        lines = ["Weighted squared error of σ(eval/K) against the game result.", "",
+                 "| | training | held out | time |", "|---|---|---|---|",
+                 f"| GA winner | {o.train_loss:.5f} | {o.held_loss:.5f} | {o.seconds['evolution']:.1f} s |",
+                 f"| GreKo coordinate descent ({cd.passes} passes, {cd.evaluations} evaluations) | "
+                 f"{cd.train_loss:.5f} | {cd.held_loss:.5f} | {cd.seconds:.1f} s |"]
+        if o.polished is not None:
+            lines.append(f"| GA winner + memetic polish ({o.polished.passes} coordinate-descent passes) | "
+                         f"{o.polished.train_loss:.5f} | {o.polished.held_loss:.5f} | {o.polished.seconds:.1f} s |")
+        return lines

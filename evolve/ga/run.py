@@ -15,16 +15,18 @@ import numpy as np
 from evolve.data.dataset import Dataset, load_dataset
 from evolve.data.moves import MoveData, load_moves, split_by_game
 from evolve.ga.coordinate import DescentResult, coordinate_descent
+from evolve.ga.errors import ObjectiveError
 from evolve.ga.evolution import Evolution, GASettings, checkpoint_exists
-from evolve.ga.fit import Fit
-from evolve.ga.fit_cache import cached_exact_fit, cached_wdl_fit
-from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES, MentorLoss, MoveAgreement, Objective, ResultLoss
+from evolve.ga.fit import EXACT_LOSSES, Fit
+from evolve.ga.fit_cache import cached_exact_fit
+from evolve.ga.losses import DEFAULT_LOSS, LOSSES
+from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES, MoveAgreement, Objective, ResultLoss
 from evolve.ga.summary import write_results
-from evolve.ga.wdl import LOSSES, MODELS, WdlLoss, check_loss_power, wdl_target
+from evolve.ga.wdl import MODELS, check_loss_power
 from organisms import Organism
 from organisms.features import LAYOUTS
 from organisms.genome import DEFAULT_ENCODING, Genome, layout_genome
-from search.runtime.errors import SettingsError
+from search.runtime.errors import RunExists, SettingsError
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,9 +39,10 @@ class RunSettings:
     ``likelihood``) and ``agreement`` (``count`` or ``squared``). ``init``: an organism file whose
     chromosome (and mutated copies of it) is generation 0, instead of random chromosomes; ``"fit"`` (the
     mentor objective only): the nearest organism of the exact fit of the run's own loss (:data:`INIT_FIT`).
-    The mentor objective's loss (:mod:`evolve.ga.wdl`): ``loss`` ``l1`` (the paper's, mean absolute centipawns)
-    or ``wdl`` (win-probability space: ``loss_power``, ``wdl_model``, ``lambda_result``). ``quiet_labels``:
-    keep only quiet labels (:meth:`mentor.labels.Label.quiet`), for the mentor and result objectives."""
+    The mentor objective's loss: ``loss``, a name of :data:`evolve.ga.losses.LOSSES` (``l1``, the paper's, mean
+    absolute centipawns, or ``wdl``, win-probability space: ``loss_power``, ``wdl_model``, ``lambda_result``).
+    ``quiet_labels``: keep only quiet labels (:meth:`mentor.labels.Label.quiet`), for the mentor and result
+    objectives."""
 
     labels: str
     out: str
@@ -54,7 +57,7 @@ class RunSettings:
     cap: int = 1500
     held_out: float = 0.2
     lam: float = 60.0
-    loss: str = "l1"
+    loss: str = DEFAULT_LOSS
     loss_power: float = 2.0
     wdl_model: str = "sf15.1"
     lambda_result: float = 1.0
@@ -70,37 +73,40 @@ class RunSettings:
 
     def __post_init__(self) -> None:
         if self.genome not in LAYOUTS:
-            raise ValueError(f"unknown genome layout {self.genome!r} (one of {', '.join(LAYOUTS)})")
+            raise SettingsError(f"unknown genome layout {self.genome!r} (one of {', '.join(LAYOUTS)})")
         if self.objective not in OBJECTIVES:
-            raise ValueError(f"unknown objective {self.objective!r} (one of {', '.join(OBJECTIVES)})")
+            raise SettingsError(f"unknown objective {self.objective!r} (one of {', '.join(OBJECTIVES)})")
         if self.objective == "moves" and not (self.player or "").strip():
-            raise ValueError("the moves objective needs --player NAME")
+            raise SettingsError("the moves objective needs --player NAME")
         if self.skip_plies < 0:
-            raise ValueError(f"skip_plies is a number of plies (>= 0), got {self.skip_plies}")
+            raise SettingsError(f"skip_plies is a number of plies (>= 0), got {self.skip_plies}")
         if self.moves_loss not in MOVE_LOSSES:
-            raise ValueError(f"unknown move loss {self.moves_loss!r} (one of {', '.join(MOVE_LOSSES)})")
+            raise SettingsError(f"unknown move loss {self.moves_loss!r} (one of {', '.join(MOVE_LOSSES)})")
         if self.agreement not in AGREEMENTS:
-            raise ValueError(f"unknown agreement {self.agreement!r} (one of {', '.join(AGREEMENTS)})")
+            raise SettingsError(f"unknown agreement {self.agreement!r} (one of {', '.join(AGREEMENTS)})")
         if self.polish < 0:
-            raise ValueError(f"polish is a number of coordinate-descent passes (>= 0), got {self.polish}")
+            raise SettingsError(f"polish is a number of coordinate-descent passes (>= 0), got {self.polish}")
         if self.loss not in LOSSES:
-            raise ValueError(f"unknown loss {self.loss!r} (one of {', '.join(LOSSES)})")
-        if self.loss != "l1" and self.objective != "mentor":
-            raise ValueError(f"--loss {self.loss} is the mentor objective's (this run's objective: {self.objective})")
+            raise SettingsError(f"unknown loss {self.loss!r} (one of {', '.join(LOSSES)})")
+        if self.loss != DEFAULT_LOSS and self.objective != "mentor":
+            raise SettingsError(f"--loss {self.loss} is the mentor objective's (this run's objective: "
+                                f"{self.objective})")
         if self.wdl_model not in MODELS:
-            raise ValueError(f"unknown win-probability model {self.wdl_model!r} (one of {', '.join(MODELS)})")
+            raise SettingsError(f"unknown win-probability model {self.wdl_model!r} (one of {', '.join(MODELS)})")
         check_loss_power(self.loss_power)
         if not 0 <= self.lambda_result <= 1:
-            raise ValueError(f"lambda-result is the mentor's share of the target, within [0, 1], got "
+            raise SettingsError(f"lambda-result is the mentor's share of the target, within [0, 1], got "
                              f"{self.lambda_result}")
         if self.init == INIT_FIT and self.objective != "mentor":
-            raise ValueError(f"--init fit starts from the mentor objective's exact fit (this run's objective: "
+            raise SettingsError(f"--init fit starts from the mentor objective's exact fit (this run's objective: "
                              f"{self.objective})")
         if self.quiet_labels and self.objective == "moves":
-            raise ValueError("--quiet-labels filters label files; the moves objective reads games")
+            raise SettingsError("--quiet-labels filters label files; the moves objective reads games")
 
 
 OBJECTIVES = ("mentor", "result", "moves")
+"""``--objective``: the mentor's scores (with a loss of :data:`evolve.ga.losses.LOSSES`), game results, a player's
+moves."""
 
 INIT_FIT = "fit"
 """``--init fit``: generation 0 is the nearest organism of the exact fit of the run's loss (the L1 fit for ``l1``,
@@ -109,45 +115,37 @@ the L-BFGS-B wdl fit for ``wdl``) and mutated copies of it."""
 
 @dataclass
 class RunOutcome:
+    """A finished run: its winner and losses (in the objective's unit), the exact fits and the objective's ceiling,
+    the baselines and what the objective measured of the winner."""
+
     organism: Organism
     train_loss: float
     held_loss: float
-    fit_l1: Fit | None
-    fit_l2: Fit | None
+    fits: dict[str, Fit]  # the exact fits solved for the run (mentor objective: l1 and l2), by their loss
+    ceiling: Fit | None  # the objective's own ceiling (Objective.ceiling; the L1 fit for l1)
     descent: DescentResult | None  # GreKo's coordinate descent (the result objective's baseline)
-    ratio: float | None
+    ratio: float | None  # GA held-out loss / the ceiling's
     seconds: dict[str, float]
     dataset: Dataset | MoveData
     objective: Objective
     records: list[dict[str, Any]]
     polished: DescentResult | None = None  # the memetic option's result (RunSettings.polish > 0)
     polished_ratio: float | None = None
-    moves: dict[str, float] | None = None  # the moves objective's measures of the winner (move_measures)
-    fit_wdl: Fit | None = None  # the win-probability ceiling (loss wdl)
-    cp_errors: tuple[float, ...] | None = None  # loss wdl: the winner's mean |eval − mentor| (cp), train / held
+    measures: dict[str, float] | None = None  # Objective.winner_measures (the moves objective's agreement, ...)
+    cp_errors: tuple[float, ...] | None = None  # Objective.reports_cp: the winner's mean |eval − mentor| (cp)
 
+    @property
+    def fit_l1(self) -> Fit | None:
+        return self.fits.get("l1")
 
-def move_measures(objective: MoveAgreement, weights: np.ndarray, train: np.ndarray, held: np.ndarray
-                  ) -> dict[str, float]:
-    """Both measures of one organism on the training and held-out positions, whichever drives the GA:
-    the agreement rate, the mean log-likelihood of the played moves at β fitted on the training positions
-    (and that β), chance's agreement (the mean of 1 / legal moves) and a uniform choice's likelihood."""
-    out: dict[str, float] = {}
-    beta: np.ndarray | None = None
-    for part, subset in (("train", train), ("held", held)):
-        rows = np.intersect1d(subset, objective.rows)
-        if not len(rows):
-            continue
-        w = np.atleast_2d(weights)
-        out[f"{part}_agreement"] = float(objective.agreement(w, rows)[0])
-        ll, beta = objective.log_likelihood(w, rows, beta)  # fitted on the training rows, kept for the held out
-        out[f"{part}_log_likelihood"] = float(ll[0])
-        out["beta"] = float(beta[0])
-        lengths = objective.offsets[rows + 1] - objective.offsets[rows]
-        out[f"{part}_chance"] = float(np.mean(1.0 / lengths))
-        out[f"{part}_uniform_log_likelihood"] = float(np.mean(-np.log(lengths)))
-        out[f"{part}_positions"] = float(len(rows))
-    return out
+    @property
+    def fit_l2(self) -> Fit | None:
+        return self.fits.get("l2")
+
+    @property
+    def fit_wdl(self) -> Fit | None:
+        """The win-probability ceiling (a ``--loss wdl`` run's :attr:`ceiling`)."""
+        return self.fits.get("wdl")
 
 
 def initial_chromosome(path: str | Path, genome: Genome) -> np.ndarray:
@@ -159,7 +157,7 @@ def initial_chromosome(path: str | Path, genome: Genome) -> np.ndarray:
     missing = [n for n in genome.names if n not in values]
     extra = [n for n in values if n not in genome.names]
     if extra or (missing and organism.layout != "paper"):
-        raise ValueError(f"{path}: the organism's genes ({organism.layout} layout) are not this run's genome's "
+        raise SettingsError(f"{path}: the organism's genes ({organism.layout} layout) are not this run's genome's "
                          f"(unknown genes: {extra[:3] or 'none'}, missing: {missing[:3] or 'none'})")
     start = np.array([values.get(n, 0.0) for n in genome.names])
     # A value beyond a gene's range by more than half its grid step would be clamped: not where the user started.
@@ -174,17 +172,15 @@ def initial_chromosome(path: str | Path, genome: Genome) -> np.ndarray:
 
 def build_objective(ds: Dataset, kind: str, lam: float, settings: RunSettings | None = None) -> Objective:
     """The mentor or result objective of a label file's dataset (the moves objective is built from a
-    :class:`MoveData` by :func:`evolve`); the mentor objective's loss is ``settings.loss`` (l1 without
-    settings), a wdl loss's K fitted here on the training rows."""
-    if kind == "mentor" and settings is not None and settings.loss == "wdl":
-        target = wdl_target(ds.y, ds.result, ds.ply, ds.train, settings.wdl_model, settings.loss_power,
-                            settings.lambda_result)
-        return WdlLoss(ds.features, ds.y, target)
+    :class:`MoveData` by :func:`evolve`); the mentor objective's loss is ``settings.loss``'s entry of
+    :data:`evolve.ga.losses.LOSSES` (l1 without settings), anything it fits (a wdl loss's K) fitted here on the
+    training rows."""
     if kind == "mentor":
-        return MentorLoss(ds.features, ds.y)
+        return LOSSES[settings.loss if settings is not None else DEFAULT_LOSS].build(ds, settings or RunSettings(
+            labels="", out="", ga=GASettings()))
     if kind == "result":
         return ResultLoss(ds.features, ds.y, ds.result, ds.plies_to_end, ds.train, lam=lam)
-    raise ValueError(f"unknown objective {kind!r} (mentor or result)")
+    raise SettingsError(f"unknown objective {kind!r} (mentor or result)")
 
 
 def evolve(settings: RunSettings, command: str, resume: bool = False, progress: bool = True,
@@ -197,7 +193,7 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
     out.mkdir(parents=True, exist_ok=True)
     checkpoint = out / "checkpoint"
     if not resume and checkpoint_exists(checkpoint):
-        raise FileExistsError(f"{out} holds a checkpoint; pass --resume to continue it, or choose another --out")
+        raise RunExists(f"{out} holds a checkpoint; pass --resume to continue it, or choose another --out")
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     genome = layout_genome(settings.genome, settings.encoding)
@@ -209,7 +205,7 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
         ds, child_features = load_moves(settings.labels, settings.player, settings.skip_plies, layout=settings.genome,
                                         n_jobs=settings.jobs)
         if not ds.n:
-            raise ValueError(f"{settings.labels}: no positions where {settings.player!r} moved "
+            raise ObjectiveError(f"{settings.labels}: no positions where {settings.player!r} moved "
                              f"({ds.player_games} of {ds.games} games by that player)")
         train, held = split_by_game(ds, settings.held_out, settings.ga.seed)
         objective = MoveAgreement(child_features, ds.sign, ds.fixed, ds.offsets, ds.played, settings.moves_loss,
@@ -224,27 +220,28 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
         seconds["labels and features"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         objective = build_objective(ds, settings.objective, settings.lam, settings)
-        if isinstance(objective, WdlLoss):
-            seconds["win-probability targets and K"] = time.perf_counter() - t0
+        timing = LOSSES[settings.loss].timing
+        if timing is not None:
+            seconds[timing] = time.perf_counter() - t0
     if report is not None:
         for line in ds.malformed_report():
             report(line)
 
     t0 = time.perf_counter()
-    fit_l1 = fit_l2 = fit_wdl = None
+    fits: dict[str, Fit] = {}
+    ceiling = None
     if settings.objective == "mentor":
         assert isinstance(ds, Dataset)
-        fit_l1 = cached_exact_fit(ds.features, ds.y, train, held, genome, "l1")
-        fit_l2 = cached_exact_fit(ds.features, ds.y, train, held, genome, "l2")
-        if isinstance(objective, WdlLoss):
-            fit_wdl = cached_wdl_fit(ds.features, ds.y, train, held, genome, objective.target, fit_l1.weights,
-                                     data_key=fit_l1.key)
+        for loss in EXACT_LOSSES:  # both, whatever the run's loss: reported beside the GA
+            fits[loss] = cached_exact_fit(ds.features, ds.y, train, held, genome, loss)
+        ceiling = objective.ceiling(ds, genome, fits["l1"])
+        if ceiling is not None:
+            fits.setdefault(ceiling.loss, ceiling)
     if settings.objective != "moves":
         seconds["exact fits"] = time.perf_counter() - t0
     if settings.init == INIT_FIT:
-        start = fit_wdl if fit_wdl is not None else fit_l1
-        assert start is not None  # RunSettings allows --init fit with the mentor objective only
-        initial = Organism.from_weights(start.weights, genome).bits
+        assert ceiling is not None  # RunSettings allows --init fit with the mentor objective only
+        initial = Organism.from_weights(ceiling.weights, genome).bits
     descent = None
     if settings.objective == "result":
         descent = coordinate_descent(genome, objective, train, held)
@@ -278,13 +275,11 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
             **({"player": settings.player, "moves_loss": settings.moves_loss} if settings.objective == "moves" else {}),
             "train_error": train_loss, "held_out_error": held_loss, "seed": settings.ga.seed,
             "generations": ev.generation, "command": command}
-    if isinstance(objective, WdlLoss):
-        meta.update(loss="wdl", wdl_model=settings.wdl_model, wdl_k=objective.target.k,
-                    loss_power=settings.loss_power, lambda_result=settings.lambda_result)
+    meta.update(objective.organism_meta())
     organism = Organism(genome, bits, meta=meta)
     organism.save(out / "organism.json")
-    ceiling = ceiling_of(fit_wdl if isinstance(objective, WdlLoss) else fit_l1)
-    ratio = held_loss / ceiling if ceiling else None
+    ceiling_loss = objective.ceiling_loss(ceiling) if ceiling is not None else None
+    ratio = held_loss / ceiling_loss if ceiling_loss else None
     polished = polished_ratio = None
     if settings.polish > 0:
         polished = coordinate_descent(genome, objective, train, held, start=organism.weights,
@@ -293,54 +288,22 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
         Organism.from_weights(polished.weights, genome, meta={
             **meta, "train_error": polished.train_loss, "held_out_error": polished.held_loss,
             "polish_passes": polished.passes}).save(out / "organism-polished.json")
-        if ceiling:
-            polished_ratio = polished.held_loss / ceiling
-    moves = None
-    if isinstance(objective, MoveAgreement):
-        moves = move_measures(objective, organism.weights, train, held)
-    cp_errors = None
-    if isinstance(objective, WdlLoss):
-        miss = np.abs(objective.features @ organism.weights - objective.y)  # every row at once: no copy of rows
-        cp_errors = tuple(float(miss[r].mean()) if len(r) else float("nan") for r in (train, held))
-    outcome = RunOutcome(organism, train_loss, held_loss, fit_l1, fit_l2, descent, ratio, seconds, ds, objective,
-                         records, polished, polished_ratio, moves, fit_wdl, cp_errors)
+        if ceiling_loss:
+            polished_ratio = polished.held_loss / ceiling_loss
+    outcome = RunOutcome(organism, train_loss, held_loss, fits, ceiling, descent, ratio, seconds, ds, objective,
+                         records, polished, polished_ratio,
+                         measures=objective.winner_measures(organism.weights, train, held),
+                         cp_errors=objective.winner_cp(organism.weights, train, held))
     write_results(out, settings, outcome, command)
     return outcome
-
-
-def ceiling_of(fit: Fit | None) -> float | None:
-    """The held-out error a GA run is divided by: the L1 fit's (cp) or the wdl fit's own loss; None when
-    there is no fit or it is 0."""
-    if fit is None:
-        return None
-    value = fit.held_loss if fit.loss == "wdl" else fit.held_mae
-    return value if value is not None and value > 0 else None
 
 
 def format_outcome(o: RunOutcome) -> list[str]:
     unit = o.objective.unit
     lines = [f"winner: training {o.train_loss:.4g} {unit}, held out {o.held_loss:.4g} {unit}"]
-    if o.moves:
-        m = o.moves
-        lines.append("move agreement: " + ", ".join(
-            f"{name} {m[f'{p}_agreement']:.2%} (chance {m[f'{p}_chance']:.2%}), log-likelihood "
-            f"{m[f'{p}_log_likelihood']:.4f} nats a move (uniform {m[f'{p}_uniform_log_likelihood']:.4f})"
-            for p, name in (("train", "training"), ("held", "held out")) if f"{p}_agreement" in m)
-            + (f"; beta {m['beta']:.3g}/cp (fitted on the training positions)" if "beta" in m else ""))
     if o.cp_errors is not None:
         lines.append(f"winner's centipawn error: training {o.cp_errors[0]:.4g} cp, held out {o.cp_errors[1]:.4g} cp")
-    if o.fit_wdl is not None and o.fit_wdl.held_loss is not None:
-        assert isinstance(o.objective, WdlLoss)
-        lines.append(f"win-probability ceiling ({o.fit_wdl.method}, K {o.objective.target.k:.1f} cp): training "
-                     f"{o.fit_wdl.train_loss:.4g}, held out {o.fit_wdl.held_loss:.4g} ({o.fit_wdl.held_mae:.4g} cp)"
-                     + (f"; GA held-out / ceiling held-out = {o.ratio:.3f}" if o.ratio is not None else ""))
-    if o.fit_l1 is not None and o.fit_wdl is not None:
-        lines.append(f"exact L1 fit ({o.fit_l1.method}): training {o.fit_l1.train_mae:.4g} cp, "
-                     f"held out {o.fit_l1.held_mae:.4g} cp")
-    elif o.fit_l1 is not None and o.ratio is not None:
-        lines.append(f"exact L1 fit ({o.fit_l1.method}): training {o.fit_l1.train_mae:.4g}, "
-                     f"held out {o.fit_l1.held_mae:.4g}; "
-                     f"GA held-out / exact held-out = {o.ratio:.3f}")
+    lines += o.objective.outcome_lines(o)
     if o.polished is not None:
         lines.append(f"GA + memetic polish ({o.polished.passes} coordinate-descent passes): training "
                      f"{o.polished.train_loss:.4g} {unit}, held out {o.polished.held_loss:.4g} {unit}"

@@ -38,6 +38,9 @@ scores as well as any K allows, and the loss's optimum stays on the mentor's cen
 centipawn error of a wdl run means what it means for an L1 run. With ``logistic`` and λ = 1 the fit
 gives back :data:`LOGISTIC_SCALE` exactly.
 
+The loss of a population (:class:`evolve.ga.wdl_loss.WdlLoss`, the ``wdl`` entry of
+:data:`evolve.ga.losses.LOSSES`) and what a run reports of it live in :mod:`evolve.ga.wdl_loss`.
+
 **The ceiling** (:func:`fit_wdl`): the linear model's weights minimising the same loss on the training
 rows within the genes' bounds, by L-BFGS-B with the analytic gradient, started from the exact L1 fit's
 weights. The loss is smooth and bounded but not convex (a sigmoid inside a power), so this is a local
@@ -60,7 +63,6 @@ from search.conventions import EPD_MATE_BOUND
 from search.runtime.errors import SettingsError
 
 MODELS = ("sf15.1", "logistic")
-LOSSES = ("l1", "wdl")
 UNKNOWN_PLY = 64
 """The ply given to the ``sf15.1`` model when a label does not say its move number (see the module docstring)."""
 LOGISTIC_SCALE = 400.0 / math.log(10.0)
@@ -96,7 +98,7 @@ def mentor_expectation(cp: np.ndarray, ply: np.ndarray, model: str) -> np.ndarra
         return sf15_1_expectation(cp, np.floor(known))
     if model == "logistic":
         return np.where(np.abs(cp) >= EPD_MATE_BOUND, (cp > 0).astype(np.float64), sigmoid(cp / LOGISTIC_SCALE))
-    raise ValueError(f"unknown win-probability model {model!r} (one of {', '.join(MODELS)})")
+    raise SettingsError(f"unknown win-probability model {model!r} (one of {', '.join(MODELS)})")
 
 
 def power_error(d: np.ndarray, power: float) -> np.ndarray:
@@ -137,7 +139,7 @@ def wdl_target(y: np.ndarray, result: np.ndarray, ply: np.ndarray, train: np.nda
     plies ``ply`` (NaN unknown), and K fitted on the ``train`` rows unless given (see the module docstring)."""
     check_loss_power(power)
     if not 0.0 <= lambda_result <= 1.0:
-        raise ValueError(f"lambda-result is the mentor's share of the target, within [0, 1], got {lambda_result}")
+        raise SettingsError(f"lambda-result is the mentor's share of the target, within [0, 1], got {lambda_result}")
     p = mentor_expectation(y, ply, model)
     blend = ~np.isnan(result) & (lambda_result < 1.0)
     p = np.where(blend, lambda_result * p + (1.0 - lambda_result) * np.nan_to_num(result), p)
@@ -145,38 +147,6 @@ def wdl_target(y: np.ndarray, result: np.ndarray, ply: np.ndarray, train: np.nda
     if k is None:
         k = fit_k(np.asarray(y, dtype=np.float64)[train], p[train], np.ones(len(train)), power)
     return WdlTarget(p, float(k), float(power), model, float(lambda_result), int(blend.sum()), unknown)
-
-
-class WdlLoss:
-    """Mean ``|σ(eval / K) − p|^P`` per organism (``--loss wdl``; see the module docstring): one matrix
-    product ``F[rows] · Wᵀ`` and elementwise work, like :class:`evolve.ga.objectives.MentorLoss`, whose
-    gathering of large row sets it shares."""
-
-    name = "mentor"
-
-    def __init__(self, features: np.ndarray, y: np.ndarray, target: WdlTarget) -> None:
-        from evolve.ga.objectives import MentorLoss
-
-        self._rows = MentorLoss(features, np.column_stack([target.p, y]))  # gathers (F, [p, y]) by rows
-        self.features = self._rows.features
-        self.y = np.asarray(y, dtype=np.float64)
-        self.target = target
-        self.rows = np.arange(len(y))
-        self.unit = f"|σ(eval/K) − p|^{target.power:g}"
-
-    def _predict(self, weights: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        f, py = self._rows._gather(rows)
-        return f @ np.atleast_2d(weights).T, py  # (rows, population) cp, (rows, 2)
-
-    def losses(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        pred, py = self._predict(weights, rows)
-        return power_error(sigmoid(pred / self.target.k) - py[:, :1], self.target.power).mean(axis=0)
-
-    def both_units(self, weights: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per organism, this loss and the mean absolute centipawn error, from one product."""
-        pred, py = self._predict(weights, rows)
-        wdl = power_error(sigmoid(pred / self.target.k) - py[:, :1], self.target.power).mean(axis=0)
-        return wdl, np.abs(pred - py[:, 1:]).mean(axis=0)
 
 
 def wdl_loss(features: np.ndarray, p: np.ndarray, w: np.ndarray, k: float, power: float) -> float:
