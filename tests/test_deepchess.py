@@ -16,7 +16,8 @@ import chess.pgn
 import numpy as np
 import pytest
 
-from evolve.nets.deepchess import CmpShape, TrainSettings
+from evolve.nets.deepchess import CmpSettings as TrainSettings
+from evolve.nets.deepchess import CmpShape
 from evolve.nets.deepchess_data import DataSettings, extract_positions, game_positions, load_positions
 from evolve.players import PLAYERS
 from organisms import Expert, Material

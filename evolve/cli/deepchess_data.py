@@ -7,25 +7,22 @@ import argparse
 
 from evolve.cli.common import command_line, default, non_negative_int, positive_int, probability, warn
 from evolve.cli.options import Parents
-from evolve.cli.table import command_parser
+from evolve.cli.training import training_parser
 
 NAME = "deepchess-data"
-EXITS = ((ValueError, 2), (OSError, 1))
-"""Bad settings or games: 2; a file error: 1."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
     from evolve.nets.deepchess_data import DataSettings
 
-    p = command_parser(subparsers, NAME, [parents.jobs(), parents.seed()],
-                       description="Draw DeepChess training positions from PGN games with a decisive result: up to "
-                                   "--per-game random positions a game, none from the first --skip-moves moves and "
-                                   "none whose next move is a capture, labelled with the result; draws unused; games "
-                                   "split into training/validation/test (seeded), each part balanced between "
-                                   "White and Black wins. Writes OUT/positions.npz (773 bits a position, packed) and "
-                                   "OUT/positions.json (provenance).")
-    p.add_argument("games", nargs="+", help="PGN files")
-    p.add_argument("--out", required=True, help="folder to write positions.npz and positions.json into")
+    p = training_parser(subparsers, NAME, [parents.jobs(), parents.seed()],
+                        "Draw DeepChess training positions from PGN games with a decisive result: up to --per-game "
+                        "random positions a game, none from the first --skip-moves moves and none whose next move is "
+                        "a capture, labelled with the result; draws unused; games split into training/validation/test "
+                        "(seeded), each part balanced between White and Black wins. Writes OUT/positions.npz (773 bits "
+                        "a position, packed) and OUT/positions.json (provenance).", needs_torch=False,
+                        inputs=("games", "PGN files"), nargs="+",
+                        out_help="folder to write positions.npz and positions.json into")
     p.add_argument("--per-game", type=positive_int, default=default(DataSettings, "per_game"),
                    help="positions a game at most")
     p.add_argument("--skip-moves", type=non_negative_int, default=default(DataSettings, "skip_moves"),

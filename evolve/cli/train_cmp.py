@@ -7,62 +7,57 @@ import argparse
 
 from evolve.cli.common import command_line, default, non_negative_float, non_negative_int, positive_float, positive_int
 from evolve.cli.options import Parents
-from evolve.cli.table import command_parser
+from evolve.cli.training import add_resume, results_line, training_parser
 
 NAME = "train-cmp"
-EXITS = ((ValueError, 2), (RuntimeError, 2), (FileExistsError, 2), (OSError, 1))
-"""Bad settings or no torch: 2; a run is already in --out: 2; another file error: 1."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    from evolve.nets.deepchess import CmpShape, TrainSettings
+    from evolve.nets.deepchess import CmpSettings, CmpShape
 
-    p = command_parser(subparsers, NAME, [parents.seed()],
-                       description="Train a DeepChess-style comparator on positions from mimic deepchess-data: "
-                                   "Pos2Vec pretrained layer-wise as autoencoders, the siamese comparator on fresh "
-                                   "random (White-win, Black-win) pairs every epoch, then a smaller comparator "
-                                   "distilled from it. Writes cmp.npz and cmp-small.npz (play them as "
-                                   "cmp:OUT/cmp.npz), summary.md and curve.png; resumable per epoch. Needs torch: "
-                                   "pip install torch==2.13.0.")
-    p.add_argument("data", help="folder (or positions.npz) written by mimic deepchess-data")
-    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    p = training_parser(subparsers, NAME, [parents.seed()],
+                        "Train a DeepChess-style comparator on positions from mimic deepchess-data: Pos2Vec "
+                        "pretrained layer-wise as autoencoders, the siamese comparator on fresh random (White-win, "
+                        "Black-win) pairs every epoch, then a smaller comparator distilled from it. Writes cmp.npz "
+                        "and cmp-small.npz (play them as cmp:OUT/cmp.npz), summary.md and curve.png; resumable per "
+                        "epoch.", inputs=("data", "folder (or positions.npz) written by mimic deepchess-data"))
     g = p.add_argument_group("nets")
     g.add_argument("--pos2vec", type=positive_int, nargs="+", default=list(default(CmpShape, "pos2vec")),
                    help="Pos2Vec widths after the 773 bits (the paper's 600 400 200 100)")
     g.add_argument("--top", type=positive_int, nargs="+", default=list(default(CmpShape, "top")),
                    help="hidden widths of the comparator's top (the paper's 400 200 100)")
-    small = default(TrainSettings, "small")
+    small = default(CmpSettings, "small")
     g.add_argument("--small-pos2vec", type=positive_int, nargs="+", default=list(small.pos2vec),
                    help="Pos2Vec widths of the distilled comparator")
     g.add_argument("--small-top", type=positive_int, nargs="+", default=list(small.top),
                    help="hidden widths of the distilled comparator's top")
     g = p.add_argument_group("training")
-    g.add_argument("--ae-epochs", type=non_negative_int, default=default(TrainSettings, "ae_epochs"),
+    g.add_argument("--ae-epochs", type=non_negative_int, default=default(CmpSettings, "ae_epochs"),
                    help="pretraining epochs a layer")
-    g.add_argument("--epochs", type=non_negative_int, default=default(TrainSettings, "epochs"),
+    g.add_argument("--epochs", type=non_negative_int, default=default(CmpSettings, "epochs"),
                    help="comparator epochs")
     g.add_argument("--keep-best", action="store_true",
                    help="keep the comparator epoch with the best validation pair accuracy (else the last); "
                         "distillation starts from it")
-    g.add_argument("--distill-epochs", type=non_negative_int, default=default(TrainSettings, "distill_epochs"),
+    g.add_argument("--distill-epochs", type=non_negative_int, default=default(CmpSettings, "distill_epochs"),
                    help="distillation epochs (0: no distilled comparator)")
     g.add_argument("--pairs", type=positive_int, default=None,
                    help="pairs an epoch, each in both orders; when not given, as many as the smaller class")
-    g.add_argument("--batch", type=positive_int, default=default(TrainSettings, "batch"), help="minibatch")
-    g.add_argument("--lr", type=positive_float, default=default(TrainSettings, "lr"), help="Adam learning rate")
-    g.add_argument("--decay", type=non_negative_float, default=default(TrainSettings, "decay"),
+    g.add_argument("--batch", type=positive_int, default=default(CmpSettings, "batch"), help="minibatch")
+    g.add_argument("--lr", type=positive_float, default=default(CmpSettings, "lr"), help="Adam learning rate")
+    g.add_argument("--decay", type=non_negative_float, default=default(CmpSettings, "decay"),
                    help="learning rate factor an epoch")
     g.add_argument("--no-mirror", action="store_true",
                    help="train on the positions only, not also on their colour mirrors")
     p.add_argument("--no-speed", action="store_true", help="skip the search-speed measurement")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint")
+    add_resume(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    from evolve.nets.deepchess import CmpShape, TrainSettings
+    from evolve.nets.deepchess import CmpSettings, CmpShape
     from evolve.nets.deepchess_run import train_cmp
 
-    settings = TrainSettings(shape=CmpShape(pos2vec=tuple(args.pos2vec), top=tuple(args.top)),
+    settings = CmpSettings(shape=CmpShape(pos2vec=tuple(args.pos2vec), top=tuple(args.top)),
                              small=CmpShape(pos2vec=tuple(args.small_pos2vec), top=tuple(args.small_top)),
                              ae_epochs=args.ae_epochs, epochs=args.epochs, distill_epochs=args.distill_epochs,
                              batch=args.batch, lr=args.lr, decay=args.decay, pairs=args.pairs,
@@ -74,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
           + (f"; distilled {a['small_validation']:.3f} validation, {a['small_test']:.3f} test"
              if outcome.small_path else ""))
     if outcome.small_path:
-        print(f"results in {args.out}/ (cmp.npz, cmp-small.npz, summary.md, curve.png); play them as "
-              f"cmp:{outcome.path} or cmp:{outcome.small_path}")
+        print(results_line(args.out, ("cmp.npz", "cmp-small.npz", "summary.md", "curve.png"),
+                           f"play them as cmp:{outcome.path} or cmp:{outcome.small_path}"))
     else:
-        print(f"results in {args.out}/ (cmp.npz, summary.md, curve.png); play it as cmp:{outcome.path}")
+        print(results_line(args.out, ("cmp.npz", "summary.md", "curve.png"), f"play it as cmp:{outcome.path}"))
     return 0

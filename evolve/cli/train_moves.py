@@ -7,26 +7,21 @@ import argparse
 
 from evolve.cli.common import command_line, default, positive_float, positive_int, probability
 from evolve.cli.options import Parents
-from evolve.cli.table import command_parser
+from evolve.cli.training import add_limit, results_line, training_parser
 
 NAME = "train-moves"
-EXITS = ((ValueError, 2), (RuntimeError, 2), (OSError, 1))
-"""Bad settings or no torch: 2; a file error: 1."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
     from evolve.nets.movenet import MoveTrainSettings
 
-    p = command_parser(subparsers, NAME, [parents.jobs(), parents.seed()],
-                       description="Train a move-probability net (Giraffe's optional source of move probabilities) "
-                                   "on the mentor's best moves (the first PV move of every label): softmax over "
-                                   "the legal moves, cross-entropy. Writes movenet.npz (search with it as "
-                                   "SPEC@search=prob-net:OUT/movenet.npz), summary.md (top-1, top-3 and "
-                                   "log-likelihood of the mentor's move for the net, the static heuristic and "
-                                   "the uniform distribution) and curve.png. Needs torch: pip install "
-                                   "torch==2.13.0.")
-    p.add_argument("labels", help="label file (EPD with pv), e.g. results/x/labels.epd")
-    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    p = training_parser(subparsers, NAME, [parents.jobs(), parents.seed()],
+                        "Train a move-probability net (Giraffe's optional source of move probabilities) on the "
+                        "mentor's best moves (the first PV move of every label): softmax over the legal moves, "
+                        "cross-entropy. Writes movenet.npz (search with it as SPEC@search=prob-net:OUT/movenet.npz), "
+                        "summary.md (top-1, top-3 and log-likelihood of the mentor's move for the net, the static "
+                        "heuristic and the uniform distribution) and curve.png.",
+                        inputs=("labels", "label file (EPD with pv), e.g. results/x/labels.epd"))
     p.add_argument("--test", default=None, help="another label file to measure on (e.g. positions of other games)")
     p.add_argument("--hidden", type=positive_int, default=default(MoveTrainSettings, "hidden"), help="hidden units")
     p.add_argument("--epochs", type=positive_int, default=default(MoveTrainSettings, "epochs"), help="epochs")
@@ -35,7 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     p.add_argument("--lr", type=positive_float, default=default(MoveTrainSettings, "lr"), help="Adam learning rate")
     p.add_argument("--held-out", type=probability, default=default(MoveTrainSettings, "held_out"),
                    help="share of positions held out")
-    p.add_argument("--limit", type=positive_int, default=None, help="only the first N label lines")
+    add_limit(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +41,6 @@ def run(args: argparse.Namespace) -> int:
     outcome = train_move_net(args.labels, args.out, settings, command_line(), test=args.test, report=print)
     m = outcome.metrics["held-out"]
     print("held-out top-1: " + ", ".join(f"{k} {v['top1']:.3f}" for k, v in m.items()))
-    print(f"results in {args.out}/ (movenet.npz, summary.md, curve.png); search with it as "
-          f"SPEC@search=prob-net:{outcome.path}")
+    print(results_line(args.out, ("movenet.npz", "summary.md", "curve.png"),
+                       f"search with it as SPEC@search=prob-net:{outcome.path}"))
     return 0

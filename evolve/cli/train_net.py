@@ -7,26 +7,21 @@ import argparse
 
 from evolve.cli.common import command_line, default, non_negative_int, positive_float, positive_int, probability
 from evolve.cli.options import Parents
-from evolve.cli.table import command_parser
+from evolve.cli.training import GameBar, add_limit, add_resume, results_line, training_parser
 
 NAME = "train-net"
-EXITS = ((ValueError, 2), (RuntimeError, 2), (FileExistsError, 2), (OSError, 1))
-"""Bad settings or no torch: 2; a run is already in --out: 2; another file error: 1."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
     from evolve.nets.giraffe import NetShape, SupervisedSettings
     from evolve.nets.tdleaf import TDSettings
 
-    p = command_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.progress()],
-                       description="Train a Giraffe-style evaluation net (363 Giraffe features, a per-group first "
-                                   "layer, a hidden layer, one output in centipawns) on a label file's mentor "
-                                   "scores, then optionally by TD-Leaf(lambda) self-play with our engine; writes "
-                                   "net.npz (play it as net:OUT/net.npz), summary.md and curve.png. Needs torch: "
-                                   "pip install torch==2.13.0.")
-    p.add_argument("labels", help="EPD label file (from mimic label)")
-    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
-    p.add_argument("--limit", type=positive_int, default=None, help="only the first N label lines")
+    p = training_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.progress()],
+                        "Train a Giraffe-style evaluation net (363 Giraffe features, a per-group first layer, a hidden "
+                        "layer, one output in centipawns) on a label file's mentor scores, then optionally by "
+                        "TD-Leaf(lambda) self-play with our engine; writes net.npz (play it as net:OUT/net.npz), "
+                        "summary.md and curve.png.")
+    add_limit(p)
     g = p.add_argument_group("net")
     g.add_argument("--units", type=positive_int, nargs=3, default=list(default(NetShape, "units")),
                    metavar=("GLOBAL", "PIECE", "SQUARE"),
@@ -47,7 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     g.add_argument("--openings", default=None,
                    help="start positions: an EPD file, or a PGN game set (a random point of a random game); "
                         "when not given, the shipped balanced openings")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoints")
+    add_resume(p, "its checkpoints")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,8 +58,12 @@ def run(args: argparse.Namespace) -> int:
                       nodes=args.td_nodes, lam=args.td_lambda, lr=args.td_lr, cap=args.cap, seed=args.seed),
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, jobs=args.jobs,
         openings=args.openings, limit=args.limit)
-    outcome = train_net(settings, command_line(), resume=args.resume, progress=not args.no_progress, report=print)
+    bar = GameBar(not args.no_progress)
+    try:
+        outcome = train_net(settings, command_line(), resume=args.resume, report=bar.say, on_game=bar.on_game)
+    finally:
+        bar.close()
     print(f"held-out error {outcome.held_mae:.1f} cp (predicting the training median: "
           f"{outcome.baselines['median']:.1f} cp); training {outcome.train_mae:.1f} cp")
-    print(f"results in {args.out}/ (net.npz, summary.md, curve.png); play it as net:{outcome.path}")
+    print(results_line(args.out, ("net.npz", "summary.md", "curve.png"), f"play it as net:{outcome.path}"))
     return 0

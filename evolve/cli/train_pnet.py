@@ -7,11 +7,9 @@ import argparse
 
 from evolve.cli.common import command_line, default, non_negative_float, non_negative_int, positive_float, positive_int
 from evolve.cli.options import Parents
-from evolve.cli.table import command_parser
+from evolve.cli.training import add_out, add_resume, results_line, training_parser
 
 NAME = "train-pnet"
-EXITS = ((ValueError, 2), (RuntimeError, 2), (FileExistsError, 2), (OSError, 1))
-"""Bad settings or no torch: 2; a run is already in --out: 2; another file error: 1."""
 
 
 def net_k(text: str) -> str | float:
@@ -29,19 +27,17 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     from evolve.nets.pnet_run import PNetRunSettings
     from evolve.nets.pnet_train import PNetSettings
 
-    p = command_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.wdl()],
-                       description="Train a perspective net ((768 -> N) x 2 -> 1, clipped ReLU, NNUE-style) on a "
-                                   "label file: sigmoid(eval/K_net) against the mentor's score through a "
-                                   "win-probability model (the --loss wdl convention of mimic evolve), Adam, "
-                                   "mini-batches, the organisms' held-out split; checkpoints every epoch (--resume "
-                                   "continues to the same weights); writes pnet.npz (play it as pnet:OUT/pnet.npz), "
-                                   "summary.md and curve.png. Needs torch: pip install torch==2.13.0.")
-    p.add_argument("labels", help="EPD label file (from mimic label)")
+    p = training_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.wdl()],
+                        "Train a perspective net ((768 -> N) x 2 -> 1, clipped ReLU, NNUE-style) on a label file: "
+                        "sigmoid(eval/K_net) against the mentor's score through a win-probability model (the --loss "
+                        "wdl convention of mimic evolve), Adam, mini-batches, the organisms' held-out split; "
+                        "checkpoints every epoch (--resume continues to the same weights); writes pnet.npz (play it "
+                        "as pnet:OUT/pnet.npz), summary.md and curve.png.", out_help=None)
     p.add_argument("--more-labels", action="append", default=[], metavar="FILE",
                    help="a further label file whose labels join the training rows only (repeatable): the held-out "
                         "rows and their errors stay the first file's, and a label whose position is a held-out "
                         "one is left out")
-    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    add_out(p)
     p.add_argument("--train-rows", type=positive_int, default=None,
                    help="train on only this many of the training rows (a seeded choice; the held-out rows "
                         "unchanged): how many positions the net needs")
@@ -76,7 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "and write their mean as OUT/pnet.npz, one net with their first layers side by side: a "
                         "search exploits an evaluation's position-to-position errors, which the mean of several "
                         "nets has fewer of")
-    p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint(s)")
+    add_resume(p, "its checkpoint(s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,6 +97,6 @@ def run(args: argparse.Namespace) -> int:
     elif last is not None:
         print(f"held-out error {last.held_mae:.1f} cp, loss {last.held_loss:.6f} (predicting the training median: "
               f"{outcome.median_mae:.1f} cp); training {last.train_mae:.1f} cp")
-    print(f"start position {outcome.start_cp:+d} cp; results in {args.out}/ (pnet.npz, summary.md, curve.png); "
-          f"play it as pnet:{outcome.path}")
+    print(f"start position {outcome.start_cp:+d} cp; " + results_line(args.out, ("pnet.npz", "summary.md", "curve.png"),
+                                                                        f"play it as pnet:{outcome.path}"))
     return 0

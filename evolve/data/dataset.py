@@ -21,6 +21,11 @@ import numpy as np
 from evolve.data.cache import ResolvedLabels, resolve_labels
 from mentor.labels import DEFAULT_CAP
 from organisms.features import feature_matrix
+from search.runtime.errors import MimicError, SettingsError
+
+
+class LabelsError(MimicError, ValueError):
+    """A label file that leaves nothing to learn from (no usable labels, no quiet ones): the message names it."""
 
 
 @dataclass
@@ -68,7 +73,7 @@ class Dataset:
 def split(n: int, held_out: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """A seeded random split of ``range(n)`` into (training, held-out) index arrays, each sorted."""
     if not 0.0 <= held_out < 1.0:
-        raise ValueError("the held-out share must be within [0, 1)")
+        raise SettingsError("the held-out share must be within [0, 1)")
     perm = np.random.default_rng([seed, 0x5EED]).permutation(n)
     k = round(n * held_out)
     return np.sort(perm[k:]), np.sort(perm[:k])
@@ -80,11 +85,11 @@ def kept_split(resolved: ResolvedLabels, path: str | Path, quiet: bool, held_out
     seeded split of the kept rows (:func:`split`): the one home of the held-out rows of a label file, shared by
     the GA (:func:`load_dataset`) and the perspective net's training (:mod:`evolve.nets.pnet_data`)."""
     if not len(resolved.y):
-        raise ValueError(f"{path}: no usable labels (of {resolved.total}, {resolved.over_cap} beyond the cap of "
+        raise LabelsError(f"{path}: no usable labels (of {resolved.total}, {resolved.over_cap} beyond the cap of "
                          f"{cap} cp)")
     keep = resolved.quiet if quiet else np.ones(len(resolved.y), dtype=bool)
     if not keep.any():
-        raise ValueError(f"{path}: no quiet labels (of {len(resolved.y)} within the cap)")
+        raise LabelsError(f"{path}: no quiet labels (of {len(resolved.y)} within the cap)")
     train, held = split(int(keep.sum()), held_out, seed)
     return keep, train, held
 

@@ -40,6 +40,7 @@ from mentor.target import quiet_leaf
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from organisms.features import bitboard_row, default_cache_dir, feature_matrix
 from search.formats.pgn import read_games
+from search.runtime.errors import SettingsError
 from search.runtime.workers import parallel_map
 
 FORMAT_VERSION = 2
@@ -210,9 +211,9 @@ def extract_moves(path: str | Path, player: str, skip_plies: int = 10, n_jobs: i
     docstring), from the cache when it holds them. ``on_error`` receives each malformed game's
     ``FILE:LINE: reason`` as it is read (not on a cache hit: the data's ``errors`` keep them)."""
     if skip_plies < 0:
-        raise ValueError(f"skip_plies is a number of plies (>= 0), got {skip_plies}")
+        raise SettingsError(f"skip_plies is a number of plies (>= 0), got {skip_plies}")
     if not normal_name(player):
-        raise ValueError("the move objective needs a player's name (--player)")
+        raise SettingsError("the move objective needs a player's name (--player)")
     cache_path = key = None
     if use_cache:
         key = moves_key(path, player, skip_plies)

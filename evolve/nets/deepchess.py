@@ -1,7 +1,7 @@
 """DeepChess (David, Netanyahu & Wolf, 2016): its networks (torch, ``mimic train-cmp``); the data they learn from
 is drawn by :mod:`evolve.nets.deepchess_data`.
 
-torch is imported lazily (:func:`evolve.nets.giraffe.require_torch`). Pos2Vec, a tower of ReLU layers, is pretrained
+torch is imported lazily (:func:`evolve.nets.common.require_torch`). Pos2Vec, a tower of ReLU layers, is pretrained
 layer by layer as autoencoders on the training positions without labels (the first layer reconstructs the bits,
 binary cross-entropy; the next ones the previous layer's activations, mean squared error); then the siamese
 comparator (two copies of the tower, shared weights, their embeddings concatenated, ReLU layers to 2 outputs),
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from evolve.nets.common import NoTrainingData, require_torch
 from evolve.nets.deepchess_data import CmpData
-from evolve.nets.giraffe import require_torch
 from organisms.comparator import N_BITS, ComparatorNet, make_header, mirror_bits
 
 
@@ -121,7 +121,10 @@ def pair_accuracy(net: ComparatorNet, data: CmpData, pairs: tuple[np.ndarray, np
 
 
 @dataclass(frozen=True, kw_only=True)
-class TrainSettings:
+class CmpSettings:
+    """``mimic train-cmp``'s settings: both nets' shapes, the epochs of each phase, mini-batch, Adam's learning rate
+    and its decay an epoch, pairs an epoch, the colour mirrors, keeping the best comparator epoch, the seed."""
+
     shape: CmpShape = field(default_factory=CmpShape)
     small: CmpShape = field(default_factory=lambda: CmpShape(pos2vec=(64, 32), top=(32,)))
     ae_epochs: int = 3
@@ -189,7 +192,7 @@ def _batches(n: int, batch: int) -> range:
     return range(0, n, batch)
 
 
-def pretrain(model: Any, x: np.ndarray, settings: TrainSettings, curves: Curves, state: PhaseState,
+def pretrain(model: Any, x: np.ndarray, settings: CmpSettings, curves: Curves, state: PhaseState,
              save: Callable[[], None], say: Callable[[str], None]) -> None:
     """Layer-wise autoencoder pretraining of the tower on the rows ``x`` (module docstring); skips the
     (layer, epoch) rows ``curves`` holds already, resumes a layer's decoder and optimizer from ``state``, and
@@ -234,7 +237,7 @@ def pretrain(model: Any, x: np.ndarray, settings: TrainSettings, curves: Curves,
             save()
 
 
-def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curves, val: Any, state: PhaseState,
+def train_pairs(model: Any, data: CmpData, settings: CmpSettings, curves: Curves, val: Any, state: PhaseState,
                 save: Callable[[], None], say: Callable[[str], None], shape: CmpShape) -> None:
     """The siamese comparator, end to end, on fresh random (White-win, Black-win) training pairs every epoch,
     both orders; the epochs in ``curves`` are skipped and the optimizer resumed from ``state``; ``state``
@@ -244,7 +247,7 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
     torch = require_torch()
     w_rows, b_rows = data.rows(0, 1), data.rows(0, -1)
     if not len(w_rows) or not len(b_rows):
-        raise ValueError(f"{data.source}: no training pairs (White-win and Black-win positions)")
+        raise NoTrainingData(f"{data.source}: no training pairs (White-win and Black-win positions)")
     wins, losses = data.bits[w_rows], data.bits[b_rows]
     if settings.mirror:  # a Black win's colour mirror is a White win, and the other way round
         wins, losses = np.concatenate([wins, mirror_bits(losses)]), np.concatenate([losses, mirror_bits(wins)])
@@ -297,7 +300,7 @@ def train_pairs(model: Any, data: CmpData, settings: TrainSettings, curves: Curv
         save()
 
 
-def distill(student: Any, teacher: ComparatorNet, data: CmpData, settings: TrainSettings, curves: Curves,
+def distill(student: Any, teacher: ComparatorNet, data: CmpData, settings: CmpSettings, curves: Curves,
             val: Any, state: PhaseState, save: Callable[[], None], say: Callable[[str], None]) -> None:
     """The small comparator, trained on fresh random pairs of training positions to reproduce the teacher's
     output probabilities (soft cross-entropy); the epochs in ``curves`` are skipped and the optimizer resumed
@@ -342,5 +345,18 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
-__all__ = ["CmpShape", "Curves", "PhaseState", "TrainSettings", "build_model", "comparator", "distill", "load_arrays",
-           "model_arrays", "pair_accuracy", "pretrain", "train_pairs", "validation_pairs"]
+__all__ = [
+    "CmpSettings",
+    "CmpShape",
+    "Curves",
+    "PhaseState",
+    "build_model",
+    "comparator",
+    "distill",
+    "load_arrays",
+    "model_arrays",
+    "pair_accuracy",
+    "pretrain",
+    "train_pairs",
+    "validation_pairs",
+]

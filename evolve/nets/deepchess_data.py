@@ -9,7 +9,8 @@ positions of its larger class. Stored as ``positions.npz`` (``bits``: (N, 97) ui
 1 validation, 2 test; ``game`` (N,) int32) and ``positions.json`` (sources, settings, counts, time, provenance).
 The networks that learn from them are in :mod:`evolve.nets.deepchess`.
 
-May import chess, numpy, :mod:`organisms.comparator` and :mod:`search` (no torch: drawing data needs none).
+May import chess, numpy, :mod:`evolve.nets.common` (its errors), :mod:`organisms.comparator` and :mod:`search` (no
+torch: drawing data needs none).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import chess
 import chess.pgn
 import numpy as np
 
+from evolve.nets.common import NoTrainingData
 from organisms.comparator import N_BITS, board_bits
 from search.formats.pgn import read_games
 from search.runtime.atomic import atomic_path, write_json_atomic
@@ -154,7 +156,7 @@ def extract_positions(paths: Sequence[str], out: str | Path, settings: DataSetti
     game_in_file = np.concatenate([d.game for d in draws]) if draws else np.zeros(0, np.int32)
     keep = balance(result, part, settings.seed)
     if not len(keep):
-        raise ValueError(f"no White-win and Black-win positions to pair in {', '.join(paths)}")
+        raise NoTrainingData(f"no White-win and Black-win positions to pair in {', '.join(paths)}")
     # One game number over all files: files are numbered apart by 2^20 games.
     game = (file_of[keep].astype(np.int64) << 20 | game_in_file[keep]).astype(np.int64)
     out = Path(out)

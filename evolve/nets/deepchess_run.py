@@ -15,9 +15,7 @@ The run writes into its folder:
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -25,10 +23,13 @@ from typing import Any
 import chess
 import numpy as np
 
+from evolve.nets.checkpoint import read_checkpoint as read_checkpoint_file
+from evolve.nets.checkpoint import write_checkpoint
+from evolve.nets.common import NoTrainingData, Report, prelude, quiet, refuse_existing, require_torch, write_summary
 from evolve.nets.deepchess import (
+    CmpSettings,
     Curves,
     PhaseState,
-    TrainSettings,
     build_model,
     comparator,
     distill,
@@ -40,13 +41,11 @@ from evolve.nets.deepchess import (
     validation_pairs,
 )
 from evolve.nets.deepchess_data import PARTS, CmpData, load_positions
-from evolve.nets.giraffe import require_torch
 from organisms.comparator import ComparatorNet, make_header, save_comparator
-from organisms.net import NetFileError, read_net_file
+from organisms.net import NetFileError
 from search.base import Limit
 from search.compare import CompareEngine
-from search.runtime.atomic import atomic_path, write_atomic
-from search.runtime.provenance import describe, provenance
+from search.runtime.provenance import provenance
 from search.runtime.readback import finite, require, rows, whole
 
 SPEED_FENS = ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
@@ -69,7 +68,7 @@ class CmpOutcome:
     runs."""
 
 
-def _settings_dict(s: TrainSettings) -> dict[str, Any]:
+def _settings_dict(s: CmpSettings) -> dict[str, Any]:
     d = asdict(s)
     for k in ("shape", "small"):
         d[k] = {"pos2vec": list(getattr(s, k).pos2vec), "top": list(getattr(s, k).top)}
@@ -92,17 +91,17 @@ def search_speed(net: ComparatorNet, nodes: int = SPEED_NODES) -> dict[str, floa
     return {"nodes_per_second": n / seconds, "comparisons_per_second": c / seconds, "seconds": seconds}
 
 
-def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str = "", *, resume: bool = False,
-              report: Callable[[str], None] | None = None, measure_speed: bool = True) -> CmpOutcome:
-    """The whole training (module docstring). ``FileExistsError`` when ``out_dir`` holds a run and ``resume`` is
-    false; ``ValueError`` for unusable data; ``RuntimeError`` without torch."""
+def train_cmp(data_dir: str, out_dir: str, settings: CmpSettings, command: str = "", *, resume: bool = False,
+              report: Report | None = None, measure_speed: bool = True) -> CmpOutcome:
+    """The whole training (module docstring). ``RunExists`` (a ``FileExistsError``) when ``out_dir`` holds a run
+    and ``resume`` is false; a ``MimicError`` for unusable data or without torch."""
     torch = require_torch()
     torch.set_num_threads(1)
-    say = report or (lambda _line: None)
+    say = report or quiet
     out = Path(out_dir)
     ck = out / "checkpoint.npz"
-    if ck.exists() and not resume:
-        raise FileExistsError(f"{out}: holds a comparator training run (use --resume to continue it)")
+    if not resume:
+        refuse_existing(ck, f"{out}: holds a comparator training run (use --resume to continue it)")
     big = build_model(settings.shape, settings.seed)
     small = build_model(settings.small, settings.seed + 1)
     kept = read_checkpoint(ck, settings, big, small) if resume and ck.exists() else None  # before anything else
@@ -131,14 +130,12 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
     def save() -> None:
         arrays: dict[str, Any] = {**model_arrays(big, "big_"), **model_arrays(small, "small_"),
                                   **{f"phase_{k}": v for k, v in state.arrays.items()}}
-        with atomic_path(ck) as tmp:
-            np.savez(tmp, header=np.array(json.dumps({"curves": asdict(curves), "settings": _settings_dict(settings),
-                                                   "seconds": seconds(), "phase": state.tag})),
-                     **arrays)
+        write_checkpoint(ck, arrays, {"kind": CHECKPOINT_KIND, "curves": asdict(curves),
+                                      "settings": _settings_dict(settings), "seconds": seconds(), "phase": state.tag})
 
     train_x = data.bits[data.part == 0]
     if not len(train_x):
-        raise ValueError(f"{data.source}: no training positions")
+        raise NoTrainingData(f"{data.source}: no training positions")
     pretrain(big, train_x, settings, curves, state, save, say)
     val = validation_pairs(data, 1, settings.seed)
     test = validation_pairs(data, 2, settings.seed)
@@ -170,12 +167,16 @@ def train_cmp(data_dir: str, out_dir: str, settings: TrainSettings, command: str
                                     **common))
     outcome = CmpOutcome(curves, accuracy, speed, path, small_path, took)
     plot_curves(out / "curve.png", curves)
-    write_atomic(out / "summary.md", "\n".join(summary_lines(data, settings, outcome, command)) + "\n")
+    write_summary(out / "summary.md", summary_lines(data, settings, outcome, command))
     return outcome
 
 
 class CheckpointError(NetFileError):
     """A ``train-cmp`` checkpoint that cannot be resumed: one line naming it and what is wrong."""
+
+
+CHECKPOINT_KIND = "cmp-checkpoint"
+"""The ``kind`` of a ``train-cmp`` checkpoint's header (files written before it have none, and are read as one)."""
 
 
 CURVE_WIDTHS = {"pretrain": 3, "compare": 4, "distill": 4}
@@ -188,7 +189,7 @@ def _adam_shapes(params: list[tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
             for name, shape in (("step", ()), ("exp_avg", p), ("exp_avg_sq", p))}
 
 
-def checkpoint_shapes(header: dict[str, Any], settings: TrainSettings, big: Any, small: Any,
+def checkpoint_shapes(header: dict[str, Any], settings: CmpSettings, big: Any, small: Any,
                       source: str) -> dict[str, tuple[int, ...]]:
     """The header of a ``train-cmp`` checkpoint checked (curves: lists of rows of finite numbers; ``seconds``;
     ``phase``: a phase of these settings) and the shape of every array it must hold: both nets' weights as these
@@ -226,29 +227,24 @@ def checkpoint_shapes(header: dict[str, Any], settings: TrainSettings, big: Any,
     return {**shapes, **{f"phase_{k}": v for k, v in state.items()}}
 
 
-def read_checkpoint(path: Path, settings: TrainSettings, big: Any, small: Any) -> tuple[dict[str, np.ndarray],
+def read_checkpoint(path: Path, settings: CmpSettings, big: Any, small: Any) -> tuple[dict[str, np.ndarray],
                                                                                         dict[str, Any]]:
     """The arrays and header of the checkpoint ``path`` of a run of ``settings`` (nets ``big`` and ``small``, as
     built), everything checked before anything is restored (:func:`checkpoint_shapes`; the arrays through
     :func:`organisms.net.read_net_file`, finite floats of exactly their shapes); :class:`CheckpointError`, one line
     naming the file and what is wrong, otherwise."""
-    arrays, header = read_net_file(path, lambda h: checkpoint_shapes(h, settings, big, small, str(path)),
-                                   error=CheckpointError, noun="checkpoint", needs="these settings need")
-    bad = next((k for k, a in arrays.items() if not np.all(np.isfinite(a))), None)
-    if bad is not None:
-        raise CheckpointError(f"{path}: {bad} must hold finite floats")
-    return arrays, header
+    return read_checkpoint_file(path, lambda h: checkpoint_shapes(h, settings, big, small, str(path)),
+                                noun="checkpoint", kind=CHECKPOINT_KIND, legacy_kind=True, error=CheckpointError)
 
 
 NET_LABELS = (("big", "comparator"), ("small", "distilled"))
 """The nets' keys in the accuracy and speed tables, and their names in the summary."""
 
 
-def summary_lines(data: CmpData, s: TrainSettings, o: CmpOutcome, command: str) -> list[str]:
+def summary_lines(data: CmpData, s: CmpSettings, o: CmpOutcome, command: str) -> list[str]:
     a, sp = o.accuracy, o.speed
     paper = "773-600-400-200-100, top 200-400-200-100-2"
-    lines = [f"# DeepChess comparator trained on {data.source}", "",
-             f"Command: `{command}`" if command else "", f"Code: {describe()}", "",
+    lines = [*prelude(f"DeepChess comparator trained on {data.source}", command),
              f"Data: {len(data.result)} positions; " + ", ".join(
                  f"{int((data.part == i).sum())} {n}" for i, n in enumerate(PARTS)) + ".", "",
              "## Nets", "",

@@ -1,18 +1,19 @@
 """Training the Giraffe-style evaluation net (torch, the optional extra ``nets``): the model, its data, the
 supervised bootstrap.
 
-torch is imported lazily, only here and in :mod:`evolve.nets.tdleaf` (:func:`require_torch` says how to install
-it); the net it trains is written with :func:`organisms.net.save_net` and played by
+torch is imported lazily, inside the functions that train (:func:`evolve.nets.common.require_torch`, re-exported
+here, says how to install it); the net it trains is written with :func:`organisms.net.save_net` and played by
 :class:`organisms.net.NetEvaluator` with numpy alone. The model mirrors that evaluator exactly: three group
 layers (each a ``Linear`` over its own feature columns), ReLU, a fully connected hidden layer, ReLU, one
 linear output in pawns (``scale`` = 100 cp per unit), side to move's view.
 
-**Data** (:func:`load_net_data`): a label file read as the organism GA reads it (:mod:`evolve.data.dataset`): each
+**Data** (:func:`load_net_data`): a label file read as the organism GA reads it (:mod:`evolve.data.cache`, the
+one label reader, and the split of :func:`evolve.data.dataset.kept_split`): each
 label's target position (by default the quiet leaf of the mentor's PV, :mod:`mentor.target`) with the
 mentor's score from that position's side to move, labels beyond the cap left out, and the same seeded split
 (:func:`evolve.data.dataset.split`), so the held-out rows, and the held-out error (mean absolute error in
 centipawns), are the organism's for the same file, cap and seed. Features: :func:`organisms.giraffe_matrix`
-(cached on disk).
+(cached on disk), of the resolved bitboards and Giraffe's castling bits.
 
 **Bootstrap** (:func:`train_supervised`): Adam on the mean absolute error in pawns (the organism's metric),
 minibatches, one row of the error curve per epoch (training and held-out MAE, centipawns).
@@ -27,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from evolve.data.chunks import ChunkTally, map_label_chunks, read_chunk
-from evolve.data.dataset import split
+from evolve.data.cache import resolve_labels
+from evolve.data.dataset import kept_split
+from evolve.nets.common import EpochRecord, require_torch
 from mentor.labels import DEFAULT_CAP
-from mentor.target import target
-from organisms.giraffe import giraffe_matrix, giraffe_row
+from organisms.giraffe import giraffe_matrix
 from organisms.net import (
     ARRAY_NAMES,
     DEFAULT_HIDDEN,
@@ -41,19 +42,6 @@ from organisms.net import (
     NetEvaluator,
     make_header,
 )
-
-TORCH_VERSION = "2.13.0"
-INSTALL_HINT = f"pip install torch=={TORCH_VERSION}"
-
-
-def require_torch() -> Any:
-    """The ``torch`` module, or a :class:`RuntimeError` that says how to install it."""
-    try:
-        import torch
-    except ImportError as exc:
-        raise RuntimeError(f"training a net needs torch, the optional extra 'nets': {INSTALL_HINT} (the CPU "
-                           "build; it is all the extra holds, so an installed wheel needs nothing more)") from exc
-    return torch
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -146,40 +134,21 @@ class NetData:
 
 
 CHUNK = 5000
-"""Label lines per worker task when the targets are resolved in parallel."""
-
-
-def _resolve_chunk(lines: list[tuple[int, str]], path: str, target_mode: str, cap: int
-                   ) -> tuple[np.ndarray, np.ndarray, list[int], list[str]]:
-    """Parse one chunk of label lines and resolve their targets: (giraffe rows, scores, counts, errors)."""
-    rows, ys = [], []
-    tally = ChunkTally()
-    for label in read_chunk(lines, path, tally, cap):
-        board, score = target(label, target_mode)
-        rows.append(giraffe_row(board))
-        ys.append(score)
-    return (np.array(rows, dtype=np.uint64).reshape(-1, 10), np.array(ys, dtype=np.float64),
-            [tally.total, tally.over, tally.mates], [f"{path}:{line}: {reason}" for line, reason in tally.errors])
+"""Label lines per worker task when the targets are resolved in parallel (:func:`evolve.data.cache.resolve_labels`)."""
 
 
 def load_net_data(path: str | Path, target_mode: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
                   seed: int = 0, n_jobs: int = 1, use_cache: bool = True,
                   limit: int | None = None) -> NetData:
     """Read ``path`` (see the module docstring); ``limit`` keeps only the first ``limit`` label lines. Targets
-    are resolved, and features extracted, in ``n_jobs`` worker processes (``-1``: every core)."""
-    errors: list[str] = []
-    parts, _ = map_label_chunks(path, _resolve_chunk, target_mode, cap, chunk=CHUNK, n_jobs=n_jobs, limit=limit,
-                                on_error=lambda e: errors.append(f"{path}:{e.line_no}: {e.reason}"))
-    total, over, mates = (sum(p[2][i] for p in parts) for i in range(3))
-    for p in parts:
-        errors += p[3]
-    rows = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 10), dtype=np.uint64)
-    y = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
-    if not len(y):
-        raise ValueError(f"{path}: no usable labels (of {total}, {over} beyond the cap of {cap} cp)")
-    x = giraffe_matrix(rows, n_jobs=n_jobs, use_cache=use_cache)
-    train, held = split(len(y), held_out, seed)
-    return NetData(x, y, train, held, str(path), total, over, mates, len(errors), errors)
+    are resolved, and features extracted, in ``n_jobs`` worker processes (``-1``: every core); both are cached
+    (``use_cache``): the resolved labels by :func:`evolve.data.cache.resolve_labels`, the features by
+    :func:`organisms.giraffe.giraffe_matrix`."""
+    resolved = resolve_labels(path, target_mode, cap, n_jobs=n_jobs, use_cache=use_cache, limit=limit, chunk=CHUNK)
+    _, train, held = kept_split(resolved, path, False, held_out, seed, cap)
+    x = giraffe_matrix(resolved.giraffe_rows(), n_jobs=n_jobs, use_cache=use_cache)
+    return NetData(x, resolved.y, train, held, str(path), resolved.total, resolved.over_cap, resolved.mates,
+                   resolved.malformed, resolved.errors)
 
 
 def mae(net: NetEvaluator, x: np.ndarray, y: np.ndarray) -> float:
@@ -208,12 +177,9 @@ class SupervisedSettings:
     seed: int = 0
 
 
-@dataclass
-class EpochRow:
-    epoch: int
-    loss: float  # mean |error| in pawns over the epoch's minibatches
-    train_mae: float  # cp, after the epoch
-    held_mae: float  # cp, after the epoch
+EpochRow = EpochRecord
+"""An epoch of the bootstrap's curve: :class:`~evolve.nets.common.EpochRecord` with the training and held-out MAE
+(cp, after the epoch); ``loss`` is the mean |error| in pawns over the epoch's minibatches."""
 
 
 def train_supervised(model: Any, data: NetData, shape: NetShape, settings: SupervisedSettings,
@@ -240,8 +206,8 @@ def train_supervised(model: Any, data: NetData, shape: NetShape, settings: Super
             total += float(loss.detach()) * len(idx)
             count += len(idx)
         net = evaluator(model, shape)
-        row = EpochRow(epoch, total / max(count, 1), mae(net, data.x[data.train], data.y[data.train]),
-                       mae(net, data.x[data.held], data.y[data.held]))
+        row = EpochRecord(epoch, total / max(count, 1), train_mae=mae(net, data.x[data.train], data.y[data.train]),
+                          held_mae=mae(net, data.x[data.held], data.y[data.held]))
         rows.append(row)
         if on_epoch is not None:
             on_epoch(row)

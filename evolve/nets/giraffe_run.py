@@ -20,8 +20,20 @@ from typing import Any
 
 import numpy as np
 
+from evolve.nets.common import (
+    EpochRecord,
+    NoTrainingData,
+    Report,
+    RunExists,
+    column,
+    curve_table,
+    prelude,
+    quiet,
+    record_fields,
+    require_torch,
+    write_summary,
+)
 from evolve.nets.giraffe import (
-    EpochRow,
     NetData,
     NetShape,
     SupervisedSettings,
@@ -31,15 +43,13 @@ from evolve.nets.giraffe import (
     load_arrays,
     load_net_data,
     model_arrays,
-    require_torch,
     train_supervised,
 )
 from evolve.nets.tdleaf import TDRow, TDSettings, load_checkpoint, td_leaf
 from mentor.labels import DEFAULT_CAP
 from organisms.net import NetEvaluator, NetFileError, make_header, save_net
 from search.games.openings import Opening, default_openings_path, load_openings
-from search.runtime.atomic import write_atomic
-from search.runtime.provenance import describe, provenance
+from search.runtime.provenance import provenance
 from search.runtime.readback import records
 
 
@@ -62,7 +72,7 @@ class NetRunSettings:
 @dataclass
 class NetOutcome:
     data: NetData
-    epochs: list[EpochRow]
+    epochs: list[EpochRecord]
     td: list[TDRow]
     baselines: dict[str, float]
     held_mae: float
@@ -76,17 +86,19 @@ def _settings_dict(s: NetRunSettings) -> dict[str, Any]:
     return d
 
 
-def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = False, progress: bool = False,
-              report: Callable[[str], None] | None = None) -> NetOutcome:
-    """Run the whole training (see the module docstring). Raises ``FileExistsError`` when the folder holds a
-    run and ``resume`` is false, ``ValueError`` for unusable labels or openings, ``RuntimeError`` without torch."""
+def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = False, report: Report | None = None,
+              on_game: Callable[[int, int], None] | None = None) -> NetOutcome:
+    """Run the whole training (see the module docstring); progress goes to ``report`` (a line an epoch or TD-Leaf
+    iteration) and ``on_game`` (:func:`evolve.nets.tdleaf.td_leaf`'s, a TD-Leaf game done). Raises
+    :class:`~evolve.nets.common.RunExists` (a ``FileExistsError``) when the folder holds a run and ``resume`` is
+    false, a ``MimicError`` for unusable labels or openings, or without torch."""
     torch = require_torch()
     torch.set_num_threads(1)
     out = Path(settings.out)
     boot_path, td_path, net_path = out / "bootstrap.npz", out / "td-checkpoint.npz", out / "net.npz"
     if not resume and (boot_path.exists() or td_path.exists()):
-        raise FileExistsError(f"{out}: holds a net training run (use --resume to continue it)")
-    say = report or (lambda _line: None)
+        raise RunExists(f"{out}: holds a net training run (use --resume to continue it)")
+    say = report or quiet
     shape = settings.shape
     boot = read_bootstrap(boot_path, shape) if resume and boot_path.exists() else None
     if resume and td_path.exists() and settings.td.iterations > 0:
@@ -107,12 +119,12 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
                                                          f"training {r.train_mae:.1f} cp, "
                                                          f"held out {r.held_mae:.1f} cp"))
         save_net(boot_path, model_arrays(model),
-                 make_header(shape.units, shape.hidden, shape.scale, epoch_curve=[asdict(r) for r in epochs]))
+                 make_header(shape.units, shape.hidden, shape.scale, epoch_curve=[r.to_json() for r in epochs]))
     td_rows: list[TDRow] = []
     if settings.td.iterations > 0:
         openings = _openings(settings.openings)
         held = (data.x[data.held], data.y[data.held])
-        td_rows = td_leaf(model, shape, openings, settings.td, td_path, held, resume=resume, progress=progress,
+        td_rows = td_leaf(model, shape, openings, settings.td, td_path, held, resume=resume, on_game=on_game,
                           on_iteration=lambda r: say(f"TD-Leaf iteration {r.iteration}: {r.positions} leaves, "
                                                      f"TD error {r.td_error:.1f} cp, held out {r.held_mae:.1f} cp"))
     net = evaluator(model, shape)
@@ -121,20 +133,20 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     train_mae = float(np.abs(net.centipawns(data.x[data.train]) - data.y[data.train]).mean())
     header = make_header(
         shape.units, shape.hidden, shape.scale, training=_settings_dict(settings), command=command,
-        epoch_curve=[asdict(r) for r in epochs], td_curve=[asdict(r) for r in td_rows],
+        epoch_curve=[r.to_json() for r in epochs], td_curve=[asdict(r) for r in td_rows],
         errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": base}, provenance=provenance())
     save_net(net_path, model_arrays(model), header)
     outcome = NetOutcome(data, epochs, td_rows, base, held_mae, train_mae, net_path)
     plot_net_curve(out / "curve.png", epochs, td_rows, base)
-    write_atomic(out / "summary.md", "\n".join(summary_lines(settings, outcome, command)) + "\n")
+    write_summary(out / "summary.md", summary_lines(settings, outcome, command))
     return outcome
 
 
-EPOCH_FIELDS = {"epoch": int, "loss": float, "train_mae": float, "held_mae": float}
-"""The keys of a row of the bootstrap's curve (:class:`~evolve.nets.giraffe.EpochRow`) and their types."""
+EPOCH_FIELDS = record_fields("train_mae", "held_mae")
+"""The keys of a row of the bootstrap's curve (:class:`~evolve.nets.common.EpochRecord`) and their types."""
 
 
-def read_bootstrap(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray], list[EpochRow]]:
+def read_bootstrap(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray], list[EpochRecord]]:
     """The weights and epoch curve of ``bootstrap.npz``, checked before anything is restored: a net file
     (:meth:`organisms.net.NetEvaluator.load`: header, shapes, finite floats) of the architecture ``shape`` and a
     curve of :data:`EPOCH_FIELDS` records; :class:`~organisms.net.NetFileError`, one line naming the file, otherwise."""
@@ -143,21 +155,20 @@ def read_bootstrap(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray], 
         raise NetFileError(f"{path}: a net of units {list(net.units)}, hidden {net.hidden}, scale {net.scale:g}; these "
                            f"settings need units {list(shape.units)}, hidden {shape.hidden}, scale {shape.scale:g}")
     curve = records(net.header.get("epoch_curve"), EPOCH_FIELDS, "epoch_curve", str(path), error=NetFileError)
-    return net.arrays, [EpochRow(**r) for r in curve]
+    return net.arrays, [EpochRecord.from_json(r) for r in curve]
 
 
 def _openings(path: str | None) -> list[Opening]:
     errors: list[str] = []
     openings = load_openings(path or default_openings_path(), errors.append)
     if not openings:
-        raise ValueError(f"{path or default_openings_path()}: no openings to start TD-Leaf games from")
+        raise NoTrainingData(f"{path or default_openings_path()}: no openings to start TD-Leaf games from")
     return openings
 
 
 def summary_lines(s: NetRunSettings, o: NetOutcome, command: str) -> list[str]:
     sh = s.shape
-    lines = [f"# Giraffe-style net trained on {s.labels}", "",
-             f"Command: `{command}`" if command else "", f"Code: {describe()}", "",
+    lines = [*prelude(f"Giraffe-style net trained on {s.labels}", command),
              f"Data: {o.data.describe()}; target: {s.target}, held-out share {s.held_out}, seed {s.seed}.", "",
              "## Net", "",
              f"363 Giraffe features -> per-group first layer (global 19 -> {sh.units[0]}, piece-centric 216 -> "
@@ -170,19 +181,21 @@ def summary_lines(s: NetRunSettings, o: NetOutcome, command: str) -> list[str]:
              f"| predict the training mean | | {o.baselines['mean']:.1f} |",
              f"| predict the training median | | {o.baselines['median']:.1f} |", "",
              f"## Supervised bootstrap ({s.supervised.epochs} epochs, batch {s.supervised.batch}, Adam lr "
-             f"{s.supervised.lr:g}, L1 loss)", "", "| epoch | loss (pawns) | training cp | held-out cp |",
-             "|---|---|---|---|"]
-    lines += [f"| {r.epoch} | {r.loss:.4f} | {r.train_mae:.1f} | {r.held_mae:.1f} |" for r in o.epochs]
+             f"{s.supervised.lr:g}, L1 loss)", "",
+             *curve_table(("epoch", "loss (pawns)", "training cp", "held-out cp"),
+                          ((r.epoch, r.loss, r.train_mae, r.held_mae) for r in o.epochs),
+                          ("{}", "{:.4f}", "{:.1f}", "{:.1f}"))]
     if o.td:
         t = s.td
         lines += ["", f"## TD-Leaf(λ={t.lam:g}) self-play ({t.iterations} iterations x {t.games} games x "
                       f"{t.plies} plies, {t.nodes} nodes a search, SGD lr {t.lr:g})", "",
-                  "| iteration | leaves | TD error cp (before the step) | held-out cp |", "|---|---|---|---|"]
-        lines += [f"| {r.iteration} | {r.positions} | {r.td_error:.1f} | {r.held_mae:.1f} |" for r in o.td]
+                  *curve_table(("iteration", "leaves", "TD error cp (before the step)", "held-out cp"),
+                               ((r.iteration, r.positions, r.td_error, r.held_mae) for r in o.td),
+                               ("{}", "{}", "{:.1f}", "{:.1f}"))]
     return lines
 
 
-def plot_net_curve(path: Path, epochs: list[EpochRow], td: list[TDRow], base: dict[str, float]) -> None:
+def plot_net_curve(path: Path, epochs: list[EpochRecord], td: list[TDRow], base: dict[str, float]) -> None:
     """``curve.png``: the bootstrap's training and held-out error per epoch beside the training median's, then
     (with TD-Leaf) the held-out and TD errors per iteration; centipawns."""
     from evolve.plots import Curve, Level, curves, figure, save
@@ -190,8 +203,8 @@ def plot_net_curve(path: Path, epochs: list[EpochRow], td: list[TDRow], base: di
     panels = 2 if td else 1
     fig, axes = figure(1, panels, size=(6 * panels, 4), dpi=120, squeeze=False)
     x = [r.epoch for r in epochs]
-    curves(axes[0][0], [Curve(x, [r.train_mae for r in epochs], "training", {"color": "#1f77b4"}),
-                        Curve(x, [r.held_mae for r in epochs], "held out", {"color": "#d62728"})],
+    curves(axes[0][0], [Curve(x, column(epochs, "train_mae"), "training", {"color": "#1f77b4"}),
+                        Curve(x, column(epochs, "held_mae"), "held out", {"color": "#d62728"})],
            levels=[Level(base["median"], "training median (held out)")], xlabel="epoch", integer_x=True,
            ylabel="mean |net - mentor| (cp)", title="supervised bootstrap")
     if td:

@@ -1,7 +1,8 @@
 """``mimic train-moves``: a move-probability net (:mod:`organisms.movenet`) trained on the mentor's best moves.
 
-**Data** (:func:`load_move_data`): every label of a label file whose PV starts with a legal move and whose
-position has at least two legal moves; the move features of every legal move (:func:`organisms.movenet.
+**Data** (:func:`load_move_data`): every label of a label file (read by :func:`evolve.data.cache.resolve_labels`,
+the one label reader, at the labelled position, no cap) whose PV starts with a legal move and whose position has
+at least two legal moves; the move features of every legal move (:func:`organisms.movenet.
 move_indices`, extracted in worker processes) and which of them the mentor played. A seeded share of the
 positions is held out.
 
@@ -29,16 +30,17 @@ from typing import Any
 
 import numpy as np
 
-from evolve.data.chunks import ChunkTally, map_label_chunks, read_chunk
+from evolve.data.cache import code_move, resolve_labels, target_board
 from evolve.data.dataset import split
-from evolve.nets.giraffe import require_torch
+from evolve.nets.common import NoTrainingData, require_torch
 from organisms.movenet import N_ACTIVE, N_MOVE_FEATURES, MoveNet, make_header, move_indices, save_move_net
 from search.prob import move_weights
 from search.runtime.atomic import write_atomic
 from search.runtime.provenance import describe, provenance
+from search.runtime.workers import parallel_map
 
 CHUNK = 2000
-"""Label lines per worker task."""
+"""Positions per worker task (their legal moves' features)."""
 
 
 @dataclass
@@ -52,9 +54,10 @@ class MoveNetData:
     best: np.ndarray
     heuristic: np.ndarray
     source: str = ""
-    total: int = 0
+    total: int = 0  # label lines read
     skipped: int = 0  # labels without a legal first PV move, or with one legal move
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # the first malformed lines, FILE:LINE: reason
+    malformed: int = 0  # malformed lines (all of them)
 
     @property
     def n(self) -> int:
@@ -64,44 +67,48 @@ class MoveNetData:
         return np.diff(self.start)
 
 
-def _chunk(lines: list[tuple[int, str]], path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                              int, list[str]]:
+def _chunk(part: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The move features of a chunk of labelled positions (rows, castling rights, en passant, the mentor's move:
+    :class:`evolve.data.cache.ResolvedLabels` at the root); runs in a worker."""
     idx, counts, best, heur = [], [], [], []
     skipped = 0
-    tally = ChunkTally()
-    for label in read_chunk(lines, path, tally):
-        board = label.board
+    for row, rights, ep, code in zip(*part, strict=True):
+        board = target_board(row, int(rights), int(ep))
         moves = list(board.legal_moves)
-        if not label.pv or label.pv[0] not in moves or len(moves) < 2:
+        first = code_move(int(code))
+        if first is None or first not in moves or len(moves) < 2:
             skipped += 1
             continue
         idx.append(move_indices(board, moves).astype(np.int16))
         counts.append(len(moves))
-        best.append(moves.index(label.pv[0]))
+        best.append(moves.index(first))
         heur.append(np.asarray(move_weights(board, moves, None, [None, None]), dtype=np.float32))
     return (_cat(idx, (0, N_ACTIVE), np.int16), np.array(counts, np.int64), np.array(best, np.int64),
-            _cat(heur, (0,), np.float32), skipped, [f"{path}:{line}: {reason}" for line, reason in tally.errors])
+            _cat(heur, (0,), np.float32), skipped)
 
 
 def _cat(parts: Sequence[np.ndarray], empty: tuple[int, ...], dtype: Any) -> np.ndarray:
     return np.concatenate(parts) if len(parts) else np.zeros(empty, dtype)
 
 
-def load_move_data(path: str | Path, n_jobs: int = 1, limit: int | None = None) -> MoveNetData:
-    """The positions of a label file (module docstring); ``limit`` keeps the first ``limit`` label lines."""
-    errors: list[str] = []
-    parts, n_lines = map_label_chunks(path, _chunk, chunk=CHUNK, n_jobs=n_jobs, limit=limit,
-                                      on_error=lambda e: errors.append(f"{path}:{e.line_no}: {e.reason}"))
-    for p in parts:
-        errors += p[5]
+def load_move_data(path: str | Path, n_jobs: int = 1, limit: int | None = None, use_cache: bool = True
+                   ) -> MoveNetData:
+    """The positions of a label file (module docstring); ``limit`` keeps the first ``limit`` label lines. The labels
+    are read by :func:`evolve.data.cache.resolve_labels` (at the root, no cap; cached with ``use_cache``), their
+    moves' features extracted in ``n_jobs`` worker processes."""
+    r = resolve_labels(path, "root", None, n_jobs=n_jobs, use_cache=use_cache, limit=limit)
+    columns = (r.rows, r.rights, r.ep, r.move)
+    chunks = [tuple(c[i:i + CHUNK] for c in columns) for i in range(0, len(r.y), CHUNK)]
+    parts = list(parallel_map(_chunk, chunks, n_jobs))
     counts = _cat([p[1] for p in parts], (0,), np.int64)
     data = MoveNetData(_cat([p[0] for p in parts], (0, N_ACTIVE), np.int16),
                        np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), _cat([p[2] for p in parts], (0,),
-                       np.int64), _cat([p[3] for p in parts], (0,), np.float32), str(path), n_lines,
-                       sum(p[4] for p in parts), errors)
+                       np.int64), _cat([p[3] for p in parts], (0,), np.float32), str(path), r.lines,
+                       sum(p[4] for p in parts), r.errors, r.malformed)
     if not data.n:
-        raise ValueError(f"{path}: no usable labels (of {n_lines}: each needs a legal first PV move and a "
-                         "choice of moves)")
+        raise NoTrainingData(f"{path}: no usable labels (of {r.lines}: each needs a legal first PV move and a "
+                             "choice of moves)")
     return data
 
 
@@ -229,7 +236,7 @@ def train_move_net(labels: str, out_dir: str, settings: MoveTrainSettings, comma
     train_rows, held_rows = split(data.n, settings.held_out, settings.seed)
     held = subset(data, held_rows)
     say(f"{data.n} positions of {data.total} labels in {labels} ({data.skipped} without a legal PV move or a "
-        f"choice, {len(data.errors)} malformed): {len(train_rows)} training, {len(held_rows)} held out; "
+        f"choice, {data.malformed} malformed): {len(train_rows)} training, {len(held_rows)} held out; "
         f"{len(data.idx) / max(data.n, 1):.1f} legal moves a position")
     test_data = load_move_data(test, settings.jobs) if test else None
     model = build_model(settings.hidden, settings.seed)
@@ -277,7 +284,7 @@ def summary_lines(data: MoveNetData, s: MoveTrainSettings, o: MoveOutcome, comma
     lines = [f"# Move-probability net trained on {labels}", "", f"Command: `{command}`" if command else "",
              f"Code: {describe()}", "",
              f"Data: {data.n} positions of {data.total} labels ({data.skipped} without a legal first PV move or "
-             f"with one legal move, {len(data.errors)} malformed), {len(data.idx) / max(data.n, 1):.1f} legal "
+             f"with one legal move, {data.malformed} malformed), {len(data.idx) / max(data.n, 1):.1f} legal "
              f"moves a position; {s.held_out:.0%} held out (seed {s.seed}).", "",
              f"Net: {N_MOVE_FEATURES} move features ({N_ACTIVE} active a move), {s.hidden} hidden ReLU units, one "
              f"score a move, softmax over the legal moves. Adam lr {s.lr:g}, {s.epochs} epochs, {s.batch} "

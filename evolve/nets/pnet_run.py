@@ -12,7 +12,6 @@ The run writes into ``out``:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -20,16 +19,15 @@ from typing import Any
 import chess
 import numpy as np
 
-from evolve.nets.giraffe import require_torch
+from evolve.nets.common import Report, RunExists, column, curve_table, prelude, quiet, require_torch, write_summary
 from evolve.nets.pnet_data import K_RANGE, PNetData, load_pnet_data
 from evolve.nets.pnet_train import EpochRow, PNetSettings, build_model, centipawns, cp_errors, net_arrays, train
 from evolve.nets.pnet_unit import material_unit, piece_values
 from mentor.labels import DEFAULT_CAP
 from organisms.expert import Expert
 from organisms.pnet import MAX_WIDTH, PNet, average_pnets, make_header, save_pnet
-from search.runtime.atomic import write_atomic
 from search.runtime.errors import SettingsError
-from search.runtime.provenance import describe, provenance
+from search.runtime.provenance import provenance
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,16 +99,16 @@ class PNetOutcome:
 
 
 def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = False,
-               report: Callable[[str], None] | None = None) -> PNetOutcome:
-    """Run the whole training (see the module docstring). ``FileExistsError`` when ``out`` holds a checkpoint and
-    ``resume`` is false; ``ValueError`` for unusable labels or settings; ``RuntimeError`` without torch."""
+               report: Report | None = None) -> PNetOutcome:
+    """Run the whole training (see the module docstring). ``RunExists`` (a ``FileExistsError``) when ``out`` holds a
+    checkpoint and ``resume`` is false; a ``MimicError`` for unusable labels or settings, or without torch."""
     torch = require_torch()
     torch.set_num_threads(1)
     out = Path(settings.out)
     folders = [out] if settings.members == 1 else [out / f"member-{i}" for i in range(1, settings.members + 1)]
     if not resume and any((f / "checkpoint.npz").exists() for f in folders):
-        raise FileExistsError(f"{out}: holds a pnet training run (use --resume to continue it)")
-    say = report or (lambda _line: None)
+        raise RunExists(f"{out}: holds a pnet training run (use --resume to continue it)")
+    say = report or quiet
     s = settings.net
     data = load_pnet_data(settings.labels, target=settings.target, cap=settings.cap, held_out=settings.held_out,
                           seed=settings.seed, quiet=settings.quiet, model=settings.wdl_model, power=s.power,
@@ -146,14 +144,14 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
         say(f"the members' mean: held-out error {mae:.1f} cp (members: " + ", ".join(f"{e:.1f}" for e in each) + ")")
         header = make_header(sum(n.units for n in nets), (), scale, any(n.psqt for n in nets), k_net=k_net,
                              unit=unit, members=[str(m.path.relative_to(out)) for m in members],
-                             curve=[asdict(r) for r in curve], provenance=provenance(), errors=mean_errors,
+                             curve=[r.to_json() for r in curve], provenance=provenance(), errors=mean_errors,
                              **common)
         save_pnet(net_path, arrays, header)
     net = PNet.load(net_path)
     outcome = PNetOutcome(data, curve, median, net.evaluate(chess.Board()), net_path, unit, piece_values(net),
                           [m.path for m in members] if len(members) > 1 else [], mean_errors)
     plot_pnet_curve(out / "curve.png", curve, median)
-    write_atomic(out / "summary.md", "\n".join(summary_lines(settings, outcome, command)) + "\n")
+    write_summary(out / "summary.md", summary_lines(settings, outcome, command))
     return outcome
 
 
@@ -171,7 +169,7 @@ class _Member:
 
 
 def _train_member(s: PNetSettings, settings: PNetRunSettings, data: PNetData, folder: Path, common: dict[str, Any],
-                  median: float, resume: bool, say: Callable[[str], None]) -> _Member:
+                  median: float, resume: bool, say: Report) -> _Member:
     """One net trained in ``folder`` (its checkpoint, resumed where there) and written to ``folder/pnet.npz``."""
     folder.mkdir(parents=True, exist_ok=True)
     model = build_model(s)
@@ -184,7 +182,7 @@ def _train_member(s: PNetSettings, settings: PNetRunSettings, data: PNetData, fo
         unit = material_unit(PNet(arrays, make_header(s.units, s.hidden, s.scale, s.psqt)), Expert())
         say(f"output unit: x {unit:.3f} (the net's piece values matched to the expert's; the loss is unchanged)")
     header = make_header(s.units, s.hidden, s.scale * unit, s.psqt, k_net=data.k_net * unit, unit=unit,
-                         curve=[asdict(r) for r in curve], provenance=provenance(),
+                         curve=[r.to_json() for r in curve], provenance=provenance(),
                          errors={"held_mae": curve[-1].held_mae if curve else None, "median_mae": median}, **common)
     header["training"] = {**header["training"], "net": _net_record(s)}  # this member's seed
     save_pnet(folder / "pnet.npz", arrays, header)
@@ -197,8 +195,7 @@ def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]
     last = o.curve[-1] if o.curve else None
     arch = " -> ".join([f"(768 -> {s.units}) x 2", *(str(h) for h in s.hidden), "1"]) + (
         ", plus a linear PSQT path (768 weights a perspective, started at the piece values)" if s.psqt else "")
-    lines = [f"# Perspective net trained on {r.labels}", "",
-             f"Command: `{command}`" if command else "", f"Code: {describe()}", "",
+    lines = [*prelude(f"Perspective net trained on {r.labels}", command),
              f"Data: {d.describe()}. Target: {r.target}; held-out share {r.held_out}, split seed {r.seed} (the "
              f"organisms' split for the same file and settings); quiet labels only: {r.quiet}.", "",
              "## Net", "",
@@ -230,11 +227,11 @@ def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]
     if last is not None:
         lines += [f"| loss | {last.train_loss:.6f} | {last.held_loss:.6f} |",
                   f"| mean abs error (cp) | {last.train_mae:.1f} | {last.held_mae:.1f} |"]
-    lines += [f"| predict the training median (cp) | | {o.median_mae:.1f} |", "",
-              "| epoch | loss (batches) | training loss | held-out loss | training cp | held-out cp | CPU s |",
-              "|---|---|---|---|---|---|---|"]
-    lines += [f"| {e.epoch} | {e.loss:.6f} | {e.train_loss:.6f} | {e.held_loss:.6f} | {e.train_mae:.1f} | "
-              f"{e.held_mae:.1f} | {e.seconds:.0f} |" for e in o.curve]
+    lines += [f"| predict the training median (cp) | | {o.median_mae:.1f} |", ""]
+    lines += curve_table(
+        ("epoch", "loss (batches)", "training loss", "held-out loss", "training cp", "held-out cp", "CPU s"),
+        ((e.epoch, e.loss, e.train_loss, e.held_loss, e.train_mae, e.held_mae, e.seconds) for e in o.curve),
+        ("{}", "{:.6f}", "{:.6f}", "{:.6f}", "{:.1f}", "{:.1f}", "{:.0f}"))
     return lines
 
 
@@ -245,11 +242,11 @@ def plot_pnet_curve(path: Path, curve: list[EpochRow], median: float) -> None:
 
     fig, axes = figure(1, 2, size=(12, 4), dpi=120, squeeze=False)
     x = [r.epoch for r in curve]
-    curves(axes[0][0], [Curve(x, [r.train_loss for r in curve], "training", {"color": "#1f77b4"}),
-                        Curve(x, [r.held_loss for r in curve], "held out", {"color": "#d62728"})],
+    curves(axes[0][0], [Curve(x, column(curve, "train_loss"), "training", {"color": "#1f77b4"}),
+                        Curve(x, column(curve, "held_loss"), "held out", {"color": "#d62728"})],
            xlabel="epoch", integer_x=True, ylabel="mean |σ(eval/K) − p|^P", title="win-probability loss")
-    curves(axes[0][1], [Curve(x, [r.train_mae for r in curve], "training", {"color": "#1f77b4"}),
-                        Curve(x, [r.held_mae for r in curve], "held out", {"color": "#d62728"})],
+    curves(axes[0][1], [Curve(x, column(curve, "train_mae"), "training", {"color": "#1f77b4"}),
+                        Curve(x, column(curve, "held_mae"), "held out", {"color": "#d62728"})],
            levels=[Level(median, "training median (held out)")], xlabel="epoch", integer_x=True,
            ylabel="mean |net − mentor| (mentor's cp)", title="error")
     save(fig, path)

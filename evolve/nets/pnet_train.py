@@ -21,7 +21,8 @@ Adam's moments, its step count and the curve in a JSON header with the settings.
 them and draws the same shuffles, so it reaches the same weights as an uninterrupted one, to the bit (one torch
 thread; ``tests/test_pnet_train.py`` checks it).
 
-May import numpy, torch (through :func:`evolve.nets.giraffe.require_torch`), ``organisms``, ``search.runtime``.
+May import numpy, torch (through :func:`evolve.nets.common.require_torch`), ``evolve.nets.common`` and
+``evolve.nets.checkpoint``, ``organisms``, ``search.runtime``.
 """
 
 from __future__ import annotations
@@ -38,13 +39,12 @@ from typing import Any
 import numpy as np
 
 from evolve.ga.wdl import check_loss_power
-from evolve.nets.giraffe import require_torch
+from evolve.nets.checkpoint import read_checkpoint, read_count, read_curve, write_checkpoint
+from evolve.nets.common import EpochRecord, RunExists, record_fields, require_torch
 from evolve.nets.pnet_data import PAD, PNetData
-from organisms.net import NetFileError, read_net_file, write_net_file
 from organisms.pnet import DEFAULT_SCALE, MAX_HIDDEN, MAX_SCALE, MAX_WIDTH, N_INPUTS, WEIGHT_LIMIT
 from search.conventions import PIECE_VALUES
 from search.runtime.errors import MimicError, SettingsError
-from search.runtime.readback import records, require, whole
 
 CHECKPOINT_KIND = "pnet-checkpoint"
 
@@ -104,19 +104,11 @@ def _beyond(s: PNetSettings, epoch: int, largest: float) -> TrainingDiverged:
                             f"file's +-{WEIGHT_LIMIT:g}): lower --lr (now {s.lr:g}); nothing of this epoch was written")
 
 
-@dataclass
-class EpochRow:
-    epoch: int
-    loss: float  # mean training loss over the epoch's mini-batches
-    train_loss: float  # after the epoch, on every training row
-    held_loss: float  # after the epoch, on the held-out rows
-    train_mae: float  # cp (mentor's units): mean |eval * k_mentor / k_net - mentor|, training rows
-    held_mae: float  # the same on the held-out rows
-    seconds: float  # the epoch's training time
+EpochRow = EpochRecord
+"""An epoch of the perspective net's curve: every optional field of :class:`~evolve.nets.common.EpochRecord` is
+measured (the training and held-out loss and error after the epoch, its CPU seconds)."""
 
-
-EPOCH_FIELDS = {"epoch": int, "loss": float, "train_loss": float, "held_loss": float, "train_mae": float,
-                "held_mae": float, "seconds": float}
+EPOCH_FIELDS = record_fields("train_loss", "held_loss", "train_mae", "held_mae", "seconds")
 
 
 def material_psqt(scale: float) -> np.ndarray:
@@ -231,7 +223,7 @@ def train(model: Any, data: PNetData, s: PNetSettings, checkpoint: Path, *, resu
     rows: list[EpochRow] = []
     if checkpoint.exists():
         if not resume:
-            raise FileExistsError(f"{checkpoint}: a pnet training checkpoint is there (--resume to continue it)")
+            raise RunExists(f"{checkpoint}: a pnet training checkpoint is there (--resume to continue it)")
         rows = load_checkpoint(checkpoint, model, opt, s, ident)
     stm = torch.from_numpy(data.stm.astype(np.int64))
     nstm = torch.from_numpy(data.nstm.astype(np.int64))
@@ -263,7 +255,8 @@ def train(model: Any, data: PNetData, s: PNetSettings, checkpoint: Path, *, resu
         largest = max(float(np.abs(a).max()) for a in net_arrays(model).values())
         if not largest <= WEIGHT_LIMIT:  # a net file holds weights within +-WEIGHT_LIMIT only
             raise _beyond(s, epoch, largest)
-        rows.append(EpochRow(epoch, total / max(len(perm), 1), tr[0], he[0], tr[1], he[1], seconds))
+        rows.append(EpochRecord(epoch, total / max(len(perm), 1), train_loss=tr[0], held_loss=he[0], train_mae=tr[1],
+                                held_mae=he[1], seconds=seconds))
         save_checkpoint(checkpoint, model, opt, rows, ident)
         if on_epoch is not None:
             on_epoch(rows[-1])
@@ -299,40 +292,24 @@ def save_checkpoint(path: Path, model: Any, opt: Any, rows: list[EpochRow], iden
         arrays[f"adam_v.{name}"] = state["exp_avg_sq"].numpy().copy() if state else np.zeros_like(arrays[name])
         steps.add(int(state["step"]) if state else 0)
     header = {"format": "mimic-net", "kind": CHECKPOINT_KIND, "epoch": len(rows), "adam_step": max(steps),
-              "curve": [asdict(r) for r in rows], **ident}
-    write_net_file(path, arrays, header)
+              "curve": [r.to_json() for r in rows], **ident}
+    write_checkpoint(path, arrays, header)
 
 
 def load_checkpoint(path: Path, model: Any, opt: Any, s: PNetSettings, ident: Mapping[str, Any]) -> list[EpochRow]:
-    """Restore the model and Adam from ``path`` (checked first: kind, the same settings, every array of its shape,
-    finite) and return the curve so far; :class:`~organisms.net.NetFileError`, one line naming the file, otherwise."""
+    """Restore the model and Adam from ``path`` (checked first, :func:`evolve.nets.checkpoint.read_checkpoint`: kind,
+    the same settings, every array of its shape, finite, a finite curve) and return the curve so far;
+    :class:`~organisms.net.NetFileError`, one line naming the file, otherwise."""
     torch = require_torch()
     source = str(path)
-    arrays, header = read_net_file(path, lambda h: _state_shapes(s), noun="pnet training checkpoint",
-                                   needs="these settings need")
-    if header.get("kind") != CHECKPOINT_KIND:
-        raise NetFileError(f"{source}: not a pnet training checkpoint (kind {repr(header.get('kind'))[:40]})")
-    for key, value in ident.items():
-        if header.get(key) != value:
-            raise NetFileError(f"{source}: made with other {key} settings ({repr(header.get(key))[:200]}); these "
-                               f"are {repr(value)[:200]} (another --out, or the same settings)")
-    if not all(np.all(np.isfinite(a)) for a in arrays.values()):
-        raise NetFileError(f"{source}: holds numbers that are not finite")
-    done = whole(require(header, "epoch", (int, float), source, error=NetFileError), "epoch", source, 0, s.epochs,
-                 error=NetFileError)
-    step = whole(require(header, "adam_step", (int, float), source, error=NetFileError), "adam_step", source, 0,
-                 1 << 40, error=NetFileError)
-    curve = records(require(header, "curve", list, source, error=NetFileError), EPOCH_FIELDS, "curve", source,
-                    error=NetFileError)
-    if len(curve) != done:
-        raise NetFileError(f"{source}: its curve has {len(curve)} rows for epoch {done}")
+    arrays, header = read_checkpoint(path, lambda h: _state_shapes(s), noun="pnet training checkpoint",
+                                     kind=CHECKPOINT_KIND, identity=ident,
+                                     nonfinite="holds numbers that are not finite")
+    done = read_count(header, "epoch", source, s.epochs)
+    step = read_count(header, "adam_step", source, 1 << 40)
     no_held = ident.get("data", {}).get("held_out") == 0  # then the held-out errors are NaN, and only then
-    for i, row in enumerate(curve):
-        bad = [k for k, v in row.items() if not math.isfinite(v) and not (no_held and k.startswith("held_"))]
-        if bad or row["epoch"] != i + 1:
-            key = bad[0] if bad else "epoch"
-            raise NetFileError(f"{source}: curve[{i}] must be epoch {i + 1}'s record of finite numbers ({key} is "
-                               f"{row[key]!r})")
+    curve = read_curve(header, "curve", EPOCH_FIELDS, source, rows=done, index="epoch",
+                       allow_nan=lambda k: no_held and k.startswith("held_"))
     with torch.no_grad():
         for name, param in model.named_parameters():
             param.copy_(torch.from_numpy(arrays[name].astype(np.float32)))
@@ -340,4 +317,4 @@ def load_checkpoint(path: Path, model: Any, opt: Any, s: PNetSettings, ident: Ma
                 opt.state[param] = {"step": torch.tensor(float(step)),
                                     "exp_avg": torch.from_numpy(arrays[f"adam_m.{name}"].astype(np.float32)),
                                     "exp_avg_sq": torch.from_numpy(arrays[f"adam_v.{name}"].astype(np.float32))}
-    return [EpochRow(**r) for r in curve]
+    return [EpochRecord.from_json(r) for r in curve]

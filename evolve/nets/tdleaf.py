@@ -18,12 +18,12 @@ itself (the search scores finished games). Iteration ``i``'s randomness comes fr
 
 Each iteration appends one row to the curve (the mean |f(leaf) - T| before the step, in centipawns, and the
 fixed validation error: the MAE of the net on held-out mentor labels) and writes the checkpoint (weights and
-curve in one ``.npz`` with a JSON header, no pickle), so a run killed between iterations resumes where it was.
+curve in one ``.npz`` with a JSON header, no pickle: :mod:`evolve.nets.checkpoint`), so a run killed between
+iterations resumes where it was. Progress reaches the caller through callbacks (``on_game``, ``on_iteration``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,14 +32,14 @@ from typing import Any
 import chess
 import numpy as np
 
-from evolve.nets.giraffe import NetShape, evaluator, load_arrays, mae, model_arrays, require_torch
+from evolve.nets.checkpoint import read_checkpoint, read_count, read_curve, write_checkpoint
+from evolve.nets.common import NoTrainingData, refuse_existing, require_torch
+from evolve.nets.giraffe import NetShape, evaluator, load_arrays, mae, model_arrays
 from mentor.target import quiet_leaf
 from organisms.giraffe import giraffe_features
-from organisms.net import NetFileError, check_arrays, expected_shapes, read_net_file
+from organisms.net import check_arrays, expected_shapes
 from search import Engine, Limit
 from search.games.openings import Opening
-from search.runtime.atomic import atomic_path
-from search.runtime.readback import records, require, whole
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,11 +135,11 @@ def start_position(opening: Opening, rng: np.random.Generator) -> chess.Board | 
     return None if board.is_game_over() else board
 
 
-def save_checkpoint(path: Path, arrays: dict[str, Any], header: dict[str, Any]) -> None:
-    """Weights and a JSON header in one ``.npz``, written whole or not at all
-    (:func:`search.runtime.atomic.atomic_path`)."""
-    with atomic_path(path) as tmp:
-        np.savez(tmp, header=np.array(json.dumps(header, sort_keys=True)), **arrays)
+TD_KIND = "td-checkpoint"
+"""The ``kind`` of a TD-Leaf checkpoint's header (files written before it have none, and are read as one)."""
+
+save_checkpoint = write_checkpoint
+"""Weights and a JSON header in one ``.npz``, written whole or not at all (:mod:`evolve.nets.checkpoint`)."""
 
 
 TD_FIELDS = {"iteration": int, "positions": int, "td_error": float, "held_mae": float}
@@ -148,85 +148,75 @@ TD_FIELDS = {"iteration": int, "positions": int, "td_error": float, "held_mae": 
 
 def load_checkpoint(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray], int, list[TDRow]]:
     """The weights, iteration and curve of a TD-Leaf checkpoint of a net of ``shape``, checked before anything is
-    restored: the net's arrays of exactly its shapes and finite (:func:`organisms.net.read_net_file`,
-    :func:`organisms.net.check_arrays`), ``td_iteration`` a whole number and ``td_curve`` one :data:`TD_FIELDS`
-    record per iteration; :class:`~organisms.net.NetFileError`, one line naming the file, otherwise."""
+    restored (:func:`evolve.nets.checkpoint.read_checkpoint`): the net's arrays of exactly its shapes and finite,
+    ``td_iteration`` a whole number and ``td_curve`` one :data:`TD_FIELDS` record per iteration, in order (the TD
+    error and the held-out error may be NaN: none measured); :class:`~organisms.net.NetFileError`, one line naming
+    the file, otherwise."""
     shapes = expected_shapes(shape.units, shape.hidden)
-    arrays, header = read_net_file(path, lambda h: shapes, noun="TD-Leaf checkpoint", needs="these settings need")
+    arrays, header = read_checkpoint(path, lambda h: shapes, noun="TD-Leaf checkpoint", kind=TD_KIND,
+                                     legacy_kind=True)
     arrays = check_arrays(arrays, shapes, str(path))
     source = str(path)
-    done = whole(require(header, "td_iteration", (int, float), source, error=NetFileError), "td_iteration", source, 0,
-                 1 << 30, error=NetFileError)
-    curve = records(require(header, "td_curve", list, source, error=NetFileError), TD_FIELDS, "td_curve", source,
-                    error=NetFileError)
-    if len(curve) != done:
-        raise NetFileError(f"{source}: td_curve has {len(curve)} rows for td_iteration {done}")
+    done = read_count(header, "td_iteration", source, 1 << 30)
+    curve = read_curve(header, "td_curve", TD_FIELDS, source, rows=done, index="iteration",
+                       allow_nan=lambda k: k in ("td_error", "held_mae"))
     return arrays, done, [TDRow(**r) for r in curve]
 
 
 def td_leaf(model: Any, shape: NetShape, openings: Sequence[Opening], settings: TDSettings, checkpoint: Path,
-            validation: tuple[np.ndarray, np.ndarray], *, resume: bool = False, progress: bool = False,
+            validation: tuple[np.ndarray, np.ndarray], *, resume: bool = False,
+            on_game: Callable[[int, int], None] | None = None,
             on_iteration: Callable[[TDRow], None] | None = None) -> list[TDRow]:
     """Run TD-Leaf iterations on ``model`` (changed in place), checkpointing to ``checkpoint`` after each;
     with ``resume``, start from the checkpoint's weights and iteration. ``validation`` is (features, cp) of
-    the fixed held-out labels. Returns the whole curve (earlier iterations' rows included when resuming)."""
+    the fixed held-out labels. Returns the whole curve (earlier iterations' rows included when resuming).
+    Progress goes to the callbacks: ``on_game(done, total)`` after each game (games of the whole run, earlier
+    iterations' counted), ``on_iteration(row)`` after each iteration."""
     torch = require_torch()
     if not openings:
-        raise ValueError("TD-Leaf needs start positions (no openings)")
+        raise NoTrainingData("TD-Leaf needs start positions (no openings)")
     rows: list[TDRow] = []
     first = 0
     if resume and checkpoint.exists():
         arrays, first, rows = load_checkpoint(checkpoint, shape)
         load_arrays(model, arrays)
-    elif checkpoint.exists() and not resume:
-        raise FileExistsError(f"{checkpoint}: a TD-Leaf checkpoint is there (resume it, or choose another folder)")
+    elif not resume:
+        refuse_existing(checkpoint, f"{checkpoint}: a TD-Leaf checkpoint is there (resume it, or choose another "
+                                    "folder)")
     opt = torch.optim.SGD(model.parameters(), lr=settings.lr)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=settings.iterations * settings.games, initial=first * settings.games, unit="game",
-                   desc="TD-Leaf", dynamic_ncols=True)
-    try:
-        for it in range(first, settings.iterations):
-            rng = np.random.default_rng([settings.seed, it, 0x7D1EAF])
-            engine = Engine(evaluator(model, shape), hash_mb=settings.hash_mb)
-            xs: list[np.ndarray] = []
-            ys: list[float] = []
-            for _ in range(settings.games):
-                start = start_position(openings[int(rng.integers(len(openings)))], rng)
-                if start is not None:
-                    engine.new_game()
-                    gx, gy = self_play_game(engine, start, settings)
-                    xs += gx
-                    ys += gy
-                if bar is not None:
-                    bar.update(1)
-            td_error = float("nan")
-            if xs:
-                x = torch.from_numpy(np.stack(xs).astype(np.float32))
-                y = torch.from_numpy((np.asarray(ys) / shape.scale).astype(np.float32))
-                with torch.no_grad():
-                    td_error = float((model(x) - y).abs().mean()) * shape.scale
-                perm = rng.permutation(len(ys))
-                for s in range(0, len(ys), settings.batch):
-                    idx = torch.from_numpy(perm[s:s + settings.batch])
-                    loss = 0.5 * ((model(x[idx]) - y[idx]) ** 2).mean()
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-            row = TDRow(it + 1, len(ys), td_error, mae(evaluator(model, shape), *validation))
-            rows.append(row)
-            save_checkpoint(checkpoint, model_arrays(model),
-                            {"td_iteration": it + 1, "td_curve": [asdict(r) for r in rows],
-                             "td_settings": asdict(settings)})
-            if on_iteration is not None:
-                if bar is not None:
-                    bar.clear()  # the caller's line goes above the bar, not into it
-                on_iteration(row)
-                if bar is not None:
-                    bar.refresh()
-    finally:
-        if bar is not None:
-            bar.close()
+    total_games = settings.iterations * settings.games
+    for it in range(first, settings.iterations):
+        rng = np.random.default_rng([settings.seed, it, 0x7D1EAF])
+        engine = Engine(evaluator(model, shape), hash_mb=settings.hash_mb)
+        xs: list[np.ndarray] = []
+        ys: list[float] = []
+        for game in range(settings.games):
+            start = start_position(openings[int(rng.integers(len(openings)))], rng)
+            if start is not None:
+                engine.new_game()
+                gx, gy = self_play_game(engine, start, settings)
+                xs += gx
+                ys += gy
+            if on_game is not None:
+                on_game(it * settings.games + game + 1, total_games)
+        td_error = float("nan")
+        if xs:
+            x = torch.from_numpy(np.stack(xs).astype(np.float32))
+            y = torch.from_numpy((np.asarray(ys) / shape.scale).astype(np.float32))
+            with torch.no_grad():
+                td_error = float((model(x) - y).abs().mean()) * shape.scale
+            perm = rng.permutation(len(ys))
+            for s in range(0, len(ys), settings.batch):
+                idx = torch.from_numpy(perm[s:s + settings.batch])
+                loss = 0.5 * ((model(x[idx]) - y[idx]) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        row = TDRow(it + 1, len(ys), td_error, mae(evaluator(model, shape), *validation))
+        rows.append(row)
+        save_checkpoint(checkpoint, model_arrays(model),
+                        {"kind": TD_KIND, "td_iteration": it + 1, "td_curve": [asdict(r) for r in rows],
+                         "td_settings": asdict(settings)})
+        if on_iteration is not None:
+            on_iteration(row)
     return rows
