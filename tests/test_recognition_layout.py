@@ -17,7 +17,8 @@ import pytest
 
 import evolve.recognition.positions
 from evolve.ga.evolution import GASettings
-from evolve.recognition import ExperimentSettings, Trained, TrainSettings, classify, experiment, train
+from evolve.recognition import ExperimentSettings, Trained, classify, experiment, train
+from evolve.recognition import RecognizeSettings as TrainSettings
 from evolve.recognition.classifier import GRID
 
 ROOT = Path(__file__).resolve().parents[1]

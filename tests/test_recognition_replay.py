@@ -85,7 +85,7 @@ def test_stockfish_multipv_gives_the_played_moves_rank_and_likelihood(tmp_path: 
     fen = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"
     entries = [(0, fen, ["a1a8"], True), (1, fen, ["h2h3"], True)]
     sf = Candidate("SF", "uci:/usr/games/stockfish?Threads=1&Hash=16@nodes=2000")
-    got = replay_sides(entries, [sf], PLAYERS, multipv=1, cache_dir=tmp_path)["SF"]
+    got = replay_sides(entries, [sf], PLAYERS, multipv=1, cache=tmp_path)["SF"]
     assert got["side"].tolist() == [0, 1] and got["match"].tolist() == [1, 0] and got["error"].tolist() == [0, 0]
     assert got["rank"].tolist() == [1, 0]
     z = math.log(math.exp(2) + 19)

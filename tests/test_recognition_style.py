@@ -23,10 +23,11 @@ from evolve.recognition.classifier import (
     probabilities,
     save_classifier,
 )
+from evolve.recognition.families import StyleSettings, feature_names
 from evolve.recognition.gameset import read_game_set
 from evolve.recognition.profile import STOCKFISH, profile_names, profiles
 from evolve.recognition.style import BUCKETS, HABIT_NAMES, habits, ngrams, repertoire
-from evolve.recognition.vectors import StyleSettings, feature_names, game_entries, style_features
+from evolve.recognition.vectors import game_entries, style_features
 
 from .conftest import run_mimic
 

@@ -433,7 +433,8 @@ def test_resolved_sides_are_cached(folder: Path, games: Path) -> None:
 
 def test_equal_training_data_per_player(folder: Path, made: list[chess.pgn.Game]) -> None:
     from evolve.ga.evolution import GASettings
-    from evolve.recognition.training import TrainSettings, train
+    from evolve.recognition.settings import RecognizeSettings as TrainSettings
+    from evolve.recognition.training import train
 
     # 10 games of Alpha against Beta, and 3 where Beta's seat is taken by "Gamma": Alpha has 13 sides, Beta 10 (the
     # caps count sides, not games: 13 games instead of 18 still leave Alpha ahead of Beta, both above the cap of 3,
@@ -479,7 +480,8 @@ def test_evolved_clones_are_cached(folder: Path, made: list[chess.pgn.Game]) -> 
     # The GA is deterministic in its inputs: a second train on the same sides and settings reads each organism back
     # (the cache files are not written again) and writes the same clones; another seed is another key.
     from evolve.ga.evolution import GASettings
-    from evolve.recognition.training import TrainSettings, train
+    from evolve.recognition.settings import RecognizeSettings as TrainSettings
+    from evolve.recognition.training import train
 
     games = write_pgn(folder / "short.pgn", [truncated(g, SKIP + 6) for g in made[:32]])  # 3 positions a side
     cache = folder / "cache-clones" / "features"

@@ -1,5 +1,7 @@
 """``mimic recognize train|classify|experiment``: clone players from their games and tell who played a game.
-May import :mod:`evolve.recognition`."""
+Every error a user can cause reaches the command line as a ``MimicError`` (exit 2) or, writing a file, an
+``OSError`` (exit 1). The feature families' flags (``--features`` and each family's parameters) come from
+:data:`evolve.recognition.families.TABLE`. May import :mod:`evolve.recognition`."""
 
 from __future__ import annotations
 
@@ -13,8 +15,6 @@ from evolve.cli.options import Parents, ga_settings
 from evolve.cli.table import command_parser
 
 NAME = "recognize"
-EXITS = ((ValueError, 2), (OSError, 2))
-"""Bad settings, games or clones: 2; a file error: 2."""
 
 
 def _max_games(text: str) -> int | None:
@@ -33,13 +33,32 @@ def _families(text: str) -> tuple[str, ...]:
     return () if text == "none" else tuple(f.strip() for f in text.split(",") if f.strip())
 
 
-def _depths(text: str) -> tuple[int, ...]:
-    return tuple(positive_int(d) for d in text.split(","))
+def _flag_type(parse: Callable[[str], Any], name: str) -> Callable[[str], Any]:
+    """A family parameter's ``parse`` as an argparse type: its ``ValueError`` becomes the flag's usage error."""
+    def flag_type(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from exc
+
+    flag_type.__name__ = name
+    return flag_type
+
+
+def _add_family_options(a: argparse.ArgumentParser) -> None:
+    """``--features`` and every family parameter's flag (:data:`evolve.recognition.families.PARAMS`)."""
+    from evolve.recognition.families import FAMILIES, PARAMS, flag
+
+    a.add_argument("--features", type=_families, default=FAMILIES, metavar="F,...|none",
+                   help=f"the classifier's feature families, of {', '.join(FAMILIES)} (none: no classifier)")
+    for key, p in PARAMS.items():
+        a.add_argument(flag(key), type=_flag_type(p.parse, key), default=None if p.auto is not None else p.default,
+                       metavar=p.metavar, help=p.help)
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
     from evolve.cli.recognize_replay import add_replay_options
-    from evolve.recognition import ExperimentSettings, TrainSettings
+    from evolve.recognition import ExperimentSettings, RecognizeSettings
 
     p = command_parser(subparsers, NAME, [],
                        description="Player recognition: train one move-agreement organism per player (train), "
@@ -65,32 +84,25 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
         a.add_argument("--max-held", type=positive_int, default=None, metavar="N",
                        help="validation and test game sides kept per player, each; when not given, all (bounds "
                             "the work on a large game set)")
-        a.add_argument("--validation", type=probability, default=default(TrainSettings, "validation"),
+        a.add_argument("--validation", type=probability, default=default(RecognizeSettings, "validation"),
                        help="share of the games for validation")
         a.add_argument("--test", type=probability, default=None,
                        help=f"share of the games held out for testing; when not given, "
-                            f"{default(TrainSettings, 'test')}, or 0 with --test-games")
+                            f"{default(RecognizeSettings, 'test')}, or 0 with --test-games")
         a.add_argument("--test-games", nargs="+", default=[], metavar="TEST.pgn",
                        help="PGN files whose games are the test games (e.g. other openings than the training "
                             "games'); GAMES.pgn are then split into training and validation only")
-        a.add_argument("--skip-plies", type=non_negative_int, default=default(TrainSettings, "skip_plies"),
+        a.add_argument("--skip-plies", type=non_negative_int, default=default(RecognizeSettings, "skip_plies"),
                        metavar="N", help="leave out each game's first N plies")
         a.add_argument("--moves-loss", choices=("agreement", "likelihood"),
-                       default=default(TrainSettings, "moves_loss"), help="what each clone's GA minimises")
-        a.add_argument("--score", choices=("likelihood", "agreement"), default=default(TrainSettings, "score"),
+                       default=default(RecognizeSettings, "moves_loss"), help="what each clone's GA minimises")
+        a.add_argument("--score", choices=("likelihood", "agreement"), default=default(RecognizeSettings, "score"),
                        help="what classification compares: the mean log-likelihood of the played moves "
                             "or the agreement rate, minus the clone's average on all players' validation games")
         a.add_argument("--no-shared", action="store_true", help="do not train the shared organism (a baseline)")
-        a.add_argument("--genome", choices=("paper", "rich"), default=default(TrainSettings, "genome"),
+        a.add_argument("--genome", choices=("paper", "rich"), default=default(RecognizeSettings, "genome"),
                        help="genome layout")
-        a.add_argument("--features", type=_families, default=default(TrainSettings, "features"),
-                       metavar="F,...|none", help="the classifier's feature families, of clones, profile, repertoire, "
-                                                  "habits (none: no classifier)")
-        a.add_argument("--profile-engine", default=None, metavar="PATH|expert",
-                       help="the mentor profile's engine: a UCI engine's path (MultiPV), or one of our evaluators; "
-                            "when not given, stockfish when installed, else expert (slow)")
-        a.add_argument("--profile-depths", type=_depths, default=default(TrainSettings, "profile_depths"),
-                       metavar="D,...", help="the mentor profile's depths (rank and loss at the deepest)")
+        _add_family_options(a)
         if action == "experiment":
             a.add_argument("--mentor", default=default(ExperimentSettings, "mentor"), metavar="SPEC",
                            help="centipawn-loss baseline's mentor: one of our evaluators with @depth=N")
@@ -157,18 +169,19 @@ def progress_callback(args: argparse.Namespace) -> StageBars | None:
 
 
 def _train_settings(args: argparse.Namespace) -> Any:
-    from evolve.recognition import TrainSettings
+    from evolve.recognition import RecognizeSettings
+    from evolve.recognition.families import PARAMS
 
     players = tuple(p.strip() for p in args.players.split(",") if p.strip())
-    return TrainSettings(games=tuple(args.games), players=players, out=args.out, ga=ga_settings(args),
-                         aliases=tuple(args.alias), exclude=tuple(args.exclude), max_games=args.max_games,
-                         max_held=args.max_held, validation=args.validation,
-                         test=(0.0 if args.test_games else default(TrainSettings, "test")) if args.test is None
-                         else args.test, test_games=tuple(args.test_games),
-                         skip_plies=args.skip_plies, genome=args.genome, encoding=args.encoding,
-                         moves_loss=args.moves_loss, score=args.score, shared=not args.no_shared,
-                         features=args.features, profile_engine=args.profile_engine,
-                         profile_depths=args.profile_depths, jobs=args.jobs)
+    return RecognizeSettings(games=tuple(args.games), players=players, out=args.out, ga=ga_settings(args),
+                             aliases=tuple(args.alias), exclude=tuple(args.exclude), max_games=args.max_games,
+                             max_held=args.max_held, validation=args.validation,
+                             test=(0.0 if args.test_games else default(RecognizeSettings, "test")) if args.test is None
+                             else args.test, test_games=tuple(args.test_games),
+                             skip_plies=args.skip_plies, genome=args.genome, encoding=args.encoding,
+                             moves_loss=args.moves_loss, score=args.score, shared=not args.no_shared,
+                             features=args.features, family_params={k: getattr(args, k) for k in PARAMS},
+                             jobs=args.jobs)
 
 
 def _classify(args: argparse.Namespace) -> int:
@@ -177,6 +190,7 @@ def _classify(args: argparse.Namespace) -> int:
     import evolve.recognition as rec
     from evolve.cli.recognize_replay import print_accuracy, print_queries
     from evolve.recognition.classification import method_of
+    from search.runtime.errors import SettingsError
 
     if args.method == "replay":
         from evolve.cli.recognize_replay import classify_replay
@@ -186,7 +200,7 @@ def _classify(args: argparse.Namespace) -> int:
     players = manifest["players"]
     method = method_of(manifest, args.method, args.dir)
     if args.norm is not None and method != "clones":
-        raise ValueError("--norm goes with --method clones (the classifier's probabilities are not normalised)")
+        raise SettingsError("--norm goes with --method clones (the classifier's probabilities are not normalised)")
     args.norm = args.norm or "validation"
     queries = rec.classify(args.dir, args.query, k=args.k, jobs=args.jobs, on_error=warn, held_out=args.held_out,
                            norm=args.norm, on_progress=progress_callback(args), method=method)

@@ -42,9 +42,10 @@ def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> i
     import evolve.recognition as rec
     from evolve.players import PLAYERS
     from evolve.recognition.replay import BETA, OUTSIDE_CP, classify_replay
+    from search.runtime.errors import SettingsError
 
     if not args.candidates:
-        raise ValueError("--method replay needs --candidates NAME=SPEC,...")
+        raise SettingsError("--method replay needs --candidates NAME=SPEC,...")
     chosen = candidates(args)
     names = [c.name for c in chosen]
     queries = classify_replay(args.dir, args.query, chosen, PLAYERS, k=args.k, jobs=args.jobs, on_error=warn,

@@ -17,8 +17,8 @@ from evolve.recognition.classifier import probabilities
 from evolve.recognition.experiments import KS, ExperimentSettings, experiment
 from evolve.recognition.gameset import Progress
 from evolve.recognition.measures import SCORES
-from evolve.recognition.training import MANIFEST, SHARED, SPLIT, Trained, TrainSettings, train
+from evolve.recognition.training import MANIFEST, SHARED, SPLIT, RecognizeSettings, Trained, train
 
 __all__ = ["KS", "MANIFEST", "NORMS", "SCORES", "SHARED", "SPLIT", "ExperimentSettings",
-           "Progress", "Query", "TrainSettings", "Trained", "classify", "experiment", "load_clones",
+           "Progress", "Query", "RecognizeSettings", "Trained", "classify", "experiment", "load_clones",
            "probabilities", "read_csv_accuracy", "train", "write_csv"]

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import chess
 import numpy as np
 
+from search.runtime.errors import SettingsError
+
 if TYPE_CHECKING:
     from search.engine import Engine
 
@@ -62,15 +64,15 @@ def cp_losses(entries: Sequence[tuple[int, str, list[str], bool]], skip_plies: i
 
 def built_in_engine(mentor: str) -> tuple[Engine, int]:
     """Our engine for ``mentor``, an evaluator spec of :data:`evolve.players.PLAYERS` (``expert``,
-    ``organism:PATH``, ...) searched with its ``@search=``, and its ``@depth=N`` (1 when none); ``ValueError``
-    for an external engine's spec. The one place recognition builds a mentor of ours (the centipawn-loss
-    baseline, the mentor profile's built-in fallback)."""
+    ``organism:PATH``, ...) searched with its ``@search=``, and its ``@depth=N`` (1 when none);
+    :class:`~search.runtime.errors.SettingsError` (a ``ValueError``) for an external engine's spec. The one place
+    recognition builds a mentor of ours (the centipawn-loss baseline, the mentor profile's built-in fallback)."""
     from evolve.players import PLAYERS
     from search.prob import make_engine
 
     spec = PLAYERS.parse(mentor)
     if spec.is_external:
-        raise ValueError(f"the mentor must be one of our evaluators (expert@depth=N, organism:...), got {mentor!r}")
+        raise SettingsError(f"the mentor must be one of our evaluators (expert@depth=N, organism:...), got {mentor!r}")
     depth = spec.limit.depth if spec.limit is not None and spec.limit.depth else 1
     return make_engine(PLAYERS(spec), spec.search, hash_mb=8, policy=PLAYERS.policy(spec)), depth
 

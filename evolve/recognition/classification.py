@@ -8,8 +8,8 @@ player is the sum of its sides' log-probabilities of that player under the folde
 query goes to a CSV (:func:`write_csv`) that keeps the columns ``player``, ``predicted``, ``rank`` and one
 ``score:NAME`` column per player, and the accuracy is recounted from that CSV (:func:`read_csv_accuracy`).
 
-May import numpy, :mod:`organisms`, :mod:`search.runtime` and the recognition modules below it (gameset,
-positions, measures, vectors, classifier, training's file names). A clone folder is checked before it is used
+May import numpy, :mod:`organisms`, :mod:`search.runtime` and the recognition modules below it (caches, gameset,
+positions, measures, families, vectors, classifier, training's file names). A clone folder is checked before it is used
 (:func:`load_clones`, :func:`used_games`).
 """
 
@@ -24,17 +24,18 @@ from typing import Any
 import numpy as np
 
 from evolve.data.moves import normal_name
-from evolve.recognition.classifier import group_scores, load_classifier, style_of
+from evolve.recognition.caches import cache_folder
+from evolve.recognition.classifier import group_scores, load_classifier
+from evolve.recognition.families import style_of
 from evolve.recognition.gameset import Progress, parse_aliases, read_game_set
 from evolve.recognition.measures import SCORES, position_measures, score_groups, side_counts, side_means
 from evolve.recognition.positions import extract_positions
-from evolve.recognition.profile import check_engine
 from evolve.recognition.training import MANIFEST, PARTS, SPLIT
-from evolve.recognition.vectors import side_vectors, style_cache
+from evolve.recognition.vectors import side_vectors
 from organisms import Organism
-from organisms.features import LAYOUTS, default_cache_dir, feature_names
+from organisms.features import LAYOUTS, feature_names
 from search.runtime.atomic import atomic_open
-from search.runtime.errors import MimicError
+from search.runtime.errors import MimicError, SettingsError
 from search.runtime.readback import ReadbackError, finite, json_type, read_json, require, strings, whole
 
 METHODS = ("features", "clones")
@@ -206,19 +207,19 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     query file read), ``positions`` (chunks of game sides resolved), ``features`` (one unit), and for
     ``features`` ``style`` (chunks of game sides)."""
     if norm not in NORMS:
-        raise ValueError(f"unknown normalisation {norm!r} (one of {', '.join(NORMS)})")
+        raise SettingsError(f"unknown normalisation {norm!r} (one of {', '.join(NORMS)})")
     manifest, weights, betas = load_clones(folder)
     method = method_of(manifest, method, folder)
     players = manifest["players"]
     clf = load_classifier(Path(folder) / manifest["classifier"]["file"], players) if method == "features" else None
     style = style_of(clf.header, str(folder), CloneFolderError) if clf is not None else None
-    if style is not None and "profile" in style.families:
-        check_engine(style.profile_engine)
+    if style is not None:
+        style.check()
     st = manifest["settings"]
     aliases = parse_aliases(st.get("aliases", []))
     gs = read_game_set([query], players, aliases, dedupe=False, all_sides=True, exclude=st.get("exclude", []),
                        on_error=on_error, on_progress=on_progress,
-                       cache=(Path(cache_dir) if cache_dir is not None else default_cache_dir()).parent / "games")
+                       cache=cache_folder("games", cache_dir))
     used = used_games(folder)
     if held_out:
         gs.sides = [sd for sd in gs.sides if gs.keys[sd.game] not in used]
@@ -237,7 +238,7 @@ def classify(folder: str | Path, query: str | Path, k: int | None = 1, jobs: int
     else:
         normal = np.array([manifest["clones"][p]["normalisation"] for p in players])
     if clf is not None and style is not None:
-        x = side_vectors(gs, order, style, pos, weights, betas, jobs, style_cache(cache_dir), on_progress)
+        x = side_vectors(gs, order, style, pos, weights, betas, jobs, cache_folder("style", cache_dir), on_progress)
         scores = group_scores(clf.log_probabilities(x), groups)
     else:
         scores = score_groups(vals, pos.side[rows], groups, normal)
@@ -255,7 +256,7 @@ def method_of(manifest: dict[str, Any], method: str | None, folder: str | Path) 
     """The method a classification of ``folder`` uses: ``method``, or ``features`` when the folder has a classifier
     and ``clones`` otherwise; :class:`CloneFolderError` for ``features`` without a classifier."""
     if method is not None and method not in METHODS:
-        raise ValueError(f"unknown method {method!r} (one of {', '.join(METHODS)})")
+        raise SettingsError(f"unknown method {method!r} (one of {', '.join(METHODS)})")
     if method == "features" and not manifest.get("classifier"):
         raise CloneFolderError(f"{Path(folder) / MANIFEST}: no classifier (trained without --features); "
                                "use --method clones")

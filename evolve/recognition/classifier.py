@@ -18,7 +18,7 @@ players, ``C`` and the validation figures, the style settings). It is read back 
 :class:`search.runtime.readback.NpzFile` and checked against the clone folder's players and the names its style
 settings give (:func:`load_classifier`); scikit-learn is needed to fit, never to classify.
 
-May import numpy, scikit-learn (fitting only), :mod:`search.runtime` and :mod:`evolve.recognition.vectors`.
+May import numpy, scikit-learn (fitting only), :mod:`search.runtime` and :mod:`evolve.recognition.families`.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from evolve.recognition.families import StyleSettings, feature_names, style_of
 from evolve.recognition.gameset import Progress
-from evolve.recognition.vectors import StyleSettings, feature_names
 from search.runtime.atomic import atomic_path
-from search.runtime.readback import NpzFile, ReadbackError, finite, require, strings, whole
+from search.runtime.readback import NpzFile, ReadbackError, finite, require, strings
 
 CLASSIFIER = "classifier.npz"
 FORMAT = "mimic-recognize-classifier"
@@ -152,8 +152,7 @@ def fit_classifier(x_train: np.ndarray, y_train: np.ndarray, x_val: np.ndarray, 
     assert best is not None
     header = {"format": FORMAT, "version": VERSION, "players": list(players), "C": best[1], "grid": list(grid),
               "validation": tried, "train_sides": len(y_train), "validation_sides": len(y_val),
-              "style": {"families": list(style.families), "skip_plies": style.skip_plies,
-                        "profile_engine": style.profile_engine, "profile_depths": list(style.profile_depths)}}
+              "style": style.header()}
     return Classifier(list(players), list(names), best[2], best[3], mean, scale, header)
 
 
@@ -162,22 +161,6 @@ def save_classifier(path: str | Path, clf: Classifier) -> None:
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         np.savez(fh, header=np.array(json.dumps(clf.header, sort_keys=True)), coef=clf.coef,
                  intercept=clf.intercept, mean=clf.mean, scale=clf.scale, names=np.array(clf.names, dtype=str))
-
-
-def style_of(header: dict[str, Any], source: str, error: type[ReadbackError] = ReadbackError) -> StyleSettings:
-    """The style settings a classifier header records, checked."""
-    st = require(header, "style", dict, source, error=error)
-    families = strings(require(st, "families", list, source, "style.", error=error), "style.families", source,
-                       error=error)
-    skip = whole(require(st, "skip_plies", int, source, "style.", error=error), "style.skip_plies", source, 0,
-                 1 << 20, error=error)
-    engine = require(st, "profile_engine", str, source, "style.", error=error)
-    depths = require(st, "profile_depths", list, source, "style.", error=error)
-    depths = [whole(d, "style.profile_depths", source, 1, 1000, error=error) for d in depths]
-    try:
-        return StyleSettings(tuple(families), skip, engine, tuple(depths))
-    except ValueError as exc:
-        raise error(f"{source}: style: {exc}") from exc
 
 
 def load_classifier(path: str | Path, players: Sequence[str]) -> Classifier:

@@ -23,14 +23,15 @@ from typing import Any
 import numpy as np
 
 from evolve.recognition.baselines import CHUNK_SIDES, CP_BINS, CP_LOSS, cp_histogram, cp_losses
+from evolve.recognition.caches import cache_folder
 from evolve.recognition.classification import Query, group_sides, write_csv
 from evolve.recognition.classifier import fit_classifier, group_scores
+from evolve.recognition.families import FAMILIES, StyleSettings
 from evolve.recognition.gameset import Progress
 from evolve.recognition.measures import position_measures, score_groups, side_counts, side_means
 from evolve.recognition.replay import Candidate, replay_queries
 from evolve.recognition.summary import plot_accuracy, plot_confusion, write_summary
-from evolve.recognition.training import Trained, TrainSettings, train
-from evolve.recognition.vectors import FAMILIES, StyleSettings
+from evolve.recognition.training import RecognizeSettings, Trained, train
 from search.players.spec import PlayerRegistry
 from search.runtime.workers import parallel_map
 
@@ -49,7 +50,7 @@ class ExperimentSettings:
     player's first ``replay_sides`` test sides (in file order) and each side's first ``replay_positions``
     positions (``None``: all; replaying is the slow part)."""
 
-    train: TrainSettings
+    train: RecognizeSettings
     mentor: str = "expert@depth=1"
     cp_positions: int | None = None
     candidates: tuple[Candidate, ...] = ()  # replay for engines (evolve.recognition.replay), when given
@@ -278,8 +279,8 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         replay_subset = [(i, p) for p in players for i in tr.sides[p]["test"][:cap]]
         replayed = replay_queries(tr.games, [i for i, _ in replay_subset], [p for _, p in replay_subset],
                                   settings.candidates, registry, KS, st.skip_plies, settings.movetime,
-                                  settings.multipv, st.jobs, None if cache_dir is None else Path(cache_dir).parent
-                                  / "replay", on_error, on_progress, settings.replay_positions)
+                                  settings.multipv, st.jobs, cache_folder("replay", cache_dir), on_error, on_progress,
+                                  settings.replay_positions)
     replay_mean = replay_means(replayed[KS.index(1)]) if replayed is not None else {}
     family_logp = family_log_probabilities(tr, players, [i for i, _ in test_sides])
     if on_progress is not None:

@@ -28,6 +28,7 @@ import numpy as np
 from evolve.data.moves import normal_name, player_matches
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from search.formats.pgn import read_games
+from search.runtime.errors import InputError, MimicError, SettingsError
 from search.runtime.files import read_regular
 
 Progress: TypeAlias = Callable[[str, int, int], None]
@@ -38,6 +39,15 @@ the last call of a stage with ``done == total``. The stages and their units are 
 
 GAMES = "games"
 """The stage of reading the PGN files; its units are the files."""
+
+
+class GameFileError(InputError, OSError):
+    """A PGN file of games that cannot be read (missing, no permission): ``FILE: reason``, as ``OSError`` says it."""
+
+
+class GameSetError(InputError, ValueError):
+    """Games that cannot be trained on: a player without games, without training games or training positions; one
+    line naming the player and what to change."""
 
 
 @dataclass
@@ -69,7 +79,8 @@ class GameSet:
 
 
 def parse_aliases(texts: Sequence[str]) -> dict[str, list[str]]:
-    """``--alias "NAME=Header text"`` options as {NAME: [header texts]}; a text without ``=`` is refused.
+    """``--alias "NAME=Header text"`` options as {NAME: [header texts]}; a text without ``=`` is refused
+    (:class:`~search.runtime.errors.SettingsError`).
 
     >>> parse_aliases(["Tal=Tal, M.", "Tal=M. Tal"])
     {'Tal': ['Tal, M.', 'M. Tal']}
@@ -78,7 +89,7 @@ def parse_aliases(texts: Sequence[str]) -> dict[str, list[str]]:
     for text in texts:
         name, eq, header = text.partition("=")
         if not eq or not name.strip() or not header.strip():
-            raise ValueError(f"--alias takes NAME=Header text, got {text!r}")
+            raise SettingsError(f"--alias takes NAME=Header text, got {text!r}")
         out.setdefault(name.strip(), []).append(header.strip())
     return out
 
@@ -168,7 +179,8 @@ def parsed_games(path: str | Path, bad: Callable[[str], None], cache: Path | Non
     """Every well-formed game of the PGN file ``path`` (:func:`search.formats.pgn.read_games`; each malformed one
     reported to ``bad`` as ``FILE:LINE: reason``). With ``cache`` (a folder, ``$MIMIC_CACHE/games``), read back from
     one ``.npz`` keyed by the file's bytes and its path (:func:`organisms.feature_cache.save_keyed_npz`), its
-    malformed games reported again; parsing 20,000 games takes a minute, reading them back a second."""
+    malformed games reported again; parsing 20,000 games takes a minute, reading them back a second. A file that
+    cannot be read is a :class:`GameFileError`."""
     key = None
     if cache is not None:
         try:
@@ -192,11 +204,17 @@ def parsed_games(path: str | Path, bad: Callable[[str], None], cache: Path | Non
         bad(msg)
 
     out: list[Parsed] = []
-    for line, game in read_games(path, report):
-        fen = game.board().fen()
-        moves = [m.uci() for m in game.mainline_moves()]
-        out.append((line, fen, moves, game_key(game, fen, moves), game.headers.get("White", ""),
-                    game.headers.get("Black", "")))
+    try:
+        for line, game in read_games(path, report):
+            fen = game.board().fen()
+            moves = [m.uci() for m in game.mainline_moves()]
+            out.append((line, fen, moves, game_key(game, fen, moves), game.headers.get("White", ""),
+                        game.headers.get("Black", "")))
+    except OSError as exc:
+        if isinstance(exc, MimicError):
+            raise
+        raise GameFileError(exc.errno, exc.strerror or str(exc), exc.filename if exc.filename is not None
+                            else str(path)) from exc
     if cache is not None and key is not None:
         columns = list(zip(*out, strict=True)) if out else [()] * 6
         arrays = {"line": np.array(columns[0], dtype=np.int64), "errors": np.array(errors, dtype=str),

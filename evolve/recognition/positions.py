@@ -20,9 +20,10 @@ import numpy as np
 from evolve.data.moves import CHUNK_GAMES, extract_games
 from evolve.data.moves import FORMAT_VERSION as MOVES_FORMAT
 from evolve.ga.objectives import MoveAgreement
+from evolve.recognition.caches import cache_folder, features_dir
 from evolve.recognition.gameset import GameSet, Progress
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
-from organisms.features import default_cache_dir, feature_matrix
+from organisms.features import feature_matrix
 from organisms.genome import layout_genome
 from search.runtime.workers import parallel_map
 
@@ -110,15 +111,15 @@ def extract_positions(gs: GameSet, sides: Sequence[int], skip_plies: int, layout
                       on_progress: Progress | None = None) -> Positions:
     """:class:`Positions` of the game sides ``gs.sides[i]`` for ``i`` in ``sides`` (in that order). The
     features are cached under ``cache_dir`` (default ``$MIMIC_CACHE/features``), the resolved children in
-    ``moves/`` beside it. ``on_progress``: stages :data:`POSITIONS` then :data:`FEATURES`."""
+    ``moves/`` beside it (:func:`evolve.recognition.caches.cache_folder`). ``on_progress``: stages
+    :data:`POSITIONS` then :data:`FEATURES`."""
     entries = [(j, gs.games[gs.sides[i].game][0], gs.games[gs.sides[i].game][1], [gs.sides[i].color])
                for j, i in enumerate(sides)]
-    features_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    r = resolve_sides(entries, skip_plies, jobs, features_dir.parent / "moves" if use_cache else None, on_progress)
+    r = resolve_sides(entries, skip_plies, jobs, cache_folder("moves", cache_dir) if use_cache else None, on_progress)
     offsets = np.concatenate([[0], np.cumsum(r["lengths"])]).astype(np.int64)
     if on_progress is not None:
         on_progress(FEATURES, 0, 1)
-    features = (feature_matrix(r["rows"], n_jobs=jobs, cache_dir=features_dir, use_cache=use_cache,
+    features = (feature_matrix(r["rows"], n_jobs=jobs, cache_dir=features_dir(cache_dir), use_cache=use_cache,
                                layout=layout) if len(r["rows"])
                 else np.zeros((0, len(layout_genome(layout).names)), dtype=np.float32))
     if on_progress is not None:

@@ -42,9 +42,10 @@ import chess
 import numpy as np
 
 from evolve.data.moves import normal_name
+from evolve.recognition.caches import cache_folder
 from evolve.recognition.classification import Query, group_sides, load_clones, query_groups, used_games
 from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
-from organisms.feature_cache import default_cache_dir, load_keyed_npz, save_keyed_npz
+from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from search.base import Limit
 from search.players.player import ExternalPlayer, PlayerError, check_engines, make_player
 from search.players.spec import PlayerRegistry, PlayerSpec, SpecError
@@ -248,15 +249,16 @@ def replay_key(entries: Sequence[SideEntry], spec: PlayerSpec, limit: Limit, ski
 
 def replay_sides(entries: Sequence[SideEntry], candidates: Sequence[Candidate], registry: PlayerRegistry,
                  skip_plies: int = 0, movetime: float = 0.1, multipv: int = 0, jobs: int = 1,
-                 cache_dir: str | Path | None = None, use_cache: bool = True,
+                 cache: Path | None = None, use_cache: bool = True,
                  on_progress: Progress | None = None, max_positions: int | None = None
                  ) -> dict[str, dict[str, np.ndarray]]:
     """Every candidate replayed on the game sides ``entries`` (see :func:`replay_chunk` for the arrays, one
     element a position, in the entries' order; ``max_positions``: each side's first that many), by candidate
     name. Candidates and chunks of sides are spread over ``jobs`` workers (one engine a task); each candidate's
-    arrays are read from the cache under ``cache_dir`` (default ``$MIMIC_CACHE/replay``) when it holds them.
+    arrays are read from the replay cache's folder ``cache`` (default ``$MIMIC_CACHE/replay``,
+    :func:`evolve.recognition.caches.cache_folder`) when it holds them (not with ``use_cache`` false).
     ``on_progress``: stage :data:`REPLAY`."""
-    folder = Path(cache_dir) if cache_dir is not None else default_cache_dir().parent / "replay"
+    folder = cache if cache is not None else cache_folder("replay")
     out: dict[str, dict[str, np.ndarray]] = {}
     keys: dict[str, str] = {}
     size = max(1, min(16, -(-len(entries) // max(2 * jobs, 1))))
@@ -330,8 +332,8 @@ def classify_replay(folder: str | Path | None, query: str | Path, candidates: Se
     :func:`evolve.recognition.classification.classify` groups them) by replaying each candidate on its positions
     (the module docstring); the candidates' names are the players the headers name. ``folder`` (a ``recognize
     train`` DIR, checked) gives the skipped plies, the aliases and exclusions, and with ``held_out`` the games its
-    split used (left out); ``None``: ``skip_plies``, no aliases. ``on_progress``: stages ``games`` then
-    :data:`REPLAY`."""
+    split used (left out); ``None``: ``skip_plies``, no aliases. ``cache_dir``: the features' folder, the replay
+    cache beside it (:mod:`evolve.recognition.caches`). ``on_progress``: stages ``games`` then :data:`REPLAY`."""
     st: dict[str, Any] = {"skip_plies": skip_plies}
     if folder is not None:
         st = load_clones(folder)[0]["settings"]
@@ -347,23 +349,24 @@ def classify_replay(folder: str | Path | None, query: str | Path, candidates: Se
     query_groups(labels, k, query, held_out, [len(gs.games[s.game][1]) for s in gs.sides],
                  st["skip_plies"])  # before any replay: refuse to classify nothing
     return replay_queries(gs, list(range(len(gs.sides))), labels, candidates, registry, [k], st["skip_plies"],
-                          movetime, multipv, jobs, cache_dir, None if on_error is None else
+                          movetime, multipv, jobs, cache_folder("replay", cache_dir), None if on_error is None else
                           (lambda m: on_error(f"{query}: {m}")), on_progress)[0]
 
 
 def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], candidates: Sequence[Candidate],
                    registry: PlayerRegistry, ks: Sequence[int | None], skip_plies: int = 0, movetime: float = 0.1,
-                   multipv: int = 0, jobs: int = 1, cache_dir: str | Path | None = None,
+                   multipv: int = 0, jobs: int = 1, cache: Path | None = None,
                    on_error: Callable[[str], None] | None = None,
                    on_progress: Progress | None = None, max_positions: int | None = None) -> list[list[ReplayQuery]]:
     """The game sides ``gs.sides[i]`` for ``i`` in ``sides``, each with its label (the player, or another name
     for a side of nobody's), replayed once by every candidate (:func:`replay_sides`) and scored in groups of each
     ``k`` of ``ks`` sides of one label (:func:`evolve.recognition.classification.group_sides`): one list of
     queries per ``k``; ``max_positions``: each side's first that many positions only. ``on_error`` hears how many
-    positions got no move. ``on_progress``: stage :data:`REPLAY`."""
+    positions got no move. ``cache``: the replay cache's folder (:func:`replay_sides`). ``on_progress``: stage
+    :data:`REPLAY`."""
     entries = [(j, gs.games[gs.sides[i].game][0], gs.games[gs.sides[i].game][1], gs.sides[i].color)
                for j, i in enumerate(sides)]
-    replayed = replay_sides(entries, candidates, registry, skip_plies, movetime, multipv, jobs, cache_dir,
+    replayed = replay_sides(entries, candidates, registry, skip_plies, movetime, multipv, jobs, cache,
                             on_progress=on_progress, max_positions=max_positions)
     errors = sum(int(r["error"].sum()) for r in replayed.values())
     if errors and on_error is not None:

@@ -190,7 +190,8 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
               "training game sides; its measure of a query beside each player's mean on their validation sides, the "
               "nearest wins (strength without style); *centipawn-loss profile* — each move's loss against "
               + (f"the mentor profile's engine at its deepest depth (`{tr.manifest['classifier']['profile_engine']}`"
-                 f" at depth {max(st.profile_depths)}, MultiPV {MULTIPV}; the profile's own bins)"
+                 f" at depth {max(st.style(run=False).param('profile_depths'))}, MultiPV {MULTIPV}; the profile's "
+                 "own bins)"
                  if results.get("cp_source") == "profile" else f"`{settings.mentor}`")
               + f" as a histogram over bins starting at {', '.join(map(str, CP_BINS))} cp, nearest "
               "centroid (Euclidean) of the players' training histograms"

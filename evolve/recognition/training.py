@@ -34,18 +34,19 @@ from typing import Any
 
 import numpy as np
 
-from evolve.data.moves import normal_name
 from evolve.ga.evolution import Evolution, GASettings
 from evolve.ga.objectives import MoveAgreement
+from evolve.recognition.caches import cache_folder
 from evolve.recognition.classifier import CLASSIFIER, fit_classifier, save_classifier
-from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
-from evolve.recognition.measures import SCORES, position_measures, side_means
+from evolve.recognition.families import feature_names
+from evolve.recognition.gameset import GameSet, GameSetError, Progress, parse_aliases, read_game_set
+from evolve.recognition.measures import position_measures, side_means
 from evolve.recognition.positions import Positions, extract_positions, subset
-from evolve.recognition.profile import check_engine, default_engine
-from evolve.recognition.vectors import FAMILIES, StyleSettings, feature_names, side_vectors, style_cache
+from evolve.recognition.settings import RecognizeSettings
+from evolve.recognition.vectors import side_vectors
 from organisms import Organism
-from organisms.feature_cache import default_cache_dir, load_keyed_npz, save_keyed_npz
-from organisms.genome import DEFAULT_ENCODING, layout_genome
+from organisms.feature_cache import load_keyed_npz, save_keyed_npz
+from organisms.genome import layout_genome
 from search.runtime.atomic import write_json_atomic
 from search.runtime.provenance import provenance
 from search.runtime.workers import parallel_map
@@ -59,67 +60,7 @@ CLONES = "clones"
 """The stage of evolving the organisms; its units are the organisms (one a player, and the shared one)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class TrainSettings:
-    """One ``mimic recognize train`` (built by keyword). ``max_games``: training game sides kept per player
-    (``None``: as many as the player with the fewest has; 0: all). ``max_held``: validation and test game
-    sides kept per player, each (``None``: all): a seeded choice that bounds the work of a large game set
-    while the split stays by game. ``validation`` and ``test``: shares of the games. ``test_games``: PGN files
-    whose games are the test games (``test`` must then be 0: ``games`` are split into training and validation
-    only), e.g. games from other openings than the training games'. ``score``:
-    ``likelihood`` or ``agreement`` (what classification compares)."""
-
-    games: tuple[str, ...]
-    players: tuple[str, ...]
-    out: str
-    ga: GASettings
-    aliases: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    max_games: int | None = None
-    max_held: int | None = None
-    validation: float = 0.2
-    test: float = 0.2
-    test_games: tuple[str, ...] = ()
-    skip_plies: int = 10
-    genome: str = "paper"
-    encoding: str = DEFAULT_ENCODING
-    moves_loss: str = "agreement"
-    score: str = "likelihood"
-    shared: bool = True
-    features: tuple[str, ...] = FAMILIES
-    profile_engine: str | None = None
-    profile_depths: tuple[int, ...] = (1, 6)
-    jobs: int = 1
-
-    def __post_init__(self) -> None:
-        if not self.players:
-            raise ValueError("--players names no player")
-        if len({normal_name(p) for p in self.players}) != len(self.players):
-            raise ValueError("--players names a player twice")
-        if not (0 <= self.validation < 1 and 0 <= self.test < 1 and self.validation + self.test < 1):
-            raise ValueError("--validation and --test are shares of the games, together below 1")
-        if self.test_games and self.test > 0:
-            raise ValueError("--test-games gives the test games: --test must be 0 (the training files are split "
-                             "into training and validation only)")
-        if self.score not in SCORES:
-            raise ValueError(f"unknown score {self.score!r} (one of {', '.join(SCORES)})")
-        if self.max_games is not None and self.max_games < 0:
-            raise ValueError("--max-games is a number of game sides (0: all)")
-        if self.max_held is not None and self.max_held < 1:
-            raise ValueError("--max-held is a number of game sides, at least 1")
-        parse_aliases(self.aliases)
-        if self.features:
-            self.style("expert")
-
-    def style(self, engine: str | None = None) -> StyleSettings:
-        """The style features' settings (:mod:`evolve.recognition.vectors`); the profile's engine ``engine``, else
-        ``profile_engine``, else :func:`evolve.recognition.profile.default_engine`."""
-        return StyleSettings(self.features, self.skip_plies, engine or self.profile_engine or default_engine(),
-                             self.profile_depths)
-
-
 PARTS = ("train", "validation", "test")
-
 
 
 def split_games(n: int, validation: float, test: float, seed: int) -> np.ndarray:
@@ -209,25 +150,26 @@ def _load_clone(folder: Path, key: str) -> tuple[np.ndarray, float, float, float
     return got["bits"], f[0], f[1], f[2], f[3], f[4]
 
 
-def train(settings: TrainSettings, command: str, on_error: Callable[[str], None] | None = None,
+def train(settings: RecognizeSettings, command: str, on_error: Callable[[str], None] | None = None,
           cache_dir: str | Path | None = None, on_progress: Progress | None = None) -> Trained:
     """Read, split, extract and evolve one clone per player (and the shared organism); write DIR (see the
-    module docstring). Raises ``ValueError`` naming a player without games. ``on_progress`` (stage, done, total)
-    is called as work completes, stage by stage: ``games`` (files read), ``positions`` (chunks of game sides
-    resolved), ``features`` (one unit), ``clones`` (organisms evolved)."""
+    module docstring). Raises :class:`~evolve.recognition.gameset.GameSetError` naming a player without games.
+    ``cache_dir``: the position features' folder, recognition's caches beside it
+    (:mod:`evolve.recognition.caches`). ``on_progress`` (stage, done, total) is called as work completes, stage by
+    stage: ``games`` (files read), ``positions`` (chunks of game sides resolved), ``features`` (one unit),
+    ``clones`` (organisms evolved)."""
     t0 = time.perf_counter()
     seconds: dict[str, float] = {}
     out = Path(settings.out)
     aliases = parse_aliases(settings.aliases)
     players = list(settings.players)
-    if "profile" in settings.features:
-        check_engine(settings.style().profile_engine)
-    root = (Path(cache_dir) if cache_dir is not None else default_cache_dir()).parent
+    if settings.features:
+        settings.style().check()
     gs = read_game_set(settings.games + settings.test_games, players, aliases, exclude=settings.exclude,
-                       on_error=on_error, on_progress=on_progress, cache=root / "games")
+                       on_error=on_error, on_progress=on_progress, cache=cache_folder("games", cache_dir))
     missing = [p for p in players if not any(s.player == p for s in gs.sides)]
     if missing:
-        raise ValueError(f"no games of player{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
+        raise GameSetError(f"no games of player{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
                          f"in {', '.join(settings.games + settings.test_games)}")
     part = game_parts(gs, len(settings.games), settings.validation, settings.test, settings.ga.seed)
     sides: dict[str, dict[str, list[int]]] = {p: {k: [] for k in PARTS} for p in players}
@@ -236,7 +178,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
         sides[s.player][PARTS[part[s.game]]].append(i)
     for p in players:
         if not sides[p]["train"]:
-            raise ValueError(f"player {p!r} has no training games (of {sum(len(v) for v in sides[p].values())} "
+            raise GameSetError(f"player {p!r} has no training games (of {sum(len(v) for v in sides[p].values())} "
                              "game sides; more games or a smaller --test/--validation)")
     counts = [len(sides[p]["train"]) for p in players]
     cap = min(counts) if settings.max_games is None else (settings.max_games or max(counts))
@@ -268,7 +210,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
         train_rows = np.flatnonzero(np.isin(rows, rows_of(sides[p]["train"])))
         held_rows = np.flatnonzero(np.isin(rows, rows_of(sides[p]["validation"])))
         if not len(train_rows):
-            raise ValueError(f"player {p!r}: no training positions (games shorter than --skip-plies?)")
+            raise GameSetError(f"player {p!r}: no training positions (games shorter than --skip-plies?)")
         jobs_in.append((p, sub, train_rows, held_rows))
     if settings.shared:
         all_train = [i for p in players for i in sides[p]["train"]]
@@ -279,7 +221,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                         np.flatnonzero(np.isin(rows, rows_of(all_val)))))
     args = [(sub, tr, he, settings.genome, settings.encoding, settings.ga, settings.moves_loss)
             for _, sub, tr, he in jobs_in]
-    folder = root / CLONES
+    folder = cache_folder("clones", cache_dir)
     keys = [_clone_key(job) for job in args]
     got = [_load_clone(folder, key) for key in keys]
     todo = [j for j, g in enumerate(got) if g is None]
@@ -340,8 +282,7 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
         seconds["style features and classifier"] = time.perf_counter() - t0
 
     manifest = {"format": "mimic-recognize", "version": 1, "command": command, "provenance": provenance(),
-                "settings": {**{k: v for k, v in asdict(settings).items() if k != "ga"}, "ga": asdict(settings.ga),
-                             "max_games_applied": cap},
+                "settings": {**settings.recorded(), "ga": asdict(settings.ga), "max_games_applied": cap},
                 "players": players, "clones": entries, "split": SPLIT, "classifier": classifier,
                 "games": {"files": list(settings.games), "test_files": list(settings.test_games),
                           "read": gs.read, "unique": len(gs.games),
@@ -360,10 +301,10 @@ def train(settings: TrainSettings, command: str, on_error: Callable[[str], None]
                                for i in sides[p][k]] for k in PARTS} for p in players}}
     write_json_atomic(out / SPLIT, split)
     return Trained(manifest, gs, part, sides, pos, order, weights, betas, shared_w, shared_beta, vectors,
-                   feature_names(players, settings.style("expert")) if settings.features else [])
+                   feature_names(players, settings.style(run=False)) if settings.features else [])
 
 
-def _fit_classifier(settings: TrainSettings, gs: GameSet, order: list[int], pos: Positions, weights: np.ndarray,
+def _fit_classifier(settings: RecognizeSettings, gs: GameSet, order: list[int], pos: Positions, weights: np.ndarray,
                     betas: np.ndarray, sides: dict[str, dict[str, list[int]]], out: Path,
                     cache_dir: str | Path | None, on_progress: Progress | None) -> tuple[dict[str, Any], np.ndarray]:
     """The style features of every kept side, the classifier fitted on the training sides and its strength picked
@@ -371,7 +312,8 @@ def _fit_classifier(settings: TrainSettings, gs: GameSet, order: list[int], pos:
     in the manifest and the features (sides in ``order``, features)."""
     players = list(settings.players)
     style = settings.style()
-    x = side_vectors(gs, order, style, pos, weights, betas, settings.jobs, style_cache(cache_dir), on_progress)
+    x = side_vectors(gs, order, style, pos, weights, betas, settings.jobs, cache_folder("style", cache_dir),
+                     on_progress)
     where = {side: j for j, side in enumerate(order)}
 
     def part(k: str) -> tuple[np.ndarray, np.ndarray]:
@@ -382,7 +324,7 @@ def _fit_classifier(settings: TrainSettings, gs: GameSet, order: list[int], pos:
                          on_progress)
     save_classifier(out / CLASSIFIER, clf)
     return {"file": CLASSIFIER, "features": list(style.families), "C": clf.header["C"],
-            "validation": clf.header["validation"], "profile_engine": style.profile_engine}, x
+            "validation": clf.header["validation"], "profile_engine": style.param("profile_engine")}, x
 
 
 def _file_name(name: str) -> str:

@@ -1,126 +1,77 @@
 """A game side's feature vector: the families of style features side by side, computed once and cached.
 
-The families (:data:`FAMILIES`), each switchable (``--features``):
-
-* ``clones``: each trained clone's mean log-likelihood (nats a move) of the side's moves
-  (:mod:`evolve.recognition.measures`, ``likelihood``), NaN for a side without positions;
-* ``profile``: the mentor profile (:mod:`evolve.recognition.profile`);
-* ``repertoire`` and ``habits`` (:mod:`evolve.recognition.style`).
-
-The families other than ``clones`` depend on the sides' moves and the settings only: they are computed in
+The families are those of :data:`evolve.recognition.families.TABLE` (each switchable, ``--features``): their names,
+compute functions, parameters and cache-key parts are declared there, one spec a family. The families computed
+from the moves (all but ``clones``) depend on the sides' moves and the settings only: they are computed in
 parallel (:func:`search.runtime.workers.parallel_map`, :data:`CHUNK_SIDES` sides a task) and cached on disk, one
 file a family (:func:`organisms.feature_cache.save_keyed_npz`), keyed by every side's start, moves and colour and
-by the family's settings, so a second ``train``, ``classify`` or ``experiment`` on the same sides reads them back.
-The ``clones`` family is computed from the sides' positions (themselves cached), with the clones given.
+by what the family's spec says its features depend on, so a second ``train``, ``classify`` or ``experiment`` on
+the same sides reads them back. The ``clones`` family is computed from the sides' positions (themselves cached),
+with the clones given: each clone's mean log-likelihood (nats a move) of the side's moves
+(:mod:`evolve.recognition.measures`, ``likelihood``), NaN for a side without positions.
 
 May import numpy, :mod:`organisms.feature_cache`, :mod:`search.runtime` and the recognition modules below it
-(gameset, positions, measures, style, profile).
+(gameset, positions, measures, families, caches).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from evolve.recognition.families import CLONES, TABLE, Entry, StyleSettings, family_names
 from evolve.recognition.gameset import GameSet, Progress
 from evolve.recognition.measures import position_measures, side_means
 from evolve.recognition.positions import Positions
-from evolve.recognition.profile import MULTIPV, engine_identity, profile_names, profiles
-from evolve.recognition.style import BUCKETS, HABIT_NAMES, habits, repertoire, repertoire_names
-from organisms.feature_cache import default_cache_dir, load_keyed_npz, save_keyed_npz
+from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from search.runtime.workers import parallel_map
 
-FAMILIES = ("clones", "profile", "repertoire", "habits")
-"""The families of style features, in the order of a side's vector."""
-
 STYLE = "style"
-"""The stage of computing the sides' style features (profile, repertoire, habits); its units are chunks of
-:data:`CHUNK_SIDES` sides (all done at once when the cache holds them)."""
+"""The stage of computing the sides' features from their moves (every family but ``clones``); its units are
+chunks of :data:`CHUNK_SIDES` sides (all done at once when the cache holds them)."""
 
 CHUNK_SIDES = 8
 """Game sides per task of the style features (the profile's engine starts once a task)."""
 
 FORMAT_VERSION = 1
-"""Bumped whenever a family's features change meaning."""
-
-Entry = tuple[int, str, list[str], bool]
-"""A game side as the feature extractors take it: (index, starting FEN, UCI moves, colour)."""
+"""Bumped whenever the cache key's composition changes (a family's own changes go in its spec's ``depends``)."""
 
 
-@dataclass(frozen=True)
-class StyleSettings:
-    """What the style features of a side depend on: the families, the plies skipped (habits' shares, profile),
-    the mentor profile's engine (a UCI engine's path or a spec of ours) and depths."""
-
-    families: tuple[str, ...] = FAMILIES
-    skip_plies: int = 10
-    profile_engine: str = "expert"
-    profile_depths: tuple[int, ...] = (1, 6)
-
-    def __post_init__(self) -> None:
-        unknown = [f for f in self.families if f not in FAMILIES]
-        if unknown or not self.families or len(set(self.families)) != len(self.families):
-            raise ValueError(f"--features takes distinct families of {', '.join(FAMILIES)}, got "
-                             f"{','.join(self.families)!r}")
-        if not self.profile_depths or len(set(self.profile_depths)) != len(self.profile_depths) \
-                or min(self.profile_depths) < 1:
-            raise ValueError(f"--profile-depths takes distinct depths of at least 1, got {self.profile_depths}")
-
-
-def family_names(family: str, players: Sequence[str], settings: StyleSettings) -> tuple[str, ...]:
-    """The feature names of one family (``clones`` needs the clones' players)."""
-    if family == "clones":
-        return tuple(f"clones:{p}" for p in players)
-    if family == "profile":
-        return profile_names(settings.profile_depths)
-    return repertoire_names() if family == "repertoire" else HABIT_NAMES
-
-
-def feature_names(players: Sequence[str], settings: StyleSettings) -> list[str]:
-    """The names of a side's vector, family by family in :data:`FAMILIES` order."""
-    return [n for f in FAMILIES if f in settings.families for n in family_names(f, players, settings)]
-
-
-def _family_key(entries: Sequence[Entry], family: str, settings: StyleSettings) -> str:
+def family_key(entries: Sequence[Entry], family: str, settings: StyleSettings) -> str:
     """The cache key of one family's features of some sides: every side's start, moves and colour, in order,
-    and what the family depends on."""
+    and what the family depends on (its spec's ``depends``)."""
     digest = hashlib.blake2b(digest_size=20)
     for _, fen, moves, color in entries:
         digest.update(f"{fen}|{' '.join(moves)}|{'w' if color else 'b'}\n".encode())
-    depends = {"habits": f"skip={settings.skip_plies}", "repertoire": f"buckets={BUCKETS}",
-               "profile": f"skip={settings.skip_plies}|engine={engine_identity(settings.profile_engine)}|"
-                          f"depths={settings.profile_depths}|multipv={MULTIPV}"}[family]
-    digest.update(f"|{family}|{depends}|style-v{FORMAT_VERSION}".encode())
+    digest.update(f"|{family}|{TABLE[family].depends(settings)}|style-v{FORMAT_VERSION}".encode())
     return digest.hexdigest()
 
 
 def _chunk(entries: Sequence[Entry], families: Sequence[str], settings: StyleSettings) -> dict[str, np.ndarray]:
-    """The features of ``families`` (not ``clones``) of some sides (the work of one task): family -> (sides, F)."""
+    """The features of ``families`` (not ``clones``) of some sides (the work of one task): family -> (sides, F),
+    each family's rows from its own compute function, as wide as its names."""
     out: dict[str, np.ndarray] = {}
     for family in families:
-        if family == "profile":
-            rows = [v for _, v in profiles(entries, settings.skip_plies, settings.profile_engine,
-                                           settings.profile_depths)]
-        elif family == "habits":
-            rows = [habits(fen, moves, color, settings.skip_plies) for _, fen, moves, color in entries]
-        else:
-            rows = [repertoire(fen, moves, color) for _, fen, moves, color in entries]
-        out[family] = np.array(rows, dtype=np.float64).reshape(len(entries), -1)
+        compute = TABLE[family].compute
+        if compute is None:
+            raise ValueError(f"the {family} family is not computed from the moves")
+        width = len(family_names(family, (), settings))
+        out[family] = np.array(compute(entries, settings), dtype=np.float64).reshape(len(entries), width)
     return out
 
 
 def style_features(entries: Sequence[Entry], settings: StyleSettings, jobs: int = 1, cache: Path | None = None,
                    on_progress: Progress | None = None) -> dict[str, np.ndarray]:
-    """The features of every family of ``settings`` but ``clones``, family -> (sides, F) float64 in the order of
-    ``entries``: read from ``cache`` (a folder) when it holds them, else computed in ``jobs`` processes and
+    """The features of every family of ``settings`` computed from the moves (all but ``clones``), family -> (sides,
+    F) float64 in the order of ``entries``: read from ``cache`` (the style features' folder,
+    :func:`evolve.recognition.caches.cache_folder`) when it holds them, else computed in ``jobs`` processes and
     stored. ``on_progress``: stage :data:`STYLE`."""
-    wanted = [f for f in FAMILIES if f in settings.families and f != "clones"]
+    wanted = [f.name for f in settings.chosen() if f.compute is not None]
     got: dict[str, np.ndarray] = {}
-    keys = {f: _family_key(entries, f, settings) for f in wanted} if cache is not None else {}
+    keys = {f: family_key(entries, f, settings) for f in wanted} if cache is not None else {}
     for f, key in keys.items():
         assert cache is not None
         cached = load_keyed_npz(cache / f"{f}-{key}.npz", ("x",), key)
@@ -151,9 +102,9 @@ def clone_features(weights: np.ndarray, betas: np.ndarray, pos: Positions, n_sid
 
 
 def side_matrix(settings: StyleSettings, style: dict[str, np.ndarray], clones: np.ndarray | None) -> np.ndarray:
-    """A side's vector for every side: the families of ``settings`` in :data:`FAMILIES` order, side by side
+    """A side's vector for every side: the families of ``settings`` in the table's order, side by side
     (``clones`` from :func:`clone_features`, the others from :func:`style_features`)."""
-    parts = [clones if f == "clones" else style[f] for f in FAMILIES if f in settings.families]
+    parts = [clones if f.name == CLONES else style[f.name] for f in settings.chosen()]
     if any(p is None for p in parts):
         raise ValueError("the clones family needs the clones' features")
     return np.concatenate([np.asarray(p, dtype=np.float64) for p in parts], axis=1)
@@ -174,14 +125,8 @@ def side_vectors(gs: GameSet, sides: Sequence[int], settings: StyleSettings, pos
     ``clones`` family. ``cache``: the style features' folder (see :func:`style_features`)."""
     style = style_features(game_entries(gs, sides), settings, jobs, cache, on_progress)
     clones = None
-    if "clones" in settings.families:
+    if CLONES in settings.families:
         if pos is None or weights is None or betas is None:
             raise ValueError("the clones family needs the sides' positions and the clones")
         clones = clone_features(weights, betas, pos, len(sides))
     return side_matrix(settings, style, clones)
-
-
-def style_cache(cache_dir: str | Path | None) -> Path:
-    """The style features' cache folder: ``style/`` beside the features' folder (``cache_dir``, default
-    ``$MIMIC_CACHE/features``), as the resolved children's ``moves/`` is."""
-    return (Path(cache_dir) if cache_dir is not None else default_cache_dir()).parent / "style"
