@@ -10,8 +10,6 @@ from evolve.cli.options import Parents, ga_settings
 from evolve.cli.table import command_parser
 
 NAME = "evolve"
-EXITS = ((ValueError, 2), (FileExistsError, 2), (OSError, 1))
-"""Bad settings or labels: 2; a checkpoint is there and --resume was not given: 2; another file error: 1."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:

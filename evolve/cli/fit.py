@@ -11,8 +11,6 @@ from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
 NAME = "fit"
-EXITS = ((ValueError, 2),)
-"""Labels that cannot be used: 2."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:

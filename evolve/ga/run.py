@@ -240,7 +240,9 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
     if settings.objective != "moves":
         seconds["exact fits"] = time.perf_counter() - t0
     if settings.init == INIT_FIT:
-        assert ceiling is not None  # RunSettings allows --init fit with the mentor objective only
+        if ceiling is None:  # RunSettings allows --init fit with the mentor objective only: a loss without a fit
+            raise SettingsError(f"--init fit starts from the exact fit of the run's loss; --loss {settings.loss} has "
+                                "none")
         initial = Organism.from_weights(ceiling.weights, genome).bits
     descent = None
     if settings.objective == "result":
