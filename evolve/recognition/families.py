@@ -28,7 +28,7 @@ import numpy as np
 from evolve.recognition.profile import MULTIPV, check_engine, default_engine, engine_identity, profile_names, profiles
 from evolve.recognition.style import BUCKETS, HABIT_NAMES, habits, repertoire, repertoire_names
 from search.runtime.errors import SettingsError
-from search.runtime.readback import ReadbackError, require, whole
+from search.runtime.readback import ReadbackError, require, strings, whole
 
 Entry = tuple[int, str, list[str], bool]
 """A game side as the families' compute functions take it: (index, starting FEN, UCI moves, colour)."""
@@ -217,8 +217,6 @@ def feature_names(players: Sequence[str], settings: StyleSettings) -> list[str]:
 def style_of(header: dict[str, Any], source: str, error: type[ReadbackError] = ReadbackError) -> StyleSettings:
     """The style settings a classifier header records (:meth:`StyleSettings.header`), checked: each parameter of
     the recorded families must be there; one of another family takes its default when missing."""
-    from search.runtime.readback import strings
-
     st = require(header, "style", dict, source, error=error)
     families = strings(require(st, "families", list, source, "style.", error=error), "style.families", source,
                        error=error)
