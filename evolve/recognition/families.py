@@ -132,7 +132,8 @@ PARAMS: dict[str, Param] = {f"{f.name}_{p.name}": p for f in TABLE.values() for 
 
 _OWNER = {f"{f.name}_{p.name}": f.name for f in TABLE.values() for p in f.params}
 
-if [f.name for f in TABLE.values() if f.compute is None] != [CLONES] or len(PARAMS) != len(_OWNER):
+if [f.name for f in TABLE.values() if f.compute is None] != [CLONES] \
+        or len(PARAMS) != sum(len(f.params) for f in TABLE.values()):
     raise RuntimeError("evolve.recognition.families.TABLE: only the clones family may lack a compute function, "
                        "and parameter keys are one a parameter")
 
