@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, non_negative_int, positive_int, probability, warn
+from evolve.cli.common import command_line, non_negative_int, positive_int, probability, warn
 from evolve.cli.options import Parents
-from evolve.cli.training import training_parser
+from evolve.cli.training import add_setting_options, training_parser
 
 NAME = "deepchess-data"
 
@@ -23,14 +23,11 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "a position, packed) and OUT/positions.json (provenance).", needs_torch=False,
                         inputs=("games", "PGN files"), nargs="+",
                         out_help="folder to write positions.npz and positions.json into")
-    p.add_argument("--per-game", type=positive_int, default=default(DataSettings, "per_game"),
-                   help="positions a game at most")
-    p.add_argument("--skip-moves", type=non_negative_int, default=default(DataSettings, "skip_moves"),
-                   help="moves at the start of a game never drawn")
-    p.add_argument("--validation", type=probability, default=default(DataSettings, "validation"),
-                   help="share of games for validation")
-    p.add_argument("--test", type=probability, default=default(DataSettings, "test"), help="share of games for test")
-
+    add_setting_options(p, DataSettings, (
+        ("--per-game", "per_game", positive_int, "positions a game at most"),
+        ("--skip-moves", "skip_moves", non_negative_int, "moves at the start of a game never drawn"),
+        ("--validation", "validation", probability, "share of games for validation"),
+        ("--test", "test", probability, "share of games for test")))
 
 def run(args: argparse.Namespace) -> int:
     from evolve.nets.deepchess_data import DataSettings, extract_positions

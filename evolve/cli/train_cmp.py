@@ -7,7 +7,7 @@ import argparse
 
 from evolve.cli.common import command_line, default, non_negative_float, non_negative_int, positive_float, positive_int
 from evolve.cli.options import Parents
-from evolve.cli.training import add_resume, results_line, training_parser
+from evolve.cli.training import add_resume, add_setting_options, results_line, training_parser
 
 NAME = "train-cmp"
 
@@ -32,21 +32,18 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     g.add_argument("--small-top", type=positive_int, nargs="+", default=list(small.top),
                    help="hidden widths of the distilled comparator's top")
     g = p.add_argument_group("training")
-    g.add_argument("--ae-epochs", type=non_negative_int, default=default(CmpSettings, "ae_epochs"),
-                   help="pretraining epochs a layer")
-    g.add_argument("--epochs", type=non_negative_int, default=default(CmpSettings, "epochs"),
-                   help="comparator epochs")
+    add_setting_options(g, CmpSettings, (("--ae-epochs", "ae_epochs", non_negative_int, "pretraining epochs a layer"),
+                                         ("--epochs", "epochs", non_negative_int, "comparator epochs")))
     g.add_argument("--keep-best", action="store_true",
                    help="keep the comparator epoch with the best validation pair accuracy (else the last); "
                         "distillation starts from it")
-    g.add_argument("--distill-epochs", type=non_negative_int, default=default(CmpSettings, "distill_epochs"),
-                   help="distillation epochs (0: no distilled comparator)")
+    add_setting_options(g, CmpSettings, (
+        ("--distill-epochs", "distill_epochs", non_negative_int, "distillation epochs (0: no distilled comparator)"),))
     g.add_argument("--pairs", type=positive_int, default=None,
                    help="pairs an epoch, each in both orders; when not given, as many as the smaller class")
-    g.add_argument("--batch", type=positive_int, default=default(CmpSettings, "batch"), help="minibatch")
-    g.add_argument("--lr", type=positive_float, default=default(CmpSettings, "lr"), help="Adam learning rate")
-    g.add_argument("--decay", type=non_negative_float, default=default(CmpSettings, "decay"),
-                   help="learning rate factor an epoch")
+    add_setting_options(g, CmpSettings, (
+        ("--batch", "batch", positive_int, "minibatch"), ("--lr", "lr", positive_float, "Adam learning rate"),
+        ("--decay", "decay", non_negative_float, "learning rate factor an epoch")))
     g.add_argument("--no-mirror", action="store_true",
                    help="train on the positions only, not also on their colour mirrors")
     p.add_argument("--no-speed", action="store_true", help="skip the search-speed measurement")

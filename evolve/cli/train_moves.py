@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, positive_float, positive_int, probability
+from evolve.cli.common import command_line, positive_float, positive_int, probability
 from evolve.cli.options import Parents
-from evolve.cli.training import add_limit, results_line, training_parser
+from evolve.cli.training import add_limit, add_setting_options, results_line, training_parser
 
 NAME = "train-moves"
 
@@ -23,13 +23,11 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "heuristic and the uniform distribution) and curve.png.",
                         inputs=("labels", "label file (EPD with pv), e.g. results/x/labels.epd"))
     p.add_argument("--test", default=None, help="another label file to measure on (e.g. positions of other games)")
-    p.add_argument("--hidden", type=positive_int, default=default(MoveTrainSettings, "hidden"), help="hidden units")
-    p.add_argument("--epochs", type=positive_int, default=default(MoveTrainSettings, "epochs"), help="epochs")
-    p.add_argument("--batch", type=positive_int, default=default(MoveTrainSettings, "batch"),
-                   help="positions a minibatch")
-    p.add_argument("--lr", type=positive_float, default=default(MoveTrainSettings, "lr"), help="Adam learning rate")
-    p.add_argument("--held-out", type=probability, default=default(MoveTrainSettings, "held_out"),
-                   help="share of positions held out")
+    add_setting_options(p, MoveTrainSettings, (
+        ("--hidden", "hidden", positive_int, "hidden units"), ("--epochs", "epochs", positive_int, "epochs"),
+        ("--batch", "batch", positive_int, "positions a minibatch"),
+        ("--lr", "lr", positive_float, "Adam learning rate"),
+        ("--held-out", "held_out", probability, "share of positions held out")))
     add_limit(p)
 
 

@@ -7,7 +7,7 @@ import argparse
 
 from evolve.cli.common import command_line, default, non_negative_int, positive_float, positive_int, probability
 from evolve.cli.options import Parents
-from evolve.cli.training import GameBar, add_limit, add_resume, results_line, training_parser
+from evolve.cli.training import GameBar, add_limit, add_resume, add_setting_options, results_line, training_parser
 
 NAME = "train-net"
 
@@ -26,19 +26,18 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     g.add_argument("--units", type=positive_int, nargs=3, default=list(default(NetShape, "units")),
                    metavar=("GLOBAL", "PIECE", "SQUARE"),
                    help="first-layer units per feature group (Giraffe's 1.0x, 0.2x, 0.2x)")
-    g.add_argument("--hidden", type=positive_int, default=default(NetShape, "hidden"), help="hidden units (Giraffe's)")
-    g = p.add_argument_group("supervised bootstrap")
-    g.add_argument("--epochs", type=non_negative_int, default=default(SupervisedSettings, "epochs"), help="epochs")
-    g.add_argument("--batch", type=positive_int, default=default(SupervisedSettings, "batch"), help="minibatch")
-    g.add_argument("--lr", type=positive_float, default=default(SupervisedSettings, "lr"), help="Adam learning rate")
+    add_setting_options(g, NetShape, (("--hidden", "hidden", positive_int, "hidden units (Giraffe's)"),))
+    add_setting_options(p.add_argument_group("supervised bootstrap"), SupervisedSettings, (
+        ("--epochs", "epochs", non_negative_int, "epochs"), ("--batch", "batch", positive_int, "minibatch"),
+        ("--lr", "lr", positive_float, "Adam learning rate")))
     g = p.add_argument_group("TD-Leaf self-play (off unless --td-iterations)")
     g.add_argument("--td-iterations", type=non_negative_int, default=0, help="iterations (0: none)")
-    g.add_argument("--td-games", type=positive_int, default=default(TDSettings, "games"), help="games per iteration")
-    g.add_argument("--td-plies", type=positive_int, default=default(TDSettings, "plies"),
-                   help="half-moves per game (Giraffe's)")
-    g.add_argument("--td-nodes", type=positive_int, default=default(TDSettings, "nodes"), help="nodes per search")
-    g.add_argument("--td-lambda", type=probability, default=default(TDSettings, "lam"), help="lambda (Giraffe's)")
-    g.add_argument("--td-lr", type=positive_float, default=default(TDSettings, "lr"), help="SGD learning rate")
+    add_setting_options(g, TDSettings, (
+        ("--td-games", "games", positive_int, "games per iteration"),
+        ("--td-plies", "plies", positive_int, "half-moves per game (Giraffe's)"),
+        ("--td-nodes", "nodes", positive_int, "nodes per search"),
+        ("--td-lambda", "lam", probability, "lambda (Giraffe's)"),
+        ("--td-lr", "lr", positive_float, "SGD learning rate")))
     g.add_argument("--openings", default=None,
                    help="start positions: an EPD file, or a PGN game set (a random point of a random game); "
                         "when not given, the shipped balanced openings")
@@ -58,11 +57,8 @@ def run(args: argparse.Namespace) -> int:
                       nodes=args.td_nodes, lam=args.td_lambda, lr=args.td_lr, cap=args.cap, seed=args.seed),
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, jobs=args.jobs,
         openings=args.openings, limit=args.limit)
-    bar = GameBar(not args.no_progress)
-    try:
+    with GameBar(not args.no_progress) as bar:
         outcome = train_net(settings, command_line(), resume=args.resume, report=bar.say, on_game=bar.on_game)
-    finally:
-        bar.close()
     print(f"held-out error {outcome.held_mae:.1f} cp (predicting the training median: "
           f"{outcome.baselines['median']:.1f} cp); training {outcome.train_mae:.1f} cp")
     print(results_line(args.out, ("net.npz", "summary.md", "curve.png"), f"play it as net:{outcome.path}"))

@@ -7,7 +7,7 @@ import argparse
 
 from evolve.cli.common import command_line, default, non_negative_float, non_negative_int, positive_float, positive_int
 from evolve.cli.options import Parents
-from evolve.cli.training import add_out, add_resume, results_line, training_parser
+from evolve.cli.training import add_out, add_resume, add_setting_options, results_line, training_parser
 
 NAME = "train-pnet"
 
@@ -57,16 +57,13 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     g.add_argument("--psqt", action=argparse.BooleanOptionalAction, default=default(PNetSettings, "psqt"),
                    help="add a linear path beside the clipped units (Stockfish NNUE's PSQT: a weight per input, "
                         "started at the piece values, added outside the clipped ReLU) so material counts linearly")
-    g.add_argument("--scale", type=positive_float, default=default(PNetSettings, "scale"),
-                   help="centipawns per output unit")
-    g.add_argument("--epochs", type=non_negative_int, default=default(PNetSettings, "epochs"), help="epochs")
-    g.add_argument("--batch", type=positive_int, default=default(PNetSettings, "batch"), help="mini-batch")
-    g.add_argument("--lr", type=positive_float, default=default(PNetSettings, "lr"),
-                   help="Adam's learning rate at the first epoch")
-    g.add_argument("--weight-decay", type=non_negative_float, default=default(PNetSettings, "weight_decay"),
-                   help="AdamW's decoupled weight decay on the first and hidden layers' weights (0: plain Adam)")
-    g.add_argument("--lr-final", type=positive_float, default=default(PNetSettings, "lr_final"),
-                   help="at the last epoch (geometric decay between)")
+    add_setting_options(g, PNetSettings, (
+        ("--scale", "scale", positive_float, "centipawns per output unit"),
+        ("--epochs", "epochs", non_negative_int, "epochs"), ("--batch", "batch", positive_int, "mini-batch"),
+        ("--lr", "lr", positive_float, "Adam's learning rate at the first epoch"),
+        ("--weight-decay", "weight_decay", non_negative_float,
+         "AdamW's decoupled weight decay on the first and hidden layers' weights (0: plain Adam)"),
+        ("--lr-final", "lr_final", positive_float, "at the last epoch (geometric decay between)")))
     g.add_argument("--members", type=positive_int, default=default(PNetRunSettings, "members"),
                    help="train this many nets alike (seeds --seed, --seed+1, ...; the same split) in OUT/member-I/ "
                         "and write their mean as OUT/pnet.npz, one net with their first layers side by side: a "

@@ -10,11 +10,10 @@ torch); tqdm when a bar is shown.
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from evolve.cli.common import positive_int
+from evolve.cli.common import ProgressBar, default, positive_int
 from evolve.cli.table import command_parser
 from evolve.nets.common import INSTALL_HINT
 
@@ -47,6 +46,18 @@ def add_out(p: argparse.ArgumentParser, help: str = OUT_HELP) -> None:
     p.add_argument("--out", required=True, help=help)
 
 
+Option = tuple[str, str, Callable[[str], Any], str]
+"""An option whose default is a settings field: (flag, field of the settings dataclass, argparse type, help)."""
+
+
+def add_setting_options(p: argparse.ArgumentParser | argparse._ArgumentGroup, settings: type,
+                        options: Sequence[Option]) -> None:
+    """Add each of ``options`` to ``p`` (a parser or an argument group), in order, its default read from the field of
+    ``settings`` that owns it (:func:`evolve.cli.common.default`)."""
+    for flag, name, kind, help_text in options:
+        p.add_argument(flag, type=kind, default=default(settings, name), help=help_text)
+
+
 def add_limit(p: argparse.ArgumentParser) -> None:
     """``--limit N``: only the first N label lines."""
     p.add_argument("--limit", type=positive_int, default=None, help="only the first N label lines")
@@ -63,31 +74,25 @@ def results_line(out: str, files: Sequence[str], how: str) -> str:
 
 
 class GameBar:
-    """A tqdm bar (stderr) over the TD-Leaf games of a run, fed by ``on_game(done, total)``; ``say`` prints a report
-    line above it. Without ``enabled`` (``--no-progress``), no bar: lines are printed as they come."""
+    """The TD-Leaf games' bar (:class:`evolve.cli.common.ProgressBar`, stderr), fed by the library's
+    ``on_game(done, total)``; :meth:`say` prints a report line above it. Without ``enabled`` (``--no-progress``) no
+    bar: lines are printed as they come. A context manager: the bar is closed however the run ends."""
 
     def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.bar: Any = None
-
-    def on_game(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, initial=done - 1, unit="game", desc="TD-Leaf", file=sys.stderr,
-                            dynamic_ncols=True)
-        self.bar.update(1)
+        self.bar = ProgressBar("TD-Leaf", "game") if enabled else None
+        self.on_game = self.bar
 
     def say(self, line: str) -> None:
-        if self.bar is not None:
-            self.bar.clear()  # the line goes above the bar, not into it
+        shown = self.bar.bar if self.bar is not None else None
+        if shown is not None:
+            shown.clear()  # the line goes above the bar, not into it
         print(line)
-        if self.bar is not None:
-            self.bar.refresh()
+        if shown is not None:
+            shown.refresh()
 
-    def close(self) -> None:
+    def __enter__(self) -> GameBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.close()
-            self.bar = None

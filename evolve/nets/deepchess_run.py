@@ -25,7 +25,16 @@ import numpy as np
 
 from evolve.nets.checkpoint import read_checkpoint as read_checkpoint_file
 from evolve.nets.checkpoint import write_checkpoint
-from evolve.nets.common import NoTrainingData, Report, prelude, quiet, refuse_existing, require_torch, write_summary
+from evolve.nets.common import (
+    NoTrainingData,
+    Report,
+    curve_table,
+    prelude,
+    quiet,
+    refuse_existing,
+    require_torch,
+    write_summary,
+)
 from evolve.nets.deepchess import (
     CmpSettings,
     Curves,
@@ -271,13 +280,13 @@ def summary_lines(data: CmpData, s: CmpSettings, o: CmpOutcome, command: str) ->
                       "one core)", "", "| net | nodes/s | comparisons/s |", "|---|---|---|"]
         lines += [f"| {label} | {sp[f'{name}_nodes_per_second']:.0f} | {sp[f'{name}_comparisons_per_second']:.0f} |"
                   for name, label in NET_LABELS if f"{name}_nodes_per_second" in sp]
-    lines += ["", "## Curves", "", "| pretraining layer | epoch | reconstruction loss |", "|---|---|---|"]
-    lines += [f"| {int(r[0]) + 1} | {int(r[1])} | {r[2]:.4f} |" for r in o.curves.pretrain]
-    lines += ["", "| comparator epoch | loss | training accuracy | validation accuracy |", "|---|---|---|---|"]
-    lines += [f"| {int(r[0])} | {r[1]:.4f} | {r[2]:.3f} | {r[3]:.3f} |" for r in o.curves.compare]
-    lines += ["", "| distillation epoch | loss | validation accuracy | agreement with the comparator |",
-              "|---|---|---|---|"]
-    lines += [f"| {int(r[0])} | {r[1]:.4f} | {r[2]:.3f} | {r[3]:.3f} |" for r in o.curves.distill]
+    lines += ["", "## Curves", "",
+              *curve_table(("pretraining layer", "epoch", "reconstruction loss"),
+                           ((int(r[0]) + 1, int(r[1]), r[2]) for r in o.curves.pretrain), ("{}", "{}", "{:.4f}")), "",
+              *curve_table(("comparator epoch", "loss", "training accuracy", "validation accuracy"),
+                           ((int(r[0]), *r[1:]) for r in o.curves.compare), ("{}", "{:.4f}", "{:.3f}", "{:.3f}")), "",
+              *curve_table(("distillation epoch", "loss", "validation accuracy", "agreement with the comparator"),
+                           ((int(r[0]), *r[1:]) for r in o.curves.distill), ("{}", "{:.4f}", "{:.3f}", "{:.3f}"))]
     return lines
 
 

@@ -23,7 +23,7 @@ Writes ``movenet.npz`` (play with ``@search=prob-net:DIR/movenet.npz``), ``summa
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,11 +32,10 @@ import numpy as np
 
 from evolve.data.cache import code_move, resolve_labels, target_board
 from evolve.data.dataset import split
-from evolve.nets.common import NoTrainingData, require_torch
+from evolve.nets.common import NoTrainingData, Report, curve_table, prelude, quiet, require_torch, write_summary
 from organisms.movenet import N_ACTIVE, N_MOVE_FEATURES, MoveNet, make_header, move_indices, save_move_net
 from search.prob import move_weights
-from search.runtime.atomic import write_atomic
-from search.runtime.provenance import describe, provenance
+from search.runtime.provenance import provenance
 from search.runtime.workers import parallel_map
 
 CHUNK = 2000
@@ -226,11 +225,12 @@ class MoveOutcome:
 
 
 def train_move_net(labels: str, out_dir: str, settings: MoveTrainSettings, command: str = "", *,
-                   test: str | None = None, report: Callable[[str], None] | None = None) -> MoveOutcome:
-    """The whole run (module docstring): ``ValueError`` for unusable labels, ``RuntimeError`` without torch."""
+                   test: str | None = None, report: Report | None = None) -> MoveOutcome:
+    """The whole run (module docstring); a line an epoch to ``report``. A ``MimicError`` for unusable labels or
+    without torch."""
     torch = require_torch()
     torch.set_num_threads(1)
-    say = report or (lambda _line: None)
+    say = report or quiet
     started = time.perf_counter()
     data = load_move_data(labels, settings.jobs, settings.limit)
     train_rows, held_rows = split(data.n, settings.held_out, settings.seed)
@@ -275,14 +275,13 @@ def train_move_net(labels: str, out_dir: str, settings: MoveTrainSettings, comma
                                                 seconds=round(seconds, 1), provenance=provenance()))
     outcome = MoveOutcome(path, curve, metrics, seconds)
     _plot(out / "curve.png", curve)
-    write_atomic(out / "summary.md", "\n".join(summary_lines(data, settings, outcome, command, labels)) + "\n")
+    write_summary(out / "summary.md", summary_lines(data, settings, outcome, command, labels))
     return outcome
 
 
 def summary_lines(data: MoveNetData, s: MoveTrainSettings, o: MoveOutcome, command: str, labels: str
                   ) -> list[str]:
-    lines = [f"# Move-probability net trained on {labels}", "", f"Command: `{command}`" if command else "",
-             f"Code: {describe()}", "",
+    lines = [*prelude(f"Move-probability net trained on {labels}", command),
              f"Data: {data.n} positions of {data.total} labels ({data.skipped} without a legal first PV move or "
              f"with one legal move, {data.malformed} malformed), {len(data.idx) / max(data.n, 1):.1f} legal "
              f"moves a position; {s.held_out:.0%} held out (seed {s.seed}).", "",
@@ -299,9 +298,9 @@ def summary_lines(data: MoveNetData, s: MoveTrainSettings, o: MoveOutcome, comma
         for name, m in by.items():
             lines.append(f"| {part}, {int(m['positions'])} | {name} | {m['top1']:.3f} | {m['top3']:.3f} | "
                          f"{m['log_likelihood']:.3f} |")
-    lines += ["", "## Curve", "", "| epoch | training loss | held-out top-1 | held-out log-likelihood |",
-              "|---|---|---|---|"]
-    lines += [f"| {int(r[0])} | {r[1]:.4f} | {r[2]:.3f} | {r[3]:.3f} |" for r in o.curve]
+    lines += ["", "## Curve", "",
+              *curve_table(("epoch", "training loss", "held-out top-1", "held-out log-likelihood"),
+                           ((int(r[0]), *r[1:]) for r in o.curve), ("{}", "{:.4f}", "{:.3f}", "{:.3f}"))]
     return lines
 
 
