@@ -5,8 +5,7 @@ chunks and runs ``work(lines, path, *args)`` on each, in this process or in work
 (:func:`search.runtime.workers.parallel_map`), returning the results in file order. Inside ``work``,
 :func:`read_chunk` parses a chunk's lines into labels (:func:`mentor.labels.parse_labels`), counting them in
 a :class:`ChunkTally` and, given a cap (centipawns), leaving out and counting the labels beyond it. Used by
-the label cache (:mod:`evolve.data.cache`) and the nets' data readers (:mod:`evolve.nets.giraffe`,
-:mod:`evolve.nets.movenet`).
+the label cache (:mod:`evolve.data.cache`), through which every trainer reads a label file.
 
 May import: ``mentor.labels``, ``search.conventions``, ``search.runtime.workers``.
 """

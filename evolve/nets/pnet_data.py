@@ -39,7 +39,7 @@ import chess
 import numpy as np
 
 from evolve.data.cache import resolve_labels
-from evolve.data.dataset import kept_split
+from evolve.data.dataset import LabelsError, kept_split
 from evolve.ga.objectives import fit_k
 from evolve.ga.wdl import wdl_target
 from mentor.labels import DEFAULT_CAP
@@ -87,7 +87,7 @@ def row_inputs(rows: np.ndarray, chunk: int = 20_000) -> tuple[np.ndarray, np.nd
                 mask[:, base:base + 64] = _unpack(r[:, pt - 1] & r[:, 6 + ci])
         counts = mask.sum(axis=1)
         if counts.max(initial=0) > MAX_PIECES:
-            raise ValueError(f"a position has {counts.max()} pieces (at most {MAX_PIECES})")
+            raise LabelsError(f"a position has {counts.max()} pieces (at most {MAX_PIECES})")
         row_of, col = np.nonzero(mask)
         slot = np.arange(len(col)) - np.repeat(np.cumsum(counts) - counts, counts)
         white[start + row_of, slot] = col
@@ -181,7 +181,7 @@ def load_pnet_data(path: str | Path, *, target: str = "leaf", cap: int = DEFAULT
     """Read ``path`` (and the training rows of the files ``more``) into :class:`PNetData` (see the module
     docstring)."""
     if isinstance(k_mode, str) and k_mode not in K_MODES:
-        raise ValueError(f"the net's K is {', '.join(K_MODES)} or a number of centipawns, got {k_mode!r}")
+        raise SettingsError(f"the net's K is {', '.join(K_MODES)} or a number of centipawns, got {k_mode!r}")
     check_more_labels(path, more)
     resolved = resolve_labels(path, target, cap, n_jobs=n_jobs)
     keep, train, held = kept_split(resolved, path, quiet, held_out, seed, cap)
@@ -204,7 +204,7 @@ def load_pnet_data(path: str | Path, *, target: str = "leaf", cap: int = DEFAULT
         more_used += int(k.sum())
     if train_rows is not None:
         if train_rows > len(train):
-            raise ValueError(f"{path}: {train_rows} training rows asked for, the file has {len(train)}")
+            raise SettingsError(f"{path}: {train_rows} training rows asked for, the file has {len(train)}")
         train = np.sort(np.random.default_rng([seed, 0x7A1]).permutation(train)[:train_rows])
     t = wdl_target(y, result, ply, train, model, power, lambda_result)
     if k_mode == "mentor":
