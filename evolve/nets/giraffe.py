@@ -177,20 +177,17 @@ class SupervisedSettings:
     seed: int = 0
 
 
-EpochRow = EpochRecord
-"""An epoch of the bootstrap's curve: :class:`~evolve.nets.common.EpochRecord` with the training and held-out MAE
-(cp, after the epoch); ``loss`` is the mean |error| in pawns over the epoch's minibatches."""
-
-
 def train_supervised(model: Any, data: NetData, shape: NetShape, settings: SupervisedSettings,
-                     on_epoch: Callable[[EpochRow], None] | None = None) -> list[EpochRow]:
-    """Fit ``model`` to the training rows of ``data`` (see the module docstring); returns the error curve."""
+                     on_epoch: Callable[[EpochRecord], None] | None = None) -> list[EpochRecord]:
+    """Fit ``model`` to the training rows of ``data`` (see the module docstring); returns the error curve: an
+    :class:`~evolve.nets.common.EpochRecord` an epoch with the training and held-out MAE (cp, after the epoch),
+    ``loss`` the mean |error| in pawns over the epoch's minibatches."""
     torch = require_torch()
     x_tr = torch.from_numpy(np.ascontiguousarray(data.x[data.train], dtype=np.float32))
     y_tr = torch.from_numpy((data.y[data.train] / shape.scale).astype(np.float32))
     opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
     rng = np.random.default_rng([settings.seed, 0xB007])
-    rows: list[EpochRow] = []
+    rows: list[EpochRecord] = []
     n = len(data.train)
     for epoch in range(1, settings.epochs + 1):
         perm = rng.permutation(n)

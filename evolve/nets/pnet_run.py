@@ -19,9 +19,19 @@ from typing import Any
 import chess
 import numpy as np
 
-from evolve.nets.common import Report, RunExists, column, curve_table, prelude, quiet, require_torch, write_summary
+from evolve.nets.common import (
+    EpochRecord,
+    Report,
+    RunExists,
+    column,
+    curve_table,
+    prelude,
+    quiet,
+    require_torch,
+    write_summary,
+)
 from evolve.nets.pnet_data import K_RANGE, PNetData, load_pnet_data
-from evolve.nets.pnet_train import EpochRow, PNetSettings, build_model, centipawns, cp_errors, net_arrays, train
+from evolve.nets.pnet_train import PNetSettings, build_model, centipawns, cp_errors, net_arrays, train
 from evolve.nets.pnet_unit import material_unit, piece_values
 from mentor.labels import DEFAULT_CAP
 from organisms.expert import Expert
@@ -88,7 +98,7 @@ class PNetRunSettings:
 @dataclass
 class PNetOutcome:
     data: PNetData
-    curve: list[EpochRow]
+    curve: list[EpochRecord]
     median_mae: float  # cp: held-out error of predicting the training median
     start_cp: int  # the net's score of the start position (cp, White to move)
     path: Path
@@ -163,7 +173,7 @@ def _net_record(s: PNetSettings) -> dict[str, Any]:
 @dataclass
 class _Member:
     path: Path
-    curve: list[EpochRow]
+    curve: list[EpochRecord]
     unit: float
     held_cp: np.ndarray  # its evaluations of the held-out rows in the output unit (cp), float
 
@@ -235,7 +245,7 @@ def summary_lines(r: PNetRunSettings, o: PNetOutcome, command: str) -> list[str]
     return lines
 
 
-def plot_pnet_curve(path: Path, curve: list[EpochRow], median: float) -> None:
+def plot_pnet_curve(path: Path, curve: list[EpochRecord], median: float) -> None:
     """``curve.png``: the loss (left) and the error in the mentor's centipawns (right) per epoch, training and
     held out."""
     from evolve.plots import Curve, Level, curves, figure, save

@@ -104,11 +104,9 @@ def _beyond(s: PNetSettings, epoch: int, largest: float) -> TrainingDiverged:
                             f"file's +-{WEIGHT_LIMIT:g}): lower --lr (now {s.lr:g}); nothing of this epoch was written")
 
 
-EpochRow = EpochRecord
-"""An epoch of the perspective net's curve: every optional field of :class:`~evolve.nets.common.EpochRecord` is
-measured (the training and held-out loss and error after the epoch, its CPU seconds)."""
-
 EPOCH_FIELDS = record_fields("train_loss", "held_loss", "train_mae", "held_mae", "seconds")
+"""An epoch of the perspective net's curve (:class:`~evolve.nets.common.EpochRecord`) measures every optional field:
+the training and held-out loss and error after the epoch, its CPU seconds."""
 
 
 def material_psqt(scale: float) -> np.ndarray:
@@ -212,15 +210,15 @@ def lr_at(s: PNetSettings, epoch: int) -> float:
 
 
 def train(model: Any, data: PNetData, s: PNetSettings, checkpoint: Path, *, resume: bool = False,
-          identity: Mapping[str, Any] | None = None, on_epoch: Callable[[EpochRow], None] | None = None
-          ) -> list[EpochRow]:
+          identity: Mapping[str, Any] | None = None, on_epoch: Callable[[EpochRecord], None] | None = None
+          ) -> list[EpochRecord]:
     """Train ``model`` (in place) for the epochs ``checkpoint`` does not hold yet (see the module docstring);
     ``identity`` (the data's settings) is stored in the checkpoint and must match on resuming. Returns the curve."""
     torch = require_torch()
     torch.set_num_threads(1)
     opt = _optimiser(model, s)
     ident = json.loads(json.dumps({"net": _settings_json(s), "data": dict(identity or {})}))
-    rows: list[EpochRow] = []
+    rows: list[EpochRecord] = []
     if checkpoint.exists():
         if not resume:
             raise RunExists(f"{checkpoint}: a pnet training checkpoint is there (--resume to continue it)")
@@ -281,7 +279,7 @@ def _state_shapes(s: PNetSettings) -> dict[str, tuple[int, ...]]:
     return {**shapes, **{f"{m}.{n}": sh for n, sh in shapes.items() for m in ("adam_m", "adam_v")}}
 
 
-def save_checkpoint(path: Path, model: Any, opt: Any, rows: list[EpochRow], ident: Mapping[str, Any]) -> None:
+def save_checkpoint(path: Path, model: Any, opt: Any, rows: list[EpochRecord], ident: Mapping[str, Any]) -> None:
     """The model, Adam's state and the curve as one ``.npz`` (written whole or not at all)."""
     arrays: dict[str, np.ndarray] = {}
     steps = set()
@@ -296,7 +294,7 @@ def save_checkpoint(path: Path, model: Any, opt: Any, rows: list[EpochRow], iden
     write_checkpoint(path, arrays, header)
 
 
-def load_checkpoint(path: Path, model: Any, opt: Any, s: PNetSettings, ident: Mapping[str, Any]) -> list[EpochRow]:
+def load_checkpoint(path: Path, model: Any, opt: Any, s: PNetSettings, ident: Mapping[str, Any]) -> list[EpochRecord]:
     """Restore the model and Adam from ``path`` (checked first, :func:`evolve.nets.checkpoint.read_checkpoint`: kind,
     the same settings, every array of its shape, finite, a finite curve) and return the curve so far;
     :class:`~organisms.net.NetFileError`, one line naming the file, otherwise."""
