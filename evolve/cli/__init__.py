@@ -2,8 +2,9 @@
 
 :func:`main` parses the command line, imports only the chosen command's module (see :mod:`evolve.cli.table`),
 enters the parallel backend, runs the command and turns a :class:`~search.runtime.errors.MimicError` into one
-line ``mimic CMD: message`` and exit code 2. A command module may name more exceptions it reports the same way
-(``EXITS``: exception class and exit code, in order). May import everything (see ARCHITECTURE.md).
+line ``mimic CMD: message`` and its ``exit_code`` (2 for what the user gave, 1 for a run that could not go on): the
+one place exceptions become exit codes. An ``OSError`` no command foresaw is one line and exit 1; anything else is a
+traceback (a bug). May import everything (see ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -87,7 +88,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     module = _module(args.command)
     prog = " ".join(["mimic", args.command, *([args.action] if getattr(args, "action", None) else [])])
-    exits: tuple[tuple[type[Exception], int], ...] = getattr(module, "EXITS", ())
     try:
         with contextlib.ExitStack() as stack:
             if hasattr(args, "backend") and not _enter_backend(args, stack):
@@ -96,14 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MimicError as exc:
         fail(prog, os_error(exc) if isinstance(exc, OSError) else str(exc))
         return exc.exit_code
-    except Exception as exc:
-        code = next((code for kind, code in exits if isinstance(exc, kind)), None)
-        if code is None and isinstance(exc, OSError):
-            code = 1  # a file a command did not foresee (its own handlers name the file's role)
-        if code is None:
-            raise
-        fail(prog, os_error(exc) if isinstance(exc, OSError) else str(exc))
-        return code
+    except OSError as exc:  # a file no command foresaw (the commands' own errors name the file's role)
+        fail(prog, os_error(exc))
+        return 1
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from search.runtime.atomic import write_atomic
-from search.runtime.errors import MimicError
+from search.runtime.errors import MimicError, RunExists
 from search.runtime.provenance import describe
 
 TORCH_VERSION = "2.13.0"
@@ -26,10 +26,6 @@ INSTALL_HINT = f"pip install torch=={TORCH_VERSION}"
 class TorchMissing(MimicError, RuntimeError):
     """Training a net needs torch (the optional extra ``nets``) and it is not installed: the message says how to
     install it."""
-
-
-class RunExists(MimicError, FileExistsError):
-    """The output folder already holds a training run (its checkpoint): ``--resume`` continues it."""
 
 
 class NoTrainingData(MimicError, ValueError):
