@@ -1,6 +1,7 @@
 """DeepChess bits and the numpy inference of a DeepChess-style comparator: the ``cmp:PATH.npz`` player.
 
-Imports chess and numpy only (torch trains these nets in ``evolve.nets.deepchess``; playing needs none of it).
+Imports chess, numpy, :mod:`organisms.net` and the position key (:func:`search.conventions.position_key`; torch trains
+these nets in ``evolve.nets.deepchess``, playing needs none of it).
 
 **The bits** (David, Netanyahu & Wolf, *DeepChess*, 2016): 773 bits a position, :data:`N_BITS`: for each colour
 (White, then Black) and each piece type (pawn, knight, bishop, rook, queen, king) the 64 squares (a1 = 0 ... h8 =
@@ -46,6 +47,7 @@ import chess
 import numpy as np
 
 from organisms.net import NetFileError, check_arrays, check_format, read_net_file, width, write_net_file
+from search.conventions import position_key
 
 __all__ = ["BITS_VERSION", "N_BITS", "ComparatorNet", "NetFileError", "board_bits", "expected_shapes",
            "make_header", "mirror_bits", "save_comparator"]
@@ -242,7 +244,7 @@ class ComparatorNet:
         """``s(a, b)``: > 0 when ``a`` is better for White than ``b``. The four ``d`` run as one batch; the pair is
         taken in the order of the position keys, so ``score(b, a) == -score(a, b)`` exactly."""
         self.comparisons += 1
-        ka, kb = _key(a), _key(b)
+        ka, kb = position_key(a), position_key(b)
         ea, eb = self._entry(a, ka), self._entry(b, kb)
         if ka > kb:
             return -self._s(eb, ea)
@@ -265,19 +267,12 @@ class ComparatorNet:
 
     def evaluate(self, board: chess.Board) -> int:
         """The derived score (module docstring): centipawns from the side to move's view."""
-        fa, sa, mfa, msa = self._entry(board, _key(board))
+        fa, sa, mfa, msa = self._entry(board, position_key(board))
         # The mirror's entry is (mfa, msa) and its mirror's (fa, sa): s(p, m(p)) = 2 (d(p, m) - d(m, p)).
         d = self._d(np.stack((fa + msa, mfa + sa)))
         z = float(d[0] - d[1]) / 2
         v = max(min(CP_PER_LOGIT * z, EVAL_LIMIT), -EVAL_LIMIT)
         return round(v if board.turn == chess.WHITE else -v)
-
-
-def _key(board: chess.Board) -> int:
-    ep = board.ep_square
-    return hash((board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-                 board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.turn, board.castling_rights,
-                 -1 if ep is None else ep))
 
 
 def _check_header(header: Mapping[str, Any], source: str) -> tuple[list[int], list[int]]:

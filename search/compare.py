@@ -178,15 +178,9 @@ class CompareEngine(Engine):
     def _store(self, key: int, depth: int, flag: int, leaf: Leaf, move: chess.Move | None, ply: int) -> None:
         if leaf.mate:  # mates are stored relative to the node, as the ordinary engine stores mate scores
             leaf = Leaf(mate=score_to_tt(leaf.mate, ply))
-        tt = self.tt
-        slots = tt.slots
-        i = key & tt.mask
-        e = slots[i]
-        if e is None or e[0] == key or e[5] != tt.age or depth >= e[1]:
-            if move is None and e is not None and e[0] == key:
-                move = e[4]
+        i = key & self.tt.mask
+        if self.tt.store(key, depth, flag, i, move):  # the score field points at the leaf's slot
             self._leaves_slot(i, leaf)
-            slots[i] = (key, depth, flag, i, move, tt.age)  # the score field points at the leaf's slot
 
     def _leaves_slot(self, i: int, leaf: Leaf) -> None:
         if len(self._leaves) != len(self.tt.slots):
@@ -195,8 +189,8 @@ class CompareEngine(Engine):
 
     def _probe(self, key: int, ply: int) -> tuple[int, int, Leaf, chess.Move | None] | None:
         """(depth, flag, leaf, move) stored for ``key``, the leaf's mate made relative to the root again."""
-        e = self.tt.slots[key & self.tt.mask]
-        if e is None or e[0] != key:
+        e = self.tt.probe(key)
+        if e is None:
             return None
         leaf = self._leaves[e[3]]
         if leaf.mate:
@@ -213,12 +207,11 @@ class CompareEngine(Engine):
         Fail-soft: a result not better than ``alpha`` is only an upper bound on the true value, one not worse
         than ``beta`` only a lower bound; between them it is exact. Mates are ``±(MATE - ply)`` from the root,
         stored in the table relative to the node (as the ordinary engine stores mate scores)."""
-        self._visit(ply)
+        key = self._enter(ply)
+        if key is None:
+            return DRAW
         pvt = self._pv
         board = self._board
-        key = position_key(board)
-        if self._drawn(board, key):
-            return DRAW
         keys = self._keys
         if ply >= MAX_PLY:
             return self._position(key)

@@ -1,5 +1,5 @@
-"""The chess conventions every package shares, in one place: piece values, mate scores, game results and
-the legal prefix of a principal variation.
+"""The chess conventions every package shares, in one place: the position key, piece values, mate scores, game
+results and the legal prefix of a principal variation.
 
 This module sits at the bottom of the dependency graph (it imports only python-chess), so ``search``,
 ``organisms``, ``mentor`` and ``evolve`` all use it instead of keeping copies.
@@ -19,6 +19,34 @@ from collections.abc import Iterable
 
 import chess
 import chess.engine
+
+
+# ---------------------------------------------------------------------- the position key
+def position_key(board: chess.Board) -> int:
+    """A 64-bit key that is equal for positions python-chess considers transpositions: the one key of every cache
+    and table by position in a process (the transposition table, repetitions, the evaluation cache, the
+    comparator's embeddings, the labeller's positions). Files keep their own keys (the experience tree's Zobrist).
+
+    It hashes the fields of python-chess's ``Board._transposition_key()`` (piece bitboards, colours, side to move,
+    castling rights and a *legal* en-passant square). python-chess puts ``None`` there when there is no
+    en-passant square; ``hash(None)`` changes from process to process in Python 3.11, so we put ``-1`` instead.
+    That keeps keys, table slots and hence fixed-depth searches identical in every run. An en-passant square no
+    pawn can take on is no square at all: the position is the same as without it.
+
+    >>> position_key(chess.Board("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2")) == position_key(
+    ...     chess.Board("4k3/8/8/3pP3/8/8/8/4K3 w - - 0 2"))
+    False
+    >>> position_key(chess.Board("4k3/8/8/3p4/8/8/8/4K3 w - d6 0 2")) == position_key(
+    ...     chess.Board("4k3/8/8/3p4/8/8/8/4K3 w - - 0 2"))
+    True
+    """
+    ep = board.ep_square
+    return hash((
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+        board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.turn,
+        board.castling_rights, -1 if ep is None or not board.has_legal_en_passant() else ep,
+    ))
+
 
 # ---------------------------------------------------------------------- piece values
 PIECE_VALUES: tuple[int, ...] = (0, 100, 320, 330, 500, 900, 0)

@@ -21,7 +21,7 @@ from search.base import INFINITE, MATE, MATE_BOUND, Evaluator
 from search.evaluation import EVAL_CACHE_SLOTS
 from search.ordering import CAPTURE, KILLER_2, TT_MOVE, capture_order, evasion_order, order_moves, reward
 from search.root import ASPIRATION, CHECK_EVERY, MAX_PLY, InfoCallback, RootSearch
-from search.tt import LOWER, score_to_tt
+from search.tt import EXACT, LOWER, UPPER, position_key, score_from_tt, score_to_tt
 
 __all__ = ["ASPIRATION", "CHECK_EVERY", "DELTA_MARGIN", "EVAL_CACHE_SLOTS", "MAX_PLY", "QS_EVASION_PLIES", "Engine",
            "InfoCallback"]
@@ -80,6 +80,49 @@ class Engine(RootSearch):
         """The root move ``move`` (made) searched ``depth - 1`` plies deep: :meth:`_negamax` at ply 1."""
         return self._negamax(depth - 1, alpha, beta, 1, True)
 
+    # ------------------------------------------------------------------ the node of a score search
+    def _open(self, ply: int, alpha: int, beta: int) -> tuple[int, int, int]:
+        """Open a node of a score search (this one and :class:`search.prob.ProbEngine`), ``ply`` plies from the
+        root, searched within ``(alpha, beta)``: ``(key, alpha, beta)``, the node's position key and its window.
+        The node is settled, with the score ``alpha``, when ``alpha >= beta``: a draw by the search's rules
+        (:meth:`~search.root.RootSearch._enter`) is ``(0, 0, 0)``, a node at :data:`MAX_PLY` ``(key, v, v)`` with
+        ``v`` its static evaluation; otherwise the window is narrowed to the mate scores still possible here,
+        ``ply - MATE`` and ``MATE - ply - 1`` (mate-distance pruning), which may settle it too. Scores: centipawns,
+        the node's side to move's view. The comparison search opens its nodes with ``_enter`` alone."""
+        key = self._enter(ply)
+        if key is None:
+            return 0, 0, 0
+        if ply >= MAX_PLY:
+            v = self._eval(self._board, key)
+            return key, v, v
+        return key, max(alpha, ply - MATE), min(beta, MATE - ply - 1)
+
+    def _probe_score(self, key: int, depth: int, alpha: int, beta: int,
+                     ply: int) -> tuple[chess.Move | None, int | None]:
+        """The table's move for the node ``key`` (``ply`` plies from the root) and the stored score that settles
+        the window, or ``None``: only a null-window visit (``beta - alpha == 1``) takes a stored score, only one
+        searched with at least ``depth`` (the search's own measure of budget) and only with ``tt_cutoffs`` on. The
+        score is made relative to the root again (:func:`search.tt.score_from_tt`); an exact score always settles,
+        a lower bound when it is ``>= beta``, an upper bound when it is ``<= alpha``."""
+        entry = self.tt.probe(key)
+        if entry is None:
+            return None, None
+        if beta - alpha > 1 or entry[1] < depth or not self.tt_cutoffs:
+            return entry[4], None
+        s = score_from_tt(entry[3], ply)
+        flag = entry[2]
+        if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
+            return entry[4], s
+        return entry[4], None
+
+    def _store_score(self, key: int, depth: int, best: int, alpha: int, beta: int, ply: int,
+                     best_move: chess.Move | None, tt_move: chess.Move | None) -> None:
+        """Store a node's fail-soft result ``best`` of the window ``(alpha, beta)`` (``alpha`` as the node's moves
+        found it): a lower bound when ``>= beta``, exact when above ``alpha`` (with ``best_move``), else an upper
+        bound (keeping ``tt_move``); a mate counted from the node (:func:`search.tt.score_to_tt`)."""
+        flag = LOWER if best >= beta else (EXACT if best > alpha else UPPER)
+        self.tt.store(key, depth, flag, score_to_tt(best, ply), best_move if best > alpha else tt_move)
+
     # ------------------------------------------------------------------ the recursive search
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int, null_ok: bool) -> int:
         """The score of the current position searched ``depth`` plies deep (``ply`` plies from the root), from
@@ -94,26 +137,13 @@ class Engine(RootSearch):
         a null move here (not right after one). At ``depth <= 0`` (after the check extension) this is
         :meth:`_quiesce`.
         """
-        self._visit(ply)
+        key, alpha, beta = self._open(ply, alpha, beta)
+        if alpha >= beta:
+            return alpha
         pvt = self._pv
         board = self._board
         push, pop = self._push, self._pop
-        ep = board.ep_square
-        key = hash((
-            board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-            board.occupied_co[True], board.occupied_co[False], board.turn, board.castling_rights,
-            -1 if ep is None or not board.has_legal_en_passant() else ep,
-        ))
-
-        if self._drawn(board, key):
-            return 0
         keys = self._keys
-        if ply >= MAX_PLY:
-            return self._eval(board, key)
-
-        alpha, beta = max(alpha, ply - MATE), min(beta, MATE - ply - 1)  # mate-distance pruning
-        if alpha >= beta:
-            return alpha
 
         in_check = board.is_check()
         if in_check:
@@ -230,7 +260,6 @@ class Engine(RootSearch):
         if ply > self._seldepth:
             self._seldepth = ply
         board = self._board
-        turn = board.turn
         if ply >= MAX_PLY:
             return self.evaluate(board)
 
@@ -241,13 +270,7 @@ class Engine(RootSearch):
             best = -INFINITE
             stand = -INFINITE
         else:
-            ep = board.ep_square
-            key = hash((
-                board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-                board.occupied_co[True], board.occupied_co[False], turn, board.castling_rights,
-                -1 if ep is None or not board.has_legal_en_passant() else ep,
-            ))
-            stand = self._eval(board, key)
+            stand = self._eval(board, position_key(board))
             if stand >= beta:
                 return stand
             if stand > alpha:

@@ -53,7 +53,6 @@ from search.ordering import order_moves, reward
 from search.players.spec import DEFAULT_SEARCH, SEARCHES, search_parts
 from search.root import MAX_PLY
 from search.see import see
-from search.tt import position_key
 
 ITERATION_FACTOR = 4.0
 """Each iteration divides the threshold by this (Giraffe multiplies its node budget by 4 each iteration): with
@@ -235,20 +234,12 @@ class ProbEngine(Engine):
         this tree. Mates are ``±(MATE - plies from the root)``; draws (repetition, 50 moves, insufficient
         material) are 0. The table stores mate scores relative to this node and the node's budget level.
         """
-        self._visit(ply)
-        pvt = self._pv
-        board = self._board
-        key = position_key(board)
-
-        if self._drawn(board, key):
-            return 0
-        keys = self._keys
-        if ply >= MAX_PLY:
-            return self._eval(board, key)
-
-        alpha, beta = max(alpha, ply - MATE), min(beta, MATE - ply - 1)  # mate-distance pruning
+        key, alpha, beta = self._open(ply, alpha, beta)
         if alpha >= beta:
             return alpha
+        pvt = self._pv
+        board = self._board
+        keys = self._keys
 
         threshold = self._threshold
         if p < self._floor:

@@ -23,7 +23,7 @@ from search.base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResu
 from search.evaluation import Evaluation
 from search.ordering import order_moves
 from search.timeman import Budget, budget
-from search.tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, position_key, score_from_tt, score_to_tt
+from search.tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, position_key
 
 MAX_PLY = 100
 """Deepest ply the search reaches, extensions and quiescence included."""
@@ -317,35 +317,16 @@ class RootSearch(Evaluation):
         self.tt.store(key, self._root_tt_depth(depth), flag, best, root[0])
         return best
 
-    # ------------------------------------------------------------------ the table, for the score searches
-    def _probe_score(self, key: int, depth: int, alpha: int, beta: int,
-                     ply: int) -> tuple[chess.Move | None, int | None]:
-        """The table's move for the node ``key`` (``ply`` plies from the root) and the stored score that settles
-        the window, or ``None``: only a null-window visit (``beta - alpha == 1``) takes a stored score, only one
-        searched with at least ``depth`` (the search's own measure of budget) and only with ``tt_cutoffs`` on. The
-        score is made relative to the root again (:func:`search.tt.score_from_tt`); an exact score always settles,
-        a lower bound when it is ``>= beta``, an upper bound when it is ``<= alpha``."""
-        tt = self.tt
-        entry = tt.slots[key & tt.mask]
-        if entry is None or entry[0] != key:
-            return None, None
-        if beta - alpha > 1 or entry[1] < depth or not self.tt_cutoffs:
-            return entry[4], None
-        s = score_from_tt(entry[3], ply)
-        flag = entry[2]
-        if flag == EXACT or (flag == LOWER and s >= beta) or (flag == UPPER and s <= alpha):
-            return entry[4], s
-        return entry[4], None
+    # ------------------------------------------------------------------ the opening of every node
+    def _enter(self, ply: int) -> int | None:
+        """Open a node of any tree search, ``ply`` plies from the root: count it (:meth:`_visit`) and return its
+        position key, or ``None`` when the position is a draw by the search's rules (:meth:`_drawn`). The score
+        searches open their nodes with :meth:`search.engine.Engine._open`, which calls this first."""
+        self._visit(ply)
+        board = self._board
+        key = position_key(board)
+        return None if self._drawn(board, key) else key
 
-    def _store_score(self, key: int, depth: int, best: int, alpha: int, beta: int, ply: int,
-               best_move: chess.Move | None, tt_move: chess.Move | None) -> None:
-        """Store a node's fail-soft result ``best`` of the window ``(alpha, beta)`` (``alpha`` as the node's moves
-        found it): a lower bound when ``>= beta``, exact when above ``alpha`` (with ``best_move``), else an upper
-        bound (keeping ``tt_move``); a mate counted from the node (:func:`search.tt.score_to_tt`)."""
-        flag = LOWER if best >= beta else (EXACT if best > alpha else UPPER)
-        self.tt.store(key, depth, flag, score_to_tt(best, ply), best_move if best > alpha else tt_move)
-
-    # ------------------------------------------------------------------ draws
     def _drawn(self, board: chess.Board, key: int) -> bool:
         """Whether the current position (``key``, its :func:`position_key`) is a draw by the search's rules: an
         earlier occurrence since the last irreversible move (and since the last null move; one repetition is

@@ -1,33 +1,23 @@
-"""Position keys and the bounded transposition table.
+"""The bounded transposition table: its bound flags, its replacement rule and how mate scores go through it.
 
-The key of a position is the hash of the same fields as python-chess's
-``Board._transposition_key()`` (piece bitboards, colours, side to move, castling rights and a
-*legal* en-passant square). python-chess puts ``None`` there when there is no en-passant square;
-``hash(None)`` changes from process to process in Python 3.11, so we put ``-1`` instead. That keeps
-keys, table slots and hence fixed-depth searches identical in every run.
+Positions are found by :func:`search.conventions.position_key` (re-exported here, where the search's callers
+have always found it).
 """
 
 from __future__ import annotations
 
 import chess
 
-from search.conventions import MATE_BOUND
+from search.conventions import MATE_BOUND, position_key
+
+__all__ = ["ENTRY_BYTES", "EXACT", "LOWER", "UPPER", "NullTable", "TranspositionTable", "position_key",
+           "score_from_tt", "score_to_tt"]
 
 EXACT, LOWER, UPPER = 0, 1, 2
 """Bound flags of a stored score: exact, a lower bound (fail high), an upper bound (fail low)."""
 
 ENTRY_BYTES = 200
 """Approximate memory of one stored entry (a 6-tuple and its objects), used to size the table."""
-
-
-def position_key(board: chess.Board) -> int:
-    """A 64-bit key that is equal for positions python-chess considers transpositions."""
-    ep = board.ep_square
-    return hash((
-        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-        board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.turn,
-        board.castling_rights, -1 if ep is None or not board.has_legal_en_passant() else ep,
-    ))
 
 
 def score_to_tt(score: int, ply: int) -> int:
@@ -90,7 +80,11 @@ class TranspositionTable:
         e = self.slots[key & self.mask]
         return e if e is not None and e[0] == key else None
 
-    def store(self, key: int, depth: int, flag: int, score: int, move: chess.Move | None) -> None:
+    def store(self, key: int, depth: int, flag: int, score: int, move: chess.Move | None) -> bool:
+        """Store a result in slot ``key & self.mask`` by the replacement rule (class docstring; the one home of
+        it): ``depth`` is the search's measure of its budget, ``score`` what the search stores (or, for the
+        comparison search, the slot's index, its leaf kept beside the table). A missing ``move`` keeps the move
+        already stored for the same key. True when the slot was written."""
         slots = self.slots
         i = key & self.mask
         e = slots[i]
@@ -98,6 +92,8 @@ class TranspositionTable:
             if move is None and e is not None and e[0] == key:
                 move = e[4]
             slots[i] = (key, depth, flag, score, move, self.age)
+            return True
+        return False
 
 
 class NullTable(TranspositionTable):
@@ -114,5 +110,6 @@ class NullTable(TranspositionTable):
         self.slots = [None]
         self.mask = 0
 
-    def store(self, key: int, depth: int, flag: int, score: int, move: chess.Move | None) -> None:
+    def store(self, key: int, depth: int, flag: int, score: int, move: chess.Move | None) -> bool:
         """Store nothing."""
+        return False

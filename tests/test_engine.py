@@ -246,3 +246,49 @@ def test_quiescence_sees_the_recapture() -> None:
     board = chess.Board("3r2k1/5ppp/8/3p4/8/8/5PPP/3Q2K1 w - - 0 1")
     r = Engine(Material()).search(board, Limit(depth=1))
     assert r.move != chess.Move.from_uci("d1d5")
+
+
+# White pawn e5, Black pawn d5 just arrived from d7: exd6 e.p. is legal; without the e5 pawn no pawn can take on d6.
+EP_LEGAL = "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2"
+EP_DEAD = "4k3/8/8/3p4/8/8/8/4K3 w - d6 0 2"
+
+
+def test_one_position_key_with_the_legal_en_passant_square_only() -> None:
+    import search.tt
+    from search.conventions import position_key
+
+    assert search.tt.position_key is position_key
+    # An en-passant square no pawn can take on is no square at all (python-chess's transposition key agrees).
+    assert position_key(chess.Board(EP_DEAD)) == position_key(chess.Board(EP_DEAD.replace(" d6 ", " - ")))
+    assert position_key(chess.Board(EP_LEGAL)) != position_key(chess.Board(EP_LEGAL.replace(" d6 ", " - ")))
+
+
+def test_the_comparator_caches_by_the_one_key() -> None:
+    from pathlib import Path
+
+    from organisms.comparator import ComparatorNet
+
+    net = ComparatorNet.load(Path(__file__).parent / "data" / "material_cmp.npz")
+    dead, dead_clean = chess.Board(EP_DEAD), chess.Board(EP_DEAD.replace(" d6 ", " - "))
+    live, live_clean = chess.Board(EP_LEGAL), chess.Board(EP_LEGAL.replace(" d6 ", " - "))
+    v = net.evaluate(dead)
+    assert len(net._cache) == 1
+    # The same position (its dead en-passant square aside) is a cache hit, with the same score...
+    assert net.evaluate(dead_clean) == v and len(net._cache) == 1
+    # ... a legal en-passant square makes another position (another entry), whose bits are those of the one without.
+    assert net.evaluate(live) == net.evaluate(live_clean) and len(net._cache) == 3
+    assert net.score(dead, live) == -net.score(live, dead)
+
+
+def test_the_table_keeps_a_deeper_entry_of_this_search_and_says_so() -> None:
+    from search.tt import EXACT, LOWER, TranspositionTable
+
+    tt = TranspositionTable(0)
+    a, b = 5, 5 + len(tt)  # two keys of one slot
+    assert tt.store(a, 4, EXACT, 10, chess.Move.from_uci("e2e4"))
+    assert not tt.store(b, 3, LOWER, 20, None)  # shallower, same search: the slot is kept
+    assert tt.store(a, 2, LOWER, 30, None)  # the same key is always replaced, its move kept
+    entry = tt.probe(a)
+    assert entry is not None and entry[1:5] == (2, LOWER, 30, chess.Move.from_uci("e2e4"))
+    tt.age += 1
+    assert tt.store(b, 1, LOWER, 20, None) and tt.probe(a) is None  # an older search's entry gives way
