@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 import re
 import signal
 import subprocess
@@ -13,12 +14,14 @@ from pathlib import Path
 import chess
 import chess.engine
 import chess.pgn
+import chess.polyglot
 import pytest
 
 from evolve.cli import main
 from evolve.players import PLAYERS, make_evaluator
 from search.base import Limit
 from search.book.importer import ImportCounts, import_games
+from search.book.keys import book_key, piece_part, pieces_hash, signed_key, update_pieces_hash
 from search.book.reader import GamePath, ReadCounts, read_paths
 from search.book.tree import Book, wilson_lower
 from search.players.player import BookPlayer, EnginePlayer, make_player
@@ -366,11 +369,18 @@ def test_games_learn_with_workers(tmp_path: Path) -> None:
         assert sum(e.n for e in b.edges(games[0].board())) >= 1
 
 
-def test_book_doctests() -> None:
-    import doctest
-
-    import search.book.keys
-    import search.book.tree
-
-    results = [doctest.testmod(m) for m in (search.book.keys, search.book.tree)]
-    assert all(r.failed == 0 for r in results) and [r.attempted for r in results] == [3, 1]
+def test_the_incremental_piece_hash_is_the_polyglot_hash_along_random_games() -> None:
+    # book_key is the polyglot hash as a signed 64-bit integer; updating its piece part from the squares that
+    # changed must give the hash computed from scratch after every move (captures, castling, promotions).
+    rng = random.Random(7)
+    for _ in range(20):
+        board = chess.Board()
+        before = piece_part(board)
+        pieces = pieces_hash(before)
+        while not board.is_game_over() and board.ply() < 200:
+            board.push(rng.choice(list(board.legal_moves)))
+            after = piece_part(board)
+            pieces = update_pieces_hash(pieces, before, after)
+            before = after
+            assert pieces == pieces_hash(after)
+            assert book_key(board) == signed_key(chess.polyglot.zobrist_hash(board))

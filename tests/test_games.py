@@ -77,15 +77,6 @@ def test_default_names_are_readable_and_have_no_comma() -> None:
     assert {text: default_name(PLAYERS.parse(text)) for text in cases} == cases
 
 
-def test_roundrobin_doctests() -> None:
-    import doctest
-
-    import search.games.roundrobin
-
-    failures, tried = doctest.testmod(search.games.roundrobin)
-    assert failures == 0 and tried >= 1
-
-
 def test_games_writes_every_pairing_to_one_pgn(full: tuple[Path, str]) -> None:
     out, stdout = full
     games = read_pgn_text(out.read_text())

@@ -3,7 +3,6 @@ pawn slots and the cache. Real positions come from data/player-games."""
 
 from __future__ import annotations
 
-import doctest
 from pathlib import Path
 
 import chess
@@ -11,7 +10,6 @@ import chess.pgn
 import numpy as np
 import pytest
 
-import organisms.giraffe as giraffe
 from organisms.giraffe import (
     GIRAFFE_FEATURE_NAMES,
     GIRAFFE_FEATURE_VERSION,
@@ -64,11 +62,6 @@ def test_sizes_and_names() -> None:
     assert GIRAFFE_FEATURE_NAMES[19 + 216] == "our_attacker_a1"
     assert GIRAFFE_FEATURE_NAMES[-1] == "their_attacker_h8"
     assert GIRAFFE_FEATURE_VERSION.endswith("363")
-
-
-def test_doctests() -> None:
-    failures, tried = doctest.testmod(giraffe)
-    assert tried == 1 and failures == 0  # the module's one example (a testmod without examples passes too)
 
 
 def test_ranges_on_real_positions(positions: list[chess.Board]) -> None:

@@ -7,6 +7,7 @@ import random
 import subprocess
 from pathlib import Path
 
+import chess
 import pytest
 
 from evolve.players import make_evaluator
@@ -14,7 +15,7 @@ from search.games.game import Adjudication, TimeControl
 from search.games.match import MatchSettings, run_match
 from search.games.openings import default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_text
-from search.games.suite import read_csv
+from search.games.suite import SuiteCsv, SuiteRow, read_csv, write_csv
 
 from .conftest import limited_disk, mimic_command, run_mimic, sigkill_at_line, whole_games
 
@@ -113,3 +114,20 @@ def test_resume_drops_a_torn_game_at_the_end(tmp_path: Path) -> None:
     assert len(repaired) == 1 and "1 torn" in repaired[0]
     assert list(whole_games(pgn)) == ["1.1", "1.2", "2.1", "2.2"]
     assert pgn.read_text().startswith(text[:third])
+
+
+def test_a_suite_csv_with_a_torn_last_line_is_cut_back_whole(tmp_path: Path) -> None:
+    # Two rows written, then half of a third (a killed run): resuming keeps the two rows, drops the torn line
+    # by rewriting the file through the one atomic writer (no temporary file left), and appends after them.
+    rows = [SuiteRow(id=f"p{i}", fen=chess.STARTING_FEN, best="e4", avoid="", played="e4", solved=True, points=0,
+                     max_points=0, depth=1, nodes=20, time=0.01, score=30, mate=None) for i in range(3)]
+    path = tmp_path / "suite.csv"
+    write_csv(rows[:2], path)
+    whole = path.read_bytes()
+    path.write_bytes(whole + b"p2,rnbqkbnr/pppp")
+    with SuiteCsv(path, resume=True) as out:
+        assert [r.id for r in out.done] == ["p0", "p1"]
+        assert path.read_bytes() == whole
+        out.append(rows[2])
+    assert [r.id for r in read_csv(path)] == ["p0", "p1", "p2"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.csv"]

@@ -21,7 +21,10 @@ import pytest
 from evolve.ga.evolution import Evolution, GASettings
 from evolve.ga.objectives import MentorLoss
 from mentor.samplers import random_playouts
-from organisms.genome import default_genome
+from organisms.feature_cache import save_npz_atomic
+from organisms.genome import default_genome, rich_genome
+from organisms.net import read_net_file, write_net_file
+from organisms.organism import Organism
 
 from .conftest import CliRunner, mimic_command
 
@@ -475,3 +478,89 @@ def test_a_full_disk_during_an_atomic_write_names_the_file(tmp_path: Path) -> No
     with pytest.raises(OSError) as named, atomic_path(tmp_path / "x.txt"):
         raise FileNotFoundError(errno.ENOENT, "No such file or directory", "/elsewhere/input.pgn")
     assert named.value.filename == "/elsewhere/input.pgn"
+
+
+# Files written whole or not at all (issue 22's one atomic writer): an organism, a net file, a cache entry.
+def _limited(limit: int, code: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a Python process whose files may not grow past ``limit`` bytes: a write past it fails
+    with EFBIG ("File too large") midway, as on a full disk."""
+    def limit_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          preexec_fn=limit_files)
+
+
+def test_a_failing_organism_save_leaves_the_old_file_and_nothing_beside_it(tmp_path: Path) -> None:
+    path = tmp_path / "o.json"
+    old = Organism.random(1)
+    old.save(path)
+    before = path.read_bytes()
+    # The same bytes as before the one writer: the JSON text and one newline, UTF-8.
+    assert before == (old.to_json() + "\n").encode("utf-8")
+    rich = Organism.random(2, rich_genome())
+    assert len(rich.to_json()) > 2 * len(before)  # so a limit of 1.5 x the old file fails the new one midway
+    run = _limited(len(before) * 3 // 2, "from organisms.organism import Organism\n"
+                   "from organisms.genome import rich_genome\n"
+                   f"Organism.random(2, rich_genome()).save({str(path)!r})\n")
+    assert run.returncode != 0 and "File too large" in run.stderr and str(path) in run.stderr
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]
+    assert Organism.load(path).values() == old.values()
+
+
+class _Unreadable:
+    """An object numpy cannot turn into an array: ``np.savez`` fails when it reaches it."""
+
+    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+        raise ValueError("this array cannot be serialised")
+
+
+def test_a_failing_net_write_leaves_the_old_file_and_nothing_beside_it(tmp_path: Path) -> None:
+    path = tmp_path / "net.npz"
+    arrays = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.ones(4, dtype=np.float32)}
+    write_net_file(path, arrays, {"format": "test", "z": 1, "a": [1, 2]})
+    before = path.read_bytes()
+    read, header = read_net_file(path)
+    assert header == {"format": "test", "z": 1, "a": [1, 2]}
+    assert read.keys() == arrays.keys() and all(np.array_equal(read[k], arrays[k]) for k in arrays)
+    with np.load(path, allow_pickle=False) as data:  # the header is stored as JSON with sorted keys, as before
+        assert str(data["header"]) == json.dumps({"format": "test", "z": 1, "a": [1, 2]}, sort_keys=True)
+    # "a" is written into the archive, then "b" fails: the half-written file is removed, the old one kept.
+    with pytest.raises(ValueError, match="cannot be serialised"):
+        write_net_file(path, {"a": np.zeros((300, 300), dtype=np.float32), "b": _Unreadable()}, {"format": "x"})
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["net.npz"]
+
+
+def test_a_cache_file_that_cannot_be_written_is_skipped_whole(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "k.npz"
+    assert save_npz_atomic(path, {"features": np.zeros((2, 3), dtype=np.float32)})
+    before = path.read_bytes()
+    # Its folder replaced by a file: nothing can be written there, and nothing is left half-written.
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file, not a folder")
+    assert not save_npz_atomic(blocked / "k.npz", {"features": np.ones(3)})
+    # A write that fails midway (the file may not grow past 4 KB; 40 KB of zeros do not compress below it
+    # in an uncompressed .npz): False, the old file unchanged, no temporary file.
+    run = _limited(4096, "import numpy as np\nfrom pathlib import Path\n"
+                   "from organisms.feature_cache import save_npz_atomic\n"
+                   f"print(save_npz_atomic(Path({str(path)!r}), {{'features': np.zeros(10000, dtype=np.float32)}}))\n")
+    assert run.returncode == 0 and run.stdout.strip() == "False", run.stderr
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["k.npz"]
+
+
+def test_td_checkpoint_is_written_whole(tmp_path: Path) -> None:
+    from evolve.nets.tdleaf import save_checkpoint
+    from organisms.net import read_net_file
+
+    path = tmp_path / "td-checkpoint.npz"
+    arrays = {"w": np.arange(6, dtype=np.float32).reshape(2, 3)}
+    save_checkpoint(path, arrays, {"td_iteration": 3, "td_curve": []})
+    save_checkpoint(path, {"w": arrays["w"] + 1}, {"td_iteration": 4, "td_curve": []})  # replaces the first
+    got, header = read_net_file(path)
+    np.testing.assert_array_equal(got["w"], arrays["w"] + 1)
+    assert header["td_iteration"] == 4
+    assert [p.name for p in tmp_path.iterdir()] == ["td-checkpoint.npz"]

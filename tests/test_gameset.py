@@ -1,5 +1,5 @@
-"""The rooms of search/games and search/book after the split: one game-set loop under a match and a round robin,
-the PGN log's repair through the one atomic writer, and the book's keys.
+"""The one game-set loop (search/games/gameset.py) under a match and a round robin: the same games either way, the
+PGN log's repair through the one atomic writer, the SPRT's stop inside the loop.
 
 Real players (``material@depth=1`` against ``expert@depth=1``, fixed depth, so the games are deterministic) and
 real files; nothing is mocked.
@@ -7,23 +7,18 @@ real files; nothing is mocked.
 
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 
-import chess
-import chess.polyglot
 import pytest
 
 from evolve.players import make_evaluator
-from search.book.keys import book_key, piece_part, pieces_hash, signed_key, update_pieces_hash
 from search.games.game import Adjudication, GameResult, TimeControl
 from search.games.match import MatchSettings, MatchSummary, run_match
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.games.pgnlog import read_pgn_games, read_pgn_text, repair_pgn
 from search.games.roundrobin import RoundRobinSettings, run_round_robin
 from search.games.stats import SPRT_MIN_GAMES
-from search.games.suite import SuiteCsv, SuiteRow, read_csv, write_csv
 
 A, B = "material@depth=1", "expert@depth=1"
 """Two cheap players whose games do not depend on time (fixed depth)."""
@@ -141,37 +136,3 @@ def test_the_sprt_stops_the_match_inside_the_one_loop(tmp_path: Path) -> None:
     assert seen[:-1] == [None] * 9 and seen[-1] in ("H0", "H1")
     assert summary.sprt_result is not None and summary.sprt_result.decision is not None
     assert len(read_pgn_games(tmp_path / "s.pgn")[0]) == 10
-
-
-def test_the_incremental_piece_hash_is_the_polyglot_hash_along_random_games() -> None:
-    # book_key is the polyglot hash as a signed 64-bit integer; updating its piece part from the squares that
-    # changed must give the hash computed from scratch after every move (captures, castling, promotions).
-    rng = random.Random(7)
-    for _ in range(20):
-        board = chess.Board()
-        before = piece_part(board)
-        pieces = pieces_hash(before)
-        while not board.is_game_over() and board.ply() < 200:
-            board.push(rng.choice(list(board.legal_moves)))
-            after = piece_part(board)
-            pieces = update_pieces_hash(pieces, before, after)
-            before = after
-            assert pieces == pieces_hash(after)
-            assert book_key(board) == signed_key(chess.polyglot.zobrist_hash(board))
-
-
-def test_a_suite_csv_with_a_torn_last_line_is_cut_back_whole(tmp_path: Path) -> None:
-    # Two rows written, then half of a third (a killed run): resuming keeps the two rows, drops the torn line
-    # by rewriting the file through the one atomic writer (no temporary file left), and appends after them.
-    rows = [SuiteRow(id=f"p{i}", fen=chess.STARTING_FEN, best="e4", avoid="", played="e4", solved=True, points=0,
-                     max_points=0, depth=1, nodes=20, time=0.01, score=30, mate=None) for i in range(3)]
-    path = tmp_path / "suite.csv"
-    write_csv(rows[:2], path)
-    whole = path.read_bytes()
-    path.write_bytes(whole + b"p2,rnbqkbnr/pppp")
-    with SuiteCsv(path, resume=True) as out:
-        assert [r.id for r in out.done] == ["p0", "p1"]
-        assert path.read_bytes() == whole
-        out.append(rows[2])
-    assert [r.id for r in read_csv(path)] == ["p0", "p1", "p2"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.csv"]
