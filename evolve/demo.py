@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from evolve.ga.evolution import GASettings
+from evolve.ga.evolution import GASettings, GenerationRecord
 from evolve.ga.run import RunSettings, evolve, format_outcome
 from evolve.players import make_evaluator
 from mentor.labeller import LabelRun, MentorConfig, label_samples
@@ -39,8 +39,8 @@ MATCH_MOVETIME = 0.1
 
 
 def run_demo(say: Callable[[str], None], out: str | Path = "results/demo", jobs: int = -1, positions: int = 2000,
-             progress: bool = True, match_games: int = MATCH_GAMES,
-             on_progress: Callable[[int, int], None] | None = None) -> int:
+             match_games: int = MATCH_GAMES, on_progress: Callable[[int, int], None] | None = None,
+             on_generation: Callable[[GenerationRecord, int, int], None] | None = None) -> int:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     jobs = os.cpu_count() or 1 if jobs < 1 else jobs
@@ -59,7 +59,7 @@ def run_demo(say: Callable[[str], None], out: str | Path = "results/demo", jobs:
     say(f"[2/3] evolving with the paper's settings ({DEFAULT_ENCODING}-coded genes) into {out}/")
     settings = RunSettings(labels=str(labels), out=str(out), ga=GASettings(seed=DEMO_SEED), jobs=jobs,
                            encoding=DEFAULT_ENCODING)
-    outcome = evolve(settings, command, resume=True, progress=progress, report=lambda line: say("  " + line))
+    outcome = evolve(settings, command, resume=True, report=lambda line: say("  " + line), on_generation=on_generation)
     for line in format_outcome(outcome):
         say("  " + line)
     rec = outcome.records

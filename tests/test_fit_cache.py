@@ -111,7 +111,7 @@ def test_the_organism_is_the_same_with_and_without_the_fit_cache(labels: Path, t
     for name in ("cold", "warm"):  # cold: the fits are solved; warm: read from the cache the cold run filled
         settings = RunSettings(labels=str(labels), out=str(tmp_path / name), target="root",
                                ga=GASettings(population=30, generations=8, sample=100, seed=4))  # any size
-        outcomes.append(evolve(settings, "test", progress=False))
+        outcomes.append(evolve(settings, "test"))
     cold, warm = outcomes
     assert cold.fit_l1 is not None and not cold.fit_l1.cached
     assert warm.fit_l1 is not None and warm.fit_l1.cached and warm.fit_l2 is not None and warm.fit_l2.cached

@@ -68,7 +68,7 @@ def test_a_loss_is_one_entry_of_the_table(labels: Path, tmp_path: Path, monkeypa
     assert args.loss == "squared"
     settings = RunSettings(labels=str(labels), out=str(tmp_path / "sq"), ga=GASettings(population=10, generations=3,
                            sample=50, seed=1), target="root", loss="squared")
-    o = evolve(settings, "test", progress=False)
+    o = evolve(settings, "test")
     assert o.ceiling is None and o.ratio is None and o.cp_errors is not None and o.cp_errors[1] > 0
     header = (tmp_path / "sq" / "logbook.csv").read_text().splitlines()[0]
     assert header == "gen,best,mean,std,held_out,seconds,held_out_cp"

@@ -113,7 +113,7 @@ def test_polish_is_off_by_default_and_never_hides_the_pure_ga(tmp_path: Path) ->
     # labels): the polish's rules hold at any size.
     ga = GASettings(population=30, generations=10, sample=100)
     settings = RunSettings(labels=str(labels), out=str(tmp_path / "run"), ga=ga, target="root", polish=3)
-    o = evolve(settings, "test", progress=False, dataset=ds)
+    o = evolve(settings, "test", dataset=ds)
     assert o.polished is not None and o.polished.passes <= 3
     assert o.polished.train_loss <= o.train_loss  # descent never raises the training loss it starts from
     summary = (tmp_path / "run" / "summary.md").read_text()
@@ -126,7 +126,7 @@ def test_polish_is_off_by_default_and_never_hides_the_pure_ga(tmp_path: Path) ->
     assert polished["meta"]["held_out_error"] == o.polished.held_loss
     # Off (the default): no polished row, no polished file.
     plain = evolve(RunSettings(labels=str(labels), out=str(tmp_path / "plain"), ga=ga, target="root"),
-                   "test", progress=False, dataset=ds)
+                   "test", dataset=ds)
     assert plain.polished is None and not (tmp_path / "plain" / "organism-polished.json").exists()
     assert "memetic" not in (tmp_path / "plain" / "summary.md").read_text()
     assert plain.held_loss == o.held_loss  # the same GA either way: polish only runs after it

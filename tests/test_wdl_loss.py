@@ -164,7 +164,7 @@ def test_a_wdl_run_reports_both_units_and_the_ceiling_is_at_most_the_ga(labels: 
     ga = GASettings(population=24, generations=6, sample=60, seed=2)
     settings = RunSettings(labels=str(labels), out=str(tmp_path / "run"), ga=ga, target="root", loss="wdl",
                            wdl_model="logistic", lambda_result=0.5)
-    o = evolve(settings, "test", progress=False)
+    o = evolve(settings, "test")
     assert isinstance(o.objective, WdlLoss) and o.fit_wdl is not None and o.cp_errors is not None
     assert o.fit_wdl.train_loss is not None and o.fit_wdl.train_loss <= o.train_loss
     assert o.ratio == pytest.approx(o.held_loss / o.fit_wdl.held_loss)
@@ -200,7 +200,7 @@ def test_the_l1_path_is_the_unchanged_mentor_loss(labels: Path, tmp_path: Path) 
     objective = build_objective(ds, "mentor", settings.lam, settings)
     assert type(objective) is MentorLoss
     # The same seed through the run and through Evolution on MentorLoss directly: the same logbook, bit for bit.
-    o = evolve(settings, "test", progress=False)
+    o = evolve(settings, "test")
     ev = Evolution(default_genome(), MentorLoss(ds.features, ds.y), ds.train, ds.held, ga)
     ev.run()
     ours = [{k: v for k, v in r.items() if k != "seconds"} for r in o.records]
@@ -241,7 +241,7 @@ def test_init_fit_starts_from_the_exact_fit_of_the_runs_loss(labels: Path, tmp_p
     ga = GASettings(population=16, generations=0, sample=10_000, seed=3)
     settings = RunSettings(labels=str(labels), out=str(tmp_path / loss), ga=ga, target="root", loss=loss,
                            wdl_model="logistic", init="fit")
-    o = evolve(settings, "test", progress=False)
+    o = evolve(settings, "test")
     ds = o.dataset
     assert isinstance(ds, Dataset)
     fit = o.fit_wdl if loss == "wdl" else o.fit_l1

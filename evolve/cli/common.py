@@ -13,7 +13,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 
 def fail(prog: str, message: str) -> None:
@@ -210,8 +210,20 @@ class ProgressBar:
         if self.bar is not None:
             self.bar.close()
 
-    def __enter__(self) -> ProgressBar:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class GenerationBar(ProgressBar):
+    """The GA's bar: generations done, with the generation's best and held-out losses beside
+    (``on_generation(record, done, total)`` of :func:`evolve.ga.run.evolve`)."""
+
+    def __init__(self) -> None:
+        super().__init__("evolving", "gen")
+
+    def __call__(self, record: Any, done: int, total: int) -> None:  # type: ignore[override]
+        super().__call__(done, total)
+        self.bar.set_postfix(best=f"{record.best:.4g}", held=f"{record.held_out:.4g}", refresh=False)

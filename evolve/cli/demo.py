@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from evolve.cli.common import ProgressBar, positive_int
+from evolve.cli.common import GenerationBar, ProgressBar, positive_int
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 
@@ -28,5 +28,6 @@ def run(args: argparse.Namespace) -> int:
 
     with contextlib.ExitStack() as stack:
         bar = None if args.no_progress else stack.enter_context(ProgressBar("labelling", "pos"))
-        return run_demo(print, args.out, jobs=args.jobs, positions=args.positions, progress=not args.no_progress,
-                        match_games=args.match_games, on_progress=bar)
+        gens = None if args.no_progress else stack.enter_context(GenerationBar())
+        return run_demo(print, args.out, jobs=args.jobs, positions=args.positions, match_games=args.match_games,
+                        on_progress=bar, on_generation=gens)

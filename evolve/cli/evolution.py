@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
-from evolve.cli.common import command_line, default, finite_float, non_negative_int, positive_int, warn
+from evolve.cli.common import GenerationBar, command_line, default, finite_float, non_negative_int, positive_int, warn
 from evolve.cli.options import Parents, ga_settings
 from evolve.cli.table import command_parser
 
@@ -64,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
                            skip_plies=args.skip_plies, moves_loss=args.moves_loss, agreement=args.agreement,
                            init=args.init, loss=args.loss, loss_power=args.loss_power, wdl_model=args.wdl_model,
                            lambda_result=args.lambda_result, quiet_labels=args.quiet_labels)
-    outcome = evolve(settings, command_line(), resume=args.resume, progress=not args.no_progress, report=warn)
+    with contextlib.ExitStack() as stack:
+        bar = None if args.no_progress else stack.enter_context(GenerationBar())
+        outcome = evolve(settings, command_line(), resume=args.resume, report=warn, on_generation=bar)
     for line in format_outcome(outcome):
         print(line)
     print(f"results in {args.out}/ (summary.md, organism.json, logbook.csv, curve.png)")

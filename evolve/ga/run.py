@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from evolve.data.dataset import Dataset, load_dataset
 from evolve.data.moves import MoveData, load_moves, split_by_game
 from evolve.ga.coordinate import DescentResult, coordinate_descent
 from evolve.ga.errors import ObjectiveError
-from evolve.ga.evolution import Evolution, GASettings, checkpoint_exists
+from evolve.ga.evolution import Evolution, GASettings, GenerationRecord, checkpoint_exists
 from evolve.ga.fit import EXACT_LOSSES, Fit
 from evolve.ga.fit_cache import cached_exact_fit
 from evolve.ga.losses import DEFAULT_LOSS, LOSSES
@@ -183,11 +182,14 @@ def build_objective(ds: Dataset, kind: str, lam: float, settings: RunSettings | 
     raise SettingsError(f"unknown objective {kind!r} (mentor or result)")
 
 
-def evolve(settings: RunSettings, command: str, resume: bool = False, progress: bool = True,
-           dataset: Dataset | None = None, report: Callable[[str], None] | None = None) -> RunOutcome:
+def evolve(settings: RunSettings, command: str, resume: bool = False, dataset: Dataset | None = None,
+           report: Callable[[str], None] | None = None,
+           on_generation: Callable[[GenerationRecord, int, int], None] | None = None) -> RunOutcome:
     """Run (or resume) one evolution and write its results; see the package README.
 
-    ``report`` receives console lines worth seeing before the evolution starts (malformed label lines).
+    ``report`` receives console lines worth seeing before the evolution starts (malformed label lines);
+    ``on_generation(record, done, total)`` each generation's record as it ends, with the generations done and in
+    all (generation 0 included), for a progress bar.
     """
     out = Path(settings.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -252,23 +254,13 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, progress: 
     ev = Evolution(genome, objective, train, held, settings.ga, initial=initial)
     if resume and checkpoint_exists(checkpoint):
         ev.load(checkpoint)
-    bar = None
-    if progress:
-        from tqdm import tqdm
+    total = settings.ga.generations + 1
 
-        bar = tqdm(total=settings.ga.generations + 1, initial=ev.generation + 1, unit="gen", desc="evolving",
-                   file=sys.stderr, dynamic_ncols=True)
+    def tick(rec: GenerationRecord) -> None:
+        if on_generation is not None:
+            on_generation(rec, rec.gen + 1, total)
 
-    def tick(rec: Any) -> None:
-        if bar is not None:
-            bar.set_postfix(best=f"{rec.best:.4g}", held=f"{rec.held_out:.4g}", refresh=False)
-            bar.update(1)
-
-    try:
-        ev.run(checkpoint=checkpoint, every=settings.checkpoint_every, on_generation=tick)
-    finally:
-        if bar is not None:
-            bar.close()
+    ev.run(checkpoint=checkpoint, every=settings.checkpoint_every, on_generation=tick)
     seconds["evolution"] = ev.elapsed
 
     bits, train_loss, held_loss = ev.winner()
