@@ -38,19 +38,24 @@ answers a later visit whose level is not higher, so a stored result was searched
 asked for, up to rounding of ``1 / LEVELS_PER_OCTAVE`` octave (4%). Mate scores go through the table as in the
 engine: relative to the node (``score + ply`` for a mate it gives, ``score - ply`` for one it suffers).
 
-This module imports only python-chess and the rest of :mod:`search`.
+The module ends with the one table of the searches our engine runs (:data:`SEARCH_KINDS`: the ``@search=`` names,
+their help, engines and files) and :func:`make_engine`, which builds the engine a name asks for. This module imports
+only python-chess and the rest of :mod:`search`'s top (never :mod:`search.players`, which reads the table).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from math import log2
+from typing import Any
 
 import chess
 
 from search.base import INFINITE, MATE, Comparator, Evaluator, Limit, MovePolicy
+from search.compare import CompareEngine
 from search.engine import Engine
 from search.ordering import order_moves, reward
-from search.players.spec import DEFAULT_SEARCH, SEARCHES, search_parts
 from search.root import MAX_PLY
 from search.see import see
 
@@ -299,33 +304,90 @@ class ProbEngine(Engine):
         return best
 
 
+# ---------------------------------------------------------------------- the table of searches
+@dataclass(frozen=True)
+class SearchKind:
+    """One search our engine runs: the single entry that defines its ``@search=`` name, its help text, its engine
+    and whether the name takes a file.
+
+    ``engine(evaluator)`` is the engine class that runs it with ``evaluator``; ``options`` the keyword arguments
+    the class takes beside ``evaluator`` and ``hash_mb``; ``takes_file``: the name is ``NAME:PATH[?t=T]``, a
+    move-probability net that the player registry loads (:meth:`search.players.spec.PlayerRegistry.policy`) and
+    the engine takes as ``policy``.
+    """
+
+    name: str
+    summary: str
+    engine: Callable[[Evaluator], type[Engine]]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    takes_file: bool = False
+
+
+def _depth_engine(evaluator: Evaluator) -> type[Engine]:
+    """The depth-limited search: the comparison alpha-beta for a DeepChess comparator (``cmp:``), else the engine."""
+    return CompareEngine if isinstance(evaluator, Comparator) else Engine
+
+
+def _prob_engine(evaluator: Evaluator) -> type[Engine]:
+    """The probability-limited search, whatever the evaluator (a comparator plays it through its derived score)."""
+    return ProbEngine
+
+
+SEARCH_KINDS: dict[str, SearchKind] = {k.name: k for k in (
+    SearchKind("depth", "depth-limited alpha-beta (the default): iterative deepening one ply at a time",
+               _depth_engine),
+    SearchKind("prob", "probability-limited alpha-beta (Giraffe): expands a node while the product of the move "
+                       "probabilities from the root is at least a threshold (divided by 4 each iteration); "
+                       "moves weighted by hash move, SEE, killers", _prob_engine, {"probabilities": "heuristic"}),
+    SearchKind("prob-uniform", "the same probability-limited search with every legal move equally likely",
+               _prob_engine, {"probabilities": "uniform"}),
+    SearchKind("prob-net", "the same probability-limited search with move probabilities from a move-probability "
+                           "net (mimic train-moves): @search=prob-net:PATH.npz[?t=T], T a softmax temperature "
+                           "(default 1; above 1 flattens them)", _prob_engine, {"probabilities": "net"},
+               takes_file=True),
+)}
+"""The searches our engine runs, by the name ``@search=NAME`` gives, in the order help texts list them: the one
+table of searches (:mod:`search.players.searches` reads its names, help and files from it). Adding a search is one
+entry here (and the module of its engine). With a probability-limited search, ``@depth=N`` caps the number of
+iterations (iteration ``k`` searches with threshold ``4^-(k-1)``), which is also the ``depth`` it reports."""
+DEFAULT_SEARCH = "depth"
+"""The search of a spec without ``@search=`` (and the one a spec's default name leaves out)."""
+
+
+def search_parts(search: str) -> tuple[str, str | None]:
+    """A search option's name and file: ``"prob-net:x.npz"`` is ``("prob-net", "x.npz")``, ``"prob"`` is
+    ``("prob", None)``."""
+    name, sep, path = search.partition(":")
+    return name, (path if sep else None)
+
+
+def search_kind(search: str) -> SearchKind:
+    """The entry of the search ``search`` names (``NAME`` or ``NAME:PATH``); ``ValueError`` for an unknown name."""
+    name = search_parts(search)[0]
+    kind = SEARCH_KINDS.get(name)
+    if kind is None:
+        raise ValueError(f"unknown search {name!r} (expected one of {', '.join(SEARCH_KINDS)})")
+    return kind
+
+
 def engine_class(evaluator: Evaluator, search: str = DEFAULT_SEARCH) -> type[Engine]:
     """The engine class :func:`make_engine` builds for ``evaluator`` and the search named ``search``."""
-    search = search_parts(search)[0]
-    if search == "depth":
-        if isinstance(evaluator, Comparator):  # a DeepChess comparator (cmp:): the comparison alpha-beta
-            from search.compare import CompareEngine
-
-            return CompareEngine
-        return Engine
-    if search in ("prob", "prob-uniform", "prob-net"):
-        return ProbEngine
-    raise ValueError(f"unknown search {search!r} (expected one of {', '.join(SEARCHES)})")
+    return search_kind(search).engine(evaluator)
 
 
 def make_engine(evaluator: Evaluator, search: str = DEFAULT_SEARCH, hash_mb: float = 16,
                 policy: MovePolicy | None = None) -> Engine:
-    """Our engine around ``evaluator`` with the search named ``search`` (a key of :data:`search.players.spec.SEARCHES`,
-    ``prob-net:PATH`` for the net's search): ``depth`` is :class:`~search.engine.Engine`, or
-    :class:`~search.compare.CompareEngine` (the comparison alpha-beta) when ``evaluator`` is also a
-    :class:`~search.base.Comparator`; ``prob``, ``prob-uniform`` and ``prob-net`` are :class:`ProbEngine` with
-    heuristic, uniform and ``policy``'s move probabilities (a comparator plays them through its derived score).
-    ``policy`` (the loaded net, :meth:`search.players.spec.PlayerRegistry.policy`) is required by ``prob-net`` alone."""
-    cls = engine_class(evaluator, search)
-    name = search_parts(search)[0]
-    if (name == "prob-net") != (policy is not None):
-        raise ValueError(f"search {search!r}: a move policy goes with prob-net, and only there")
-    if cls is ProbEngine:
-        probabilities = {"prob-uniform": "uniform", "prob-net": "net"}.get(name, "heuristic")
-        return ProbEngine(evaluator, hash_mb=hash_mb, probabilities=probabilities, policy=policy)
-    return cls(evaluator, hash_mb=hash_mb)
+    """Our engine around ``evaluator`` with the search named ``search`` (a key of :data:`SEARCH_KINDS`,
+    ``NAME:PATH`` for a search that takes a file): the entry's engine class with its options, and ``policy`` (the
+    loaded net, :meth:`search.players.spec.PlayerRegistry.policy`) for a search that takes a file, and only there.
+    ``depth`` is :class:`~search.engine.Engine`, or :class:`~search.compare.CompareEngine` (the comparison
+    alpha-beta) when ``evaluator`` is also a :class:`~search.base.Comparator`; ``prob``, ``prob-uniform`` and
+    ``prob-net`` are :class:`ProbEngine` with heuristic, uniform and ``policy``'s move probabilities."""
+    kind = search_kind(search)
+    if kind.takes_file != (policy is not None):
+        with_file = " or ".join(k.name for k in SEARCH_KINDS.values() if k.takes_file)
+        raise ValueError(f"search {search!r}: a move policy goes with {with_file}, and only there")
+    options = dict(kind.options)
+    if kind.takes_file:
+        options["policy"] = policy
+    return kind.engine(evaluator)(evaluator, hash_mb=hash_mb, **options)

@@ -1,7 +1,9 @@
 """The searches a player spec may name (``@search=NAME``) and the spec's error: the lowest part of the
-spec grammar (:mod:`search.players.spec`), which re-exports every name here.
+spec grammar (:mod:`search.players.spec`), which re-exports every name here. The names, their help and which take a
+file are read from the core's one table of searches (:data:`search.prob.SEARCH_KINDS`); this module adds what the
+grammar alone knows: :class:`SpecError` and the ``PATH[?t=T]`` argument of a search that takes a net.
 
-May import the standard library and :mod:`search.runtime`.
+May import the standard library, :mod:`search.runtime` and the table (:mod:`search.prob`).
 """
 
 from __future__ import annotations
@@ -9,37 +11,21 @@ from __future__ import annotations
 import math
 from urllib.parse import parse_qsl
 
+from search.prob import DEFAULT_SEARCH, SEARCH_KINDS, search_parts
 from search.runtime.errors import MimicError
+
+__all__ = ["DEFAULT_SEARCH", "SEARCHES", "SEARCHES_WITH_FILE", "SpecError", "net_argument", "search_parts"]
 
 
 class SpecError(MimicError, ValueError):
     """A player spec that does not follow the grammar, names no known kind, or cannot be built."""
 
 
-SEARCHES: dict[str, str] = {
-    "depth": "depth-limited alpha-beta (the default): iterative deepening one ply at a time",
-    "prob": "probability-limited alpha-beta (Giraffe): expands a node while the product of the move "
-            "probabilities from the root is at least a threshold (divided by 4 each iteration); "
-            "moves weighted by hash move, SEE, killers",
-    "prob-uniform": "the same probability-limited search with every legal move equally likely",
-    "prob-net": "the same probability-limited search with move probabilities from a move-probability net "
-                "(mimic train-moves): @search=prob-net:PATH.npz[?t=T], T a softmax temperature (default 1; "
-                "above 1 flattens them)",
-}
-"""The searches our engine runs, by the name ``@search=NAME`` gives (the one home of these names and their help).
-With a probability-limited search, ``@depth=N`` caps the number of iterations (iteration ``k`` searches with
-threshold ``4^-(k-1)``), which is also the ``depth`` it reports."""
-DEFAULT_SEARCH = "depth"
-"""The search of a spec without ``@search=`` (and the one a spec's default name leaves out)."""
-SEARCHES_WITH_FILE = ("prob-net",)
+SEARCHES: dict[str, str] = {kind.name: kind.summary for kind in SEARCH_KINDS.values()}
+"""The help text of each search our engine runs, by the name ``@search=NAME`` gives: read from the one table,
+:data:`search.prob.SEARCH_KINDS`."""
+SEARCHES_WITH_FILE = tuple(kind.name for kind in SEARCH_KINDS.values() if kind.takes_file)
 """The searches whose name takes a file, ``NAME:PATH`` (the move-probability net of ``prob-net``)."""
-
-
-def search_parts(search: str) -> tuple[str, str | None]:
-    """A search option's name and file: ``"prob-net:x.npz"`` is ``("prob-net", "x.npz")``, ``"prob"`` is
-    ``("prob", None)``."""
-    name, sep, path = search.partition(":")
-    return name, (path if sep else None)
 
 
 def net_argument(text: str) -> tuple[str, float]:
