@@ -78,6 +78,22 @@ class MovePolicy(Protocol):
     def move_weights(self, board: chess.Board, moves: Sequence[chess.Move]) -> list[float]: ...
 
 
+class MoveChooser(Protocol):
+    """A source of moves played without a search: an experience book (``SPEC+book:PATH``, ``deepred:PATH``;
+    :class:`search.book.chooser.BookChooser`), opened by the player registry
+    (:meth:`search.players.spec.PlayerRegistry.book`).
+
+    ``choose(board)`` is a legal move of ``board`` or ``None`` where it knows none (it must not change the board);
+    ``new_game()`` starts a game; ``close()`` releases what it holds open.
+    """
+
+    def choose(self, board: chess.Board) -> chess.Move | None: ...
+
+    def new_game(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass(frozen=True, kw_only=True)
 class Limit:
     """When a search stops. Every field left as ``None`` is no limit.

@@ -28,9 +28,8 @@ from typing import TextIO
 import chess
 
 from search.base import SearchResult
-from search.book.chooser import BookChooser
 from search.conventions import uci_score
-from search.players.spec import PlayerRegistry, PlayerSpec
+from search.players.spec import PlayerRegistry
 from search.prob import engine_class, make_engine
 from search.runtime.errors import MimicError
 from search.ucisearch import EngineThread, Go, cut, echo, parse_go
@@ -68,18 +67,15 @@ class UciFrontEnd:
         self.cap = parsed.limit
         self.search_name = parsed.search
         self.engine = make_engine(make_evaluator(parsed), parsed.search, hash_mb, make_evaluator.policy(parsed))
-        self.chooser = self._chooser(parsed)
+        self.chooser = make_evaluator.book(parsed)
+        """The spec's experience book (``None`` without one), opened by the registry; a bad book raises
+        ``OSError``/``ValueError``."""
         self.hash_mb = hash_mb
         self.overhead = self.engine.overhead
         """Seconds of ``Move Overhead`` (the engine's own copy changes in order with the other changes)."""
         self.board = chess.Board()
         self.jobs = EngineThread(self._search, self.info_string)
         self.debug = False
-
-    @staticmethod
-    def _chooser(spec: PlayerSpec) -> BookChooser | None:
-        """The book of ``spec`` (``None`` without one); raises ``OSError``/``ValueError`` for a bad book."""
-        return None if spec.book is None else BookChooser(spec.book.path, spec.book.min_games, spec.book.seed)
 
     # ------------------------------------------------------------------ output
     def send(self, line: str) -> None:
@@ -241,7 +237,7 @@ class UciFrontEnd:
             try:
                 evaluator = self.make_evaluator(value)
                 policy = self.make_evaluator.policy(spec)
-                chooser = self._chooser(spec)
+                chooser = self.make_evaluator.book(spec)
             except Exception as exc:  # any failure: one line, and the old evaluator stays
                 raise UciError(f"cannot load Eval {echo(value)}: {type(exc).__name__}: {cut(str(exc))}; "
                                f"keeping {self.eval_spec!r}") from exc

@@ -25,7 +25,7 @@ from search.conventions import (
     to_ce,
     to_engine_score,
 )
-from search.players.spec import PlayerKind, PlayerRegistry, PlayerSpec, SpecError
+from search.players.spec import BookLayer, PlayerKind, PlayerRegistry, PlayerSpec, SpecError
 
 
 def test_conventions_doctests() -> None:
@@ -169,3 +169,53 @@ def test_comparator_protocol_sits_beside_the_evaluator() -> None:
     assert not isinstance(_MoreMaterialForWhite(), Evaluator)
     up = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")  # White has a rook more
     assert _MoreMaterialForWhite().better(up, chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1"))
+
+
+class _FirstMoveBook:
+    """A book that knows one move, 1.e4, and records what the players ask of it (a real MoveChooser)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.games = 0
+        self.closed = False
+
+    def choose(self, board: chess.Board) -> chess.Move | None:
+        return chess.Move.from_uci("e2e4") if board.fullmove_number == 1 and board.turn == chess.WHITE else None
+
+    def new_game(self) -> None:
+        self.games += 1
+
+    def close(self) -> None:
+        self.closed = True
+
+
+OPENED: list[_FirstMoveBook] = []
+
+
+def _open_first_move_book(layer: BookLayer) -> _FirstMoveBook:
+    OPENED.append(_FirstMoveBook(layer.path))
+    return OPENED[-1]
+
+
+def test_books_reach_players_and_the_uci_server_through_the_registry() -> None:
+    import io
+
+    from search.players.player import BookPlayer, make_player
+    from search.uci import UciFrontEnd
+
+    registry = PlayerRegistry(list(PLAYERS), PLAYERS.load_policy, open_book=_open_first_move_book)
+    assert registry.book("material") is None
+    player = make_player("material@depth=1+book:any.sqlite", registry)
+    assert isinstance(player, BookPlayer) and OPENED[-1].path == "any.sqlite"
+    player.new_game()
+    assert player.play(chess.Board(), Limit()).move == chess.Move.from_uci("e2e4") and OPENED[-1].games == 1
+    after = chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+    assert player.play(after, Limit()).score is not None  # no book move: the engine searched
+    player.close()
+    assert OPENED[-1].closed
+    out = io.StringIO()
+    front = UciFrontEnd(registry, "material@depth=1+book:uci.sqlite", out=out)
+    front.run(["position startpos", "go depth 1"])
+    assert OPENED[-1].path == "uci.sqlite"
+    assert out.getvalue().splitlines()[-2:] == ["info string book move e2e4", "bestmove e2e4"]
+    assert pickle.loads(pickle.dumps(registry)).open_book is _open_first_move_book

@@ -23,15 +23,15 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import chess
 import chess.engine
 
-from search.base import Evaluator, Limit, MovePolicy
-from search.book.chooser import BookChooser
+from search.base import Evaluator, Limit, MoveChooser, MovePolicy
 from search.conventions import from_engine_score
-from search.players.spec import DEFAULT_SEARCH, BookLayer, PlayerRegistry, PlayerSpec, SpecError
+from search.players.spec import DEFAULT_SEARCH, PlayerRegistry, PlayerSpec, SpecError
 from search.prob import make_engine
 from search.runtime.errors import MimicError
 
@@ -197,17 +197,16 @@ def _option_value(text: str) -> str | int | bool:
 
 
 class BookPlayer:
-    """A player with an experience book (:class:`search.book.chooser.BookChooser`): the book's move where it has one,
-    the wrapped player's move elsewhere. A book move is reported with no score (adjudication skips it)."""
+    """A player with an experience book (a :class:`~search.base.MoveChooser`, opened by the registry's
+    :meth:`~search.players.spec.PlayerRegistry.book`): the book's move where it has one, the wrapped player's move
+    elsewhere. A book move is reported with no score (adjudication skips it)."""
 
-    def __init__(self, inner: EnginePlayer | ExternalPlayer, layer: BookLayer) -> None:
+    def __init__(self, inner: EnginePlayer | ExternalPlayer, chooser: MoveChooser, path: str) -> None:
         self.name = inner.name
         self.inner = inner
-        try:
-            self.chooser = BookChooser(layer.path, layer.min_games, layer.seed, layer.explore)
-        except (OSError, ValueError, sqlite3.Error) as exc:
-            inner.close()
-            raise PlayerError("crash", f"cannot open the book {layer.path}: {exc}") from exc
+        self.chooser = chooser
+        self.path = Path(path)
+        """The book's file, for error messages."""
 
     def new_game(self) -> None:
         self.inner.new_game()
@@ -219,7 +218,7 @@ class BookPlayer:
         try:
             move = self.chooser.choose(board)
         except sqlite3.Error as exc:
-            raise PlayerError("crash", f"book {self.chooser.book.path}: {exc}") from exc
+            raise PlayerError("crash", f"book {self.path}: {exc}") from exc
         if move is not None:
             return MoveReport(move)
         left = None if timeout is None else max(timeout - (time.perf_counter() - t0), 0.0)
@@ -233,7 +232,8 @@ class BookPlayer:
 def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
                 hash_mb: int = 16) -> EnginePlayer | ExternalPlayer | BookPlayer:
     """The player a spec names: our engine for evaluator specs, an engine process for ``uci:``/``xboard:``,
-    either inside a :class:`BookPlayer` when the spec has a book."""
+    either inside a :class:`BookPlayer` when the spec has a book (opened by the registry,
+    :meth:`~search.players.spec.PlayerRegistry.book`)."""
     s = make_evaluator.parse(spec) if isinstance(spec, str) else spec
     inner: EnginePlayer | ExternalPlayer
     if s.is_external:
@@ -243,7 +243,15 @@ def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
         deepred = s.book is not None and s.book.seed is not None  # its engine never searches: a small table
         inner = EnginePlayer(s.text, make_evaluator(s), s.limit, 1 if deepred else hash_mb, s.search,
                              make_evaluator.policy(s))
-    return inner if s.book is None else BookPlayer(inner, s.book)
+    if s.book is None:
+        return inner
+    try:
+        chooser = make_evaluator.book(s)
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        inner.close()
+        raise PlayerError("crash", f"cannot open the book {s.book.path}: {exc}") from exc
+    assert chooser is not None
+    return BookPlayer(inner, chooser, s.book.path)
 
 
 Player = EnginePlayer | ExternalPlayer | BookPlayer

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import parse_qsl
 
-from search.base import Evaluator, Limit, MovePolicy
+from search.base import Evaluator, Limit, MoveChooser, MovePolicy
 from search.players.searches import (
     DEFAULT_SEARCH,
     SEARCHES,
@@ -115,6 +115,9 @@ EvaluatorFactory = Callable[[PlayerSpec], Evaluator]
 PolicyLoader = Callable[[str], MovePolicy]
 """Loads the move-probability net a ``prob-net:PATH`` search names (a module-level function: it travels to
 worker processes with the registry); raises :class:`SpecError`."""
+BookOpener = Callable[[BookLayer], MoveChooser]
+"""Opens the experience book of a spec's :class:`BookLayer` (a module-level function, like :data:`PolicyLoader`);
+raises ``OSError``, ``ValueError`` or ``sqlite3.Error`` for a book it cannot open."""
 
 
 @dataclass(frozen=True)
@@ -154,11 +157,14 @@ class PlayerRegistry:
 
     ``registry("expert@depth=3")`` is the evaluator (the limit is the caller's business: it caps the search);
     ``registry.parse(text)`` only parses; ``registry.policy(spec)`` is the move-probability net of a
-    ``@search=prob-net:PATH`` spec, loaded by ``load_policy``.
+    ``@search=prob-net:PATH`` spec, loaded by ``load_policy``; ``registry.book(spec)`` the experience book of a
+    spec with one, opened by ``open_book`` (the players and the UCI server get their books only this way).
     """
 
-    def __init__(self, kinds: Iterable[PlayerKind], load_policy: PolicyLoader | None = None) -> None:
+    def __init__(self, kinds: Iterable[PlayerKind], load_policy: PolicyLoader | None = None,
+                 open_book: BookOpener | None = None) -> None:
         self.load_policy = load_policy
+        self.open_book = open_book
         self._kinds: dict[str, PlayerKind] = {}
         for k in kinds:
             if k.name in self._kinds:
@@ -222,8 +228,27 @@ class PlayerRegistry:
             raise SpecError(f"{s.text!r}: @search={name} needs a move-net loader, and this registry has none")
         return self.load_policy(path)
 
-    def __reduce__(self) -> tuple[type[PlayerRegistry], tuple[tuple[PlayerKind, ...], PolicyLoader | None]]:
-        return PlayerRegistry, (tuple(self), self.load_policy)
+    def book(self, spec: str | PlayerSpec) -> MoveChooser | None:
+        """The experience book of a spec with a book layer (``SPEC+book:PATH``, ``deepred:PATH``), opened by
+        ``open_book``; ``None`` for a spec without one. Raises what the opener raises for a bad book."""
+        s = self.parse(spec) if isinstance(spec, str) else spec
+        if s.book is None:
+            return None
+        return (self.open_book or _open_experience_book)(s.book)
+
+    def __reduce__(self) -> tuple[type[PlayerRegistry],
+                                  tuple[tuple[PlayerKind, ...], PolicyLoader | None, BookOpener | None]]:
+        return PlayerRegistry, (tuple(self), self.load_policy, self.open_book)
+
+
+def _open_experience_book(layer: BookLayer) -> MoveChooser:
+    """The opener of a registry given none: mimic's experience book (:class:`search.book.chooser.BookChooser`).
+
+    Transitional: ``search/book`` stands above ``search/players`` (ARCHITECTURE.md), so the registry built with the
+    concrete kinds (``evolve.players``) should pass ``open_book`` and this lazy import should go."""
+    from search.book.chooser import BookChooser
+
+    return BookChooser(layer.path, layer.min_games, layer.seed, layer.explore)
 
 
 def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
