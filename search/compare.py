@@ -33,10 +33,11 @@ from __future__ import annotations
 import chess
 
 from search.base import INFINITE, MATE, MATE_BOUND, Comparator, Evaluator
+from search.conventions import position_key
 from search.engine import QS_EVASION_PLIES, Engine
 from search.ordering import CAPTURE, capture_order, evasion_order, order_moves, reward
 from search.root import MAX_PLY
-from search.tt import EXACT, LOWER, UPPER, position_key, score_from_tt, score_to_tt
+from search.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
 
 __all__ = ["CompareEngine", "EvalComparator", "Leaf"]
 

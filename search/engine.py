@@ -18,10 +18,11 @@ from math import log
 import chess
 
 from search.base import INFINITE, MATE, MATE_BOUND, Evaluator
+from search.conventions import position_key
 from search.evaluation import EVAL_CACHE_SLOTS
 from search.ordering import CAPTURE, KILLER_2, TT_MOVE, capture_order, evasion_order, order_moves, reward
 from search.root import ASPIRATION, CHECK_EVERY, MAX_PLY, InfoCallback, RootSearch
-from search.tt import EXACT, LOWER, UPPER, position_key, score_from_tt, score_to_tt
+from search.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
 
 __all__ = ["ASPIRATION", "CHECK_EVERY", "DELTA_MARGIN", "EVAL_CACHE_SLOTS", "MAX_PLY", "QS_EVASION_PLIES", "Engine",
            "InfoCallback"]

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import chess
 
 from search.base import MATE_BOUND, Evaluator, IncrementalEvaluator
-from search.tt import position_key
+from search.conventions import position_key
 
 EVAL_CACHE_SLOTS = 1 << 18
 """Slots of the evaluation cache (indexed by the low bits of the position key)."""

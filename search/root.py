@@ -20,10 +20,11 @@ from collections.abc import Callable, Iterable
 import chess
 
 from search.base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult
+from search.conventions import position_key
 from search.evaluation import Evaluation
 from search.ordering import order_moves
 from search.timeman import Budget, budget
-from search.tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable, position_key
+from search.tt import EXACT, LOWER, UPPER, NullTable, TranspositionTable
 
 MAX_PLY = 100
 """Deepest ply the search reaches, extensions and quiescence included."""
