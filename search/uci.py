@@ -23,13 +23,12 @@ import io
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from typing import TextIO
+from typing import Any, Protocol, TextIO, TypeVar
 
 import chess
 
-from search.base import SearchResult
+from search.base import Evaluator, Limit, MoveChooser, MovePolicy, SearchResult
 from search.conventions import uci_score
-from search.players.spec import PlayerRegistry
 from search.prob import engine_class, make_engine
 from search.runtime.errors import MimicError
 from search.ucisearch import EngineThread, Go, cut, echo, parse_go
@@ -45,6 +44,35 @@ in check). Bad castling rights and en-passant squares are repaired instead."""
 QUIT_WAIT = 0.9
 """Seconds ``quit`` waits for a stopped search to end before the session ends anyway."""
 
+class _Spec(Protocol):
+    """What the server reads of a parsed player spec (:class:`search.players.spec.PlayerSpec`)."""
+
+    @property
+    def limit(self) -> Limit | None: ...
+
+    @property
+    def search(self) -> str: ...
+
+    @property
+    def is_external(self) -> bool: ...
+
+
+S = TypeVar("S", bound=_Spec)
+
+
+class Players(Protocol[S]):
+    """What the server needs of the player registry (:class:`search.players.spec.PlayerRegistry`, which the caller
+    passes in: the core never imports its rooms): parse a spec, and build its evaluator, move policy and book."""
+
+    def parse(self, text: str) -> S: ...
+
+    def __call__(self, spec: S) -> Evaluator: ...
+
+    def policy(self, spec: S) -> MovePolicy | None: ...
+
+    def book(self, spec: S) -> MoveChooser | None: ...
+
+
 class UciError(MimicError, ValueError):
     """A command that cannot be carried out; its message goes out as ``info string``."""
 
@@ -57,7 +85,7 @@ class UciFrontEnd:
     the probability-limited search, whose ``info depth`` is the iteration number (:mod:`search.prob`).
     """
 
-    def __init__(self, make_evaluator: PlayerRegistry, eval_spec: str = "material",
+    def __init__(self, make_evaluator: Players[Any], eval_spec: str = "material",
                  out: TextIO | None = None, hash_mb: int = 16) -> None:
         self.make_evaluator = make_evaluator
         self.out = out if out is not None else sys.stdout
@@ -235,7 +263,7 @@ class UciFrontEnd:
             if spec.is_external:
                 raise UciError("Eval takes an evaluator spec, not an external engine")
             try:
-                evaluator = self.make_evaluator(value)
+                evaluator = self.make_evaluator(spec)
                 policy = self.make_evaluator.policy(spec)
                 chooser = self.make_evaluator.book(spec)
             except Exception as exc:  # any failure: one line, and the old evaluator stays
@@ -338,7 +366,7 @@ class UciFrontEnd:
         return False
 
 
-def main(make_evaluator: PlayerRegistry, eval_spec: str = "material", hash_mb: int = 16) -> int:
+def main(make_evaluator: Players[Any], eval_spec: str = "material", hash_mb: int = 16) -> int:
     """Run a UCI session on standard input and output."""
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     front = UciFrontEnd(make_evaluator, eval_spec, hash_mb=hash_mb)
