@@ -17,8 +17,16 @@ from organisms.net import NetEvaluator, NetFileError
 from organisms.pnet import PNet
 from search import Evaluator
 from search.base import MovePolicy
-from search.book.chooser import DEEPRED
-from search.players.spec import EXTERNAL_KINDS, PlayerKind, PlayerRegistry, PlayerSpec, SpecError, net_argument
+from search.book.chooser import DEEPRED, BookChooser
+from search.players.spec import (
+    EXTERNAL_KINDS,
+    BookLayer,
+    PlayerKind,
+    PlayerRegistry,
+    PlayerSpec,
+    SpecError,
+    net_argument,
+)
 
 
 def _material(spec: PlayerSpec) -> Evaluator:
@@ -79,6 +87,11 @@ def _cmp(spec: PlayerSpec) -> Evaluator:
     return _net_file(spec, ComparatorNet.load)
 
 
+def _book(layer: BookLayer) -> BookChooser:
+    """The experience book of a spec's book layer (``+book:PATH``, ``deepred:PATH``)."""
+    return BookChooser(layer.path, layer.min_games, layer.seed, layer.explore)
+
+
 PLAYERS = PlayerRegistry([
     PlayerKind("organism", "path", "an evolved organism file (JSON), e.g. organism:results/x/organism.json",
                _organism),
@@ -95,7 +108,7 @@ PLAYERS = PlayerRegistry([
                "cmp:results/x/cmp.npz (mimic train-cmp)", _cmp),
     DEEPRED,
     *EXTERNAL_KINDS,
-], load_policy=_move_net)
+], load_policy=_move_net, open_book=_book)
 """Every player kind mimic knows, in the order help texts list them."""
 
 make_evaluator = PLAYERS

@@ -152,7 +152,8 @@ def _slow(spec: PlayerSpec) -> Slow:
 
 MATERIAL = PLAYERS.get("material")
 assert MATERIAL is not None
-SLOW_PLAYERS = PlayerRegistry([PlayerKind("slow", "none", "sleeps 0.2 s a position", _slow), MATERIAL])
+SLOW_PLAYERS = PlayerRegistry([PlayerKind("slow", "none", "sleeps 0.2 s a position", _slow), MATERIAL],
+                              open_book=PLAYERS.open_book)
 
 
 def test_a_move_request_of_our_engine_is_stopped_at_its_timeout(specs: dict[str, str]) -> None:

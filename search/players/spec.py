@@ -234,21 +234,13 @@ class PlayerRegistry:
         s = self.parse(spec) if isinstance(spec, str) else spec
         if s.book is None:
             return None
-        return (self.open_book or _open_experience_book)(s.book)
+        if self.open_book is None:
+            raise SpecError(f"{s.text!r}: +book needs a book opener, and this registry has none")
+        return self.open_book(s.book)
 
     def __reduce__(self) -> tuple[type[PlayerRegistry],
                                   tuple[tuple[PlayerKind, ...], PolicyLoader | None, BookOpener | None]]:
         return PlayerRegistry, (tuple(self), self.load_policy, self.open_book)
-
-
-def _open_experience_book(layer: BookLayer) -> MoveChooser:
-    """The opener of a registry given none: mimic's experience book (:class:`search.book.chooser.BookChooser`).
-
-    Transitional: ``search/book`` stands above ``search/players`` (ARCHITECTURE.md), so the registry built with the
-    concrete kinds (``evolve.players``) should pass ``open_book`` and this lazy import should go."""
-    from search.book.chooser import BookChooser
-
-    return BookChooser(layer.path, layer.min_games, layer.seed, layer.explore)
 
 
 def parse_spec(text: str, registry: PlayerRegistry) -> PlayerSpec:
