@@ -12,6 +12,7 @@ import dataclasses
 import math
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -34,6 +35,18 @@ def os_error(exc: OSError, path: object = None) -> str:
     if path is not None and exc.filename is not None and str(path).startswith(os.path.join(str(exc.filename), "")):
         return f"{path}: cannot make its folder {exc.filename}: {reason}"
     return f"{name}: {reason}" if name is not None and str(name) not in reason else reason
+
+
+SettingOption = tuple[str, str, Callable[[str], Any], str]
+"""An option whose default is a settings field: (flag, field of the settings dataclass, argparse type, help)."""
+
+
+def add_setting_options(p: argparse.ArgumentParser | argparse._ArgumentGroup, settings: type,
+                        options: Sequence[SettingOption]) -> None:
+    """Add each of ``options`` to ``p`` (a parser or an argument group), in order, its default read from the field of
+    ``settings`` that owns it (:func:`default`): a default is never retyped."""
+    for flag, name, kind, help_text in options:
+        p.add_argument(flag, type=kind, default=default(settings, name), help=help_text)
 
 
 def command_line() -> str:
@@ -86,18 +99,20 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from exc
 
 
-def positive_int(text: str) -> int:
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _int_at_least(low: int, name: str) -> Callable[[str], int]:
+    """An argparse type: a whole number at least ``low`` (argparse's usage error otherwise)."""
+    def check(text: str) -> int:
+        value = _integer(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    check.__name__ = name
+    return check
 
 
-def non_negative_int(text: str) -> int:
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
+positive_int = _int_at_least(1, "positive_int")
+non_negative_int = _int_at_least(0, "non_negative_int")
 
 
 def non_negative_float(text: str) -> float:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, non_negative_int, positive_int, probability, warn
+from evolve.cli.common import add_setting_options, command_line, non_negative_int, positive_int, probability, warn
 from evolve.cli.options import Parents
-from evolve.cli.training import add_setting_options, training_parser
+from evolve.cli.training import training_parser
 
 NAME = "deepchess-data"
 

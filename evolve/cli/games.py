@@ -9,20 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evolve.cli import playing
 from evolve.cli.common import default, make_folder_for, non_negative_int, os_error, positive_int, warn
 from evolve.cli.options import Parents, spec_help
-from evolve.cli.playing import (
-    adjudication,
-    check_book,
-    check_learning,
-    game_options,
-    games_line,
-    learned,
-    open_learning,
-    openings,
-    start_engines,
-    time_control,
-)
 from evolve.cli.table import command_parser
 from search.runtime.errors import InputError, MimicError, RunExists, SettingsError
 
@@ -37,7 +26,7 @@ def game_set_options(event: str, out: str) -> argparse.ArgumentParser:
     """The options of a round robin (``games`` and ``tournament``): the players, the PGN, names, games, seed."""
     from search.games.roundrobin import RoundRobinSettings
 
-    p = argparse.ArgumentParser(add_help=False, parents=[game_options(event)])
+    p = argparse.ArgumentParser(add_help=False, parents=[playing.game_options(event)])
     p.add_argument("players", nargs="+", metavar="SPEC", help="player specs (at least two)")
     p.add_argument("--out", required=True, help=out)
     p.add_argument("--names", default=None, metavar="A,B,...",
@@ -67,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
     summary, sidecar = play_games(args)
     for line in summary.lines():
         print(line)
-    print(f"{games_line(summary)}; settings in {sidecar}")
-    learned(args)
+    print(f"{playing.games_line(summary)}; settings in {sidecar}")
+    playing.learned(args)
     return 0
 
 
@@ -84,7 +73,7 @@ def _check_players(args: argparse.Namespace) -> list[PlayerSpec]:
             spec = PLAYERS.parse(text)
             if not spec.is_external:
                 make_evaluator(spec)  # fail now, not in a worker, on a bad organism file
-            check_book(spec, args.learn)
+            playing.check_book(spec, args.learn)
         except SpecError as exc:
             raise SpecError(f"bad player spec: {exc}") from exc
         specs.append(spec)
@@ -110,20 +99,20 @@ def play_games(args: argparse.Namespace, gauntlet: bool = False,
     if len(args.players) < 2:
         raise SettingsError("a round robin needs at least two player specs")
     try:  # before the --learn book or any file: an engine that does not answer is one line
-        start_engines(args.players)
+        playing.start_engines(args.players)
     except SpecError as exc:
         raise SpecError(f"bad player spec: {exc}") from exc
-    check_learning(args)
+    playing.check_learning(args)
     specs = _check_players(args)
     names = ([n.strip() for n in args.names.split(",")] if args.names is not None
              else [default_name(s) for s in specs])
-    found = openings(args)
+    found = playing.openings(args)
     if args.seed is not None:
         random.Random(args.seed).shuffle(found)
-    tc = time_control(args)
+    tc = playing.time_control(args)
     try:
         settings = RoundRobinSettings(players=tuple(s.text for s in specs), names=tuple(names), games=args.games,
-                                      jobs=args.jobs, openings=found, tc=tc, adjudication=adjudication(args),
+                                      jobs=args.jobs, openings=found, tc=tc, adjudication=playing.adjudication(args),
                                       event=args.event, hash_mb=args.hash, learn=args.learn, gauntlet=gauntlet)
     except SettingsError as exc:
         hint = "; give distinct names with --names" if args.names is None and "name" in str(exc) else ""
@@ -139,7 +128,7 @@ def play_games(args: argparse.Namespace, gauntlet: bool = False,
                 "event": settings.event, **({"gauntlet": True} if gauntlet else {})}
     sidecar = GameSetSidecar(Path(args.out), identity, gauntlet)
     sidecar.open(args.resume)
-    open_learning(args)  # created only once every check has passed: a refused run makes no book
+    playing.open_learning(args)  # created only once every check has passed: a refused run makes no book
     sidecar.runs.append({**provenance(), "games_per_pairing": args.games, "jobs": args.jobs, "hash_mb": args.hash})
 
     pairs = len(settings.pairings)

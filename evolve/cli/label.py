@@ -7,16 +7,7 @@ import argparse
 import contextlib
 import sys
 
-from evolve.cli.common import (
-    ProgressBar,
-    default,
-    hash_mib,
-    non_negative_int,
-    os_error,
-    positive_float,
-    positive_int,
-    warn,
-)
+from evolve.cli import common
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 from search.runtime.errors import InputError, MimicError, SettingsError
@@ -35,34 +26,34 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    help="the mentor: Debian's Stockfish, our engine with the built-in expert, "
                         "or any UCI engine executable")
     limit = p.add_mutually_exclusive_group()
-    limit.add_argument("--depth", type=positive_int, default=None,
+    limit.add_argument("--depth", type=common.positive_int, default=None,
                        help="fixed search depth; when neither --depth nor --nodes is given, 10 for UCI engines, "
                             "2 for builtin")
-    limit.add_argument("--nodes", type=positive_int, default=None, help="fixed node count instead of a depth")
-    p.add_argument("--positions", type=positive_int, default=1000, help="positions to sample")
+    limit.add_argument("--nodes", type=common.positive_int, default=None, help="fixed node count instead of a depth")
+    p.add_argument("--positions", type=common.positive_int, default=1000, help="positions to sample")
     p.add_argument("--source", action="append", default=None, metavar="random|FILE.pgn|FILE.epd",
                    help="where positions come from; repeat to mix sources (split evenly); when not given, random")
     p.add_argument("--out", required=True, help="label file to write (EPD)")
     p.add_argument("--resume", action="store_true", help="continue an existing label file, skipping "
                    "positions already labelled")
-    p.add_argument("--hash", type=hash_mib, default=default(MentorConfig, "hash_mb"), metavar="MB",
+    p.add_argument("--hash", type=common.hash_mib, default=common.default(MentorConfig, "hash_mb"), metavar="MB",
                    help="mentor hash size, MiB (at most half this machine's memory)")
-    p.add_argument("--timeout", type=positive_float, default=default(MentorConfig, "timeout"), metavar="S",
+    p.add_argument("--timeout", type=common.positive_float, default=common.default(MentorConfig, "timeout"),
+                   metavar="S",
                    help="seconds per position before a mentor is restarted")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="UCI option for the mentor")
-    p.add_argument("--cap", type=non_negative_int, default=DEFAULT_CAP, help="scores beyond this many cp are flagged")
+    p.add_argument("--cap", type=common.non_negative_int, default=DEFAULT_CAP,
+                   help="scores beyond this many cp are flagged")
     g = p.add_argument_group("random playouts")
-    g.add_argument("--min-plies", type=non_negative_int, default=default(SamplerOptions, "min_plies"),
-                   help="plies of a random playout at least")
-    g.add_argument("--max-plies", type=non_negative_int, default=default(SamplerOptions, "max_plies"),
-                   help="plies of a random playout at most")
+    common.add_setting_options(g, SamplerOptions, (
+        ("--min-plies", "min_plies", common.non_negative_int, "plies of a random playout at least"),
+        ("--max-plies", "max_plies", common.non_negative_int, "plies of a random playout at most")))
     g.add_argument("--no-check", action="store_true", help="drop positions where the side to move is in check")
     g = p.add_argument_group("PGN games")
-    g.add_argument("--skip-plies", type=non_negative_int, default=default(SamplerOptions, "skip_plies"),
-                   help="skip the first N plies of each game")
-    g.add_argument("--per-game", type=positive_int, default=default(SamplerOptions, "per_game"),
-                   help="positions taken per game")
+    common.add_setting_options(g, SamplerOptions, (
+        ("--skip-plies", "skip_plies", common.non_negative_int, "skip the first N plies of each game"),
+        ("--per-game", "per_game", common.positive_int, "positions taken per game")))
     g.add_argument("--random-move", action="store_true", help="play one random legal move from each position")
     g.add_argument("--quiet", action="store_true", help="keep only quiet positions (no check, no winning capture)")
     p.set_defaults(argv=None)
@@ -103,15 +94,15 @@ def run(args: argparse.Namespace) -> int:
                              skip_plies=args.skip_plies, per_game=args.per_game, random_move=args.random_move,
                              quiet=args.quiet)
     try:
-        samples, stats = collect(args.source, args.positions, args.seed, sampler, warn)
+        samples, stats = collect(args.source, args.positions, args.seed, sampler, common.warn)
     except OSError as exc:  # a source that cannot be read: what the user gave (exit 2)
-        raise InputError(os_error(exc)) from exc
+        raise InputError(common.os_error(exc)) from exc
     argv = " ".join(shlex.quote(a) for a in sys.argv[1:]) if args.argv is None else args.argv
     run = LabelRun(f"mimic {argv}", tuple(args.source), args.positions, args.seed, args.jobs, args.resume,
                    args.cap, sampler)
     try:
         with contextlib.ExitStack() as stack:
-            bar = None if args.no_progress else stack.enter_context(ProgressBar("labelling", "pos"))
+            bar = None if args.no_progress else stack.enter_context(common.ProgressBar("labelling", "pos"))
             summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
                                     cap=args.cap, on_progress=bar, sampling=stats.as_dict())
     except EngineError as exc:
@@ -120,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         if isinstance(exc, MimicError):  # RunExists: it names the file
             raise
-        raise InputError(f"{os_error(exc)} (labels written so far are kept; rerun with --resume)") from exc
+        raise InputError(f"{common.os_error(exc)} (labels written so far are kept; rerun with --resume)") from exc
     for line in summary.lines():
         print(line)
     for msg in summary.failures[:10]:

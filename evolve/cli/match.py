@@ -5,20 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from evolve.cli import playing
 from evolve.cli.common import default, make_folder_for, os_error, positive_int, sprt, warn
 from evolve.cli.options import Parents, player_spec, spec_help
-from evolve.cli.playing import (
-    adjudication,
-    check_book,
-    check_learning,
-    game_options,
-    games_line,
-    learned,
-    open_learning,
-    openings,
-    start_engines,
-    time_control,
-)
 from evolve.cli.table import command_parser
 from search.runtime.errors import InputError, MimicError
 
@@ -28,7 +17,7 @@ NAME = "match"
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
     from search.games.match import MatchSettings
 
-    p = command_parser(subparsers, NAME, [game_options(default(MatchSettings, "event"))], epilog=spec_help(),
+    p = command_parser(subparsers, NAME, [playing.game_options(default(MatchSettings, "event"))], epilog=spec_help(),
                        description="Play a match between two player specs: paired openings (each played twice, "
                                    "colours swapped), parallel games, adjudication, PGN, Elo with a 95% interval, "
                                    "LOS, pentanomial pairs and an optional SPRT.")
@@ -48,18 +37,19 @@ def run(args: argparse.Namespace) -> int:
     from search.games.match import MatchSettings, MatchSummary, run_match
     from search.runtime.provenance import describe
 
-    start_engines((args.a, args.b))  # before the --learn book or the PGN; SpecError: one line from main
-    check_learning(args)
+    playing.start_engines((args.a, args.b))  # before the --learn book or the PGN; SpecError: one line from main
+    playing.check_learning(args)
     for spec in (args.a, args.b):
         s = PLAYERS.parse(spec)
         if not s.is_external:
             make_evaluator(s)  # fail now, not in a worker, on a bad organism file
-        check_book(s, args.learn)
-    found = openings(args)
-    tc = time_control(args)
-    open_learning(args)  # the book is created only once every check has passed
+        playing.check_book(s, args.learn)
+    found = playing.openings(args)
+    tc = playing.time_control(args)
+    playing.open_learning(args)  # the book is created only once every check has passed
     settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=found, tc=tc,
-                             adjudication=adjudication(args), sprt=args.sprt, event=args.event, hash_mb=args.hash,
+                             adjudication=playing.adjudication(args), sprt=args.sprt, event=args.event,
+                             hash_mb=args.hash,
                              learn=args.learn)
 
     def show(g: object, summary: object) -> None:
@@ -83,6 +73,6 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     if summary.stopped_early:
         print(f"stopped early by the SPRT after {summary.n} games")
-    print(games_line(summary))
-    learned(args)
+    print(playing.games_line(summary))
+    playing.learned(args)
     return 0

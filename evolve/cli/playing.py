@@ -12,7 +12,16 @@ import argparse
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from evolve.cli.common import default, hash_mib, non_negative_int, os_error, positive_float, positive_int, warn
+from evolve.cli.common import (
+    add_setting_options,
+    default,
+    hash_mib,
+    non_negative_int,
+    os_error,
+    positive_float,
+    positive_int,
+    warn,
+)
 from evolve.cli.options import Parents
 from search.runtime.errors import InputError
 
@@ -42,17 +51,14 @@ def game_options(event: str) -> argparse.ArgumentParser:
     tc.add_argument("--nodes", type=positive_int, default=None, help="nodes per move")
     tc.add_argument("--depth", type=positive_int, default=None, help="plies per move")
     g = p.add_argument_group("adjudication (cutechess-style; 0 disables)")
-    g.add_argument("--resign-moves", type=non_negative_int, default=default(Adjudication, "resign_moves"),
-                   help="resign after this many moves in a row beyond --resign-score")
-    g.add_argument("--resign-score", type=int, default=default(Adjudication, "resign_score"),
-                   help="centipawns")
-    g.add_argument("--draw-movenumber", type=non_negative_int, default=default(Adjudication, "draw_movenumber"),
-                   help="no draw adjudication before this move number")
-    g.add_argument("--draw-moves", type=non_negative_int, default=default(Adjudication, "draw_moves"),
-                   help="draw after this many moves in a row within --draw-score")
-    g.add_argument("--draw-score", type=int, default=default(Adjudication, "draw_score"), help="centipawns")
-    g.add_argument("--max-plies", type=non_negative_int, default=default(Adjudication, "max_plies"),
-                   help="a game this long is a draw")
+    add_setting_options(g, Adjudication, (
+        ("--resign-moves", "resign_moves", non_negative_int, "resign after this many moves in a row beyond "
+                                                             "--resign-score"),
+        ("--resign-score", "resign_score", int, "centipawns"),
+        ("--draw-movenumber", "draw_movenumber", non_negative_int, "no draw adjudication before this move number"),
+        ("--draw-moves", "draw_moves", non_negative_int, "draw after this many moves in a row within --draw-score"),
+        ("--draw-score", "draw_score", int, "centipawns"),
+        ("--max-plies", "max_plies", non_negative_int, "a game this long is a draw")))
     p.add_argument("--hash", type=hash_mib, default=default(MatchSettings, "hash_mb"),
                    help="our engines' hash, MiB (at most half this machine's memory)")
     p.add_argument("--event", default=event, help="the PGN Event tag")

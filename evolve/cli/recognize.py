@@ -188,7 +188,7 @@ def _classify(args: argparse.Namespace) -> int:
     import numpy as np
 
     import evolve.recognition as rec
-    from evolve.cli.recognize_replay import print_accuracy, print_queries
+    from evolve.cli.recognize_replay import report_queries
     from evolve.recognition.classification import method_of
     from search.runtime.errors import SettingsError
 
@@ -217,11 +217,7 @@ def _classify(args: argparse.Namespace) -> int:
             return ", ".join(f"{p} {prob[p]:.1%}" for p in q.ranking)
         return ", ".join(f"{p} {q.scores[p]:+.4f}" for p in q.ranking)
 
-    print_queries(queries, ranked, "--skip-plies")
-    if args.csv:
-        rec.write_csv(args.csv, queries, players, args.k)
-        print(f"per-query scores in {args.csv}")
-    print_accuracy(queries, "a trained player")
+    report_queries(args, queries, players, ranked, "--skip-plies", "per-query scores", "a trained player")
     return 0
 
 

@@ -39,7 +39,6 @@ def candidates(args: argparse.Namespace) -> tuple[Candidate, ...]:
 
 def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> int:
     """``recognize classify --method replay``: rank the candidates of each query by their matching share."""
-    import evolve.recognition as rec
     from evolve.players import PLAYERS
     from evolve.recognition.replay import BETA, OUTSIDE_CP, classify_replay
     from search.runtime.errors import SettingsError
@@ -59,12 +58,23 @@ def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> i
         return ", ".join(f"{n} {q.scores[n]:.1%}" + (f" ({q.likelihood[n]:+.2f})" if math.isfinite(q.likelihood[n])
                                                      else "") for n in q.ranking)
 
-    print_queries(queries, ranked, "the skipped plies")
-    if args.csv:
-        rec.write_csv(args.csv, queries, names, args.k)
-        print(f"per-query scores (matching shares) in {args.csv}")
-    print_accuracy(queries, "a candidate")
+    report_queries(args, queries, names, ranked, "the skipped plies", "per-query scores (matching shares)",
+                   "a candidate")
     return 0
+
+
+def report_queries(args: argparse.Namespace, queries: Sequence[Any], players: Sequence[str],
+                   ranked: Callable[[Any], str], skipped: str, csv_what: str, named: str) -> None:
+    """What every ``recognize classify`` method prints after its first line: the queries (:func:`print_queries`),
+    the CSV (``--csv``, its columns ``players``' scores; ``csv_what`` names them) and the accuracy
+    (:func:`print_accuracy`)."""
+    import evolve.recognition as rec
+
+    print_queries(queries, ranked, skipped)
+    if args.csv:
+        rec.write_csv(args.csv, queries, players, args.k)
+        print(f"{csv_what} in {args.csv}")
+    print_accuracy(queries, named)
 
 
 def print_queries(queries: Sequence[Any], ranked: Callable[[Any], str], skipped: str) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, non_negative_float, non_negative_int, positive_float, positive_int
+from evolve.cli import common
 from evolve.cli.options import Parents
-from evolve.cli.training import add_resume, add_setting_options, results_line, training_parser
+from evolve.cli.training import add_resume, results_line, training_parser
 
 NAME = "train-cmp"
 
@@ -22,28 +22,31 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "and cmp-small.npz (play them as cmp:OUT/cmp.npz), summary.md and curve.png; resumable per "
                         "epoch.", inputs=("data", "folder (or positions.npz) written by mimic deepchess-data"))
     g = p.add_argument_group("nets")
-    g.add_argument("--pos2vec", type=positive_int, nargs="+", default=list(default(CmpShape, "pos2vec")),
+    g.add_argument("--pos2vec", type=common.positive_int, nargs="+", default=list(common.default(CmpShape, "pos2vec")),
                    help="Pos2Vec widths after the 773 bits (the paper's 600 400 200 100)")
-    g.add_argument("--top", type=positive_int, nargs="+", default=list(default(CmpShape, "top")),
+    g.add_argument("--top", type=common.positive_int, nargs="+", default=list(common.default(CmpShape, "top")),
                    help="hidden widths of the comparator's top (the paper's 400 200 100)")
-    small = default(CmpSettings, "small")
-    g.add_argument("--small-pos2vec", type=positive_int, nargs="+", default=list(small.pos2vec),
+    small = common.default(CmpSettings, "small")
+    g.add_argument("--small-pos2vec", type=common.positive_int, nargs="+", default=list(small.pos2vec),
                    help="Pos2Vec widths of the distilled comparator")
-    g.add_argument("--small-top", type=positive_int, nargs="+", default=list(small.top),
+    g.add_argument("--small-top", type=common.positive_int, nargs="+", default=list(small.top),
                    help="hidden widths of the distilled comparator's top")
     g = p.add_argument_group("training")
-    add_setting_options(g, CmpSettings, (("--ae-epochs", "ae_epochs", non_negative_int, "pretraining epochs a layer"),
-                                         ("--epochs", "epochs", non_negative_int, "comparator epochs")))
+    common.add_setting_options(g, CmpSettings, (
+        ("--ae-epochs", "ae_epochs", common.non_negative_int, "pretraining epochs a layer"),
+        ("--epochs", "epochs", common.non_negative_int, "comparator epochs")))
     g.add_argument("--keep-best", action="store_true",
                    help="keep the comparator epoch with the best validation pair accuracy (else the last); "
                         "distillation starts from it")
-    add_setting_options(g, CmpSettings, (
-        ("--distill-epochs", "distill_epochs", non_negative_int, "distillation epochs (0: no distilled comparator)"),))
-    g.add_argument("--pairs", type=positive_int, default=None,
+    common.add_setting_options(g, CmpSettings, (
+        ("--distill-epochs", "distill_epochs", common.non_negative_int,
+         "distillation epochs (0: no distilled comparator)"),))
+    g.add_argument("--pairs", type=common.positive_int, default=None,
                    help="pairs an epoch, each in both orders; when not given, as many as the smaller class")
-    add_setting_options(g, CmpSettings, (
-        ("--batch", "batch", positive_int, "minibatch"), ("--lr", "lr", positive_float, "Adam learning rate"),
-        ("--decay", "decay", non_negative_float, "learning rate factor an epoch")))
+    common.add_setting_options(g, CmpSettings, (
+        ("--batch", "batch", common.positive_int, "minibatch"),
+        ("--lr", "lr", common.positive_float, "Adam learning rate"),
+        ("--decay", "decay", common.non_negative_float, "learning rate factor an epoch")))
     g.add_argument("--no-mirror", action="store_true",
                    help="train on the positions only, not also on their colour mirrors")
     p.add_argument("--no-speed", action="store_true", help="skip the search-speed measurement")
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
                              ae_epochs=args.ae_epochs, epochs=args.epochs, distill_epochs=args.distill_epochs,
                              batch=args.batch, lr=args.lr, decay=args.decay, pairs=args.pairs,
                              mirror=not args.no_mirror, keep_best=args.keep_best, seed=args.seed)
-    outcome = train_cmp(args.data, args.out, settings, command_line(), resume=args.resume, report=print,
+    outcome = train_cmp(args.data, args.out, settings, common.command_line(), resume=args.resume, report=print,
                         measure_speed=not args.no_speed)
     a = outcome.accuracy
     print(f"pair accuracy: comparator {a['big_validation']:.3f} validation, {a['big_test']:.3f} test"

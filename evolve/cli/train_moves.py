@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, positive_float, positive_int, probability
+from evolve.cli.common import add_setting_options, command_line, positive_float, positive_int, probability
 from evolve.cli.options import Parents
-from evolve.cli.training import add_limit, add_setting_options, results_line, training_parser
+from evolve.cli.training import add_limit, results_line, training_parser
 
 NAME = "train-moves"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, non_negative_int, positive_float, positive_int, probability
+from evolve.cli import common
 from evolve.cli.options import Parents
-from evolve.cli.training import GameBar, add_limit, add_resume, add_setting_options, results_line, training_parser
+from evolve.cli.training import GameBar, add_limit, add_resume, results_line, training_parser
 
 NAME = "train-net"
 
@@ -23,21 +23,22 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "summary.md and curve.png.")
     add_limit(p)
     g = p.add_argument_group("net")
-    g.add_argument("--units", type=positive_int, nargs=3, default=list(default(NetShape, "units")),
+    g.add_argument("--units", type=common.positive_int, nargs=3, default=list(common.default(NetShape, "units")),
                    metavar=("GLOBAL", "PIECE", "SQUARE"),
                    help="first-layer units per feature group (Giraffe's 1.0x, 0.2x, 0.2x)")
-    add_setting_options(g, NetShape, (("--hidden", "hidden", positive_int, "hidden units (Giraffe's)"),))
-    add_setting_options(p.add_argument_group("supervised bootstrap"), SupervisedSettings, (
-        ("--epochs", "epochs", non_negative_int, "epochs"), ("--batch", "batch", positive_int, "minibatch"),
-        ("--lr", "lr", positive_float, "Adam learning rate")))
+    common.add_setting_options(g, NetShape, (("--hidden", "hidden", common.positive_int, "hidden units (Giraffe's)"),))
+    common.add_setting_options(p.add_argument_group("supervised bootstrap"), SupervisedSettings, (
+        ("--epochs", "epochs", common.non_negative_int, "epochs"),
+        ("--batch", "batch", common.positive_int, "minibatch"),
+        ("--lr", "lr", common.positive_float, "Adam learning rate")))
     g = p.add_argument_group("TD-Leaf self-play (off unless --td-iterations)")
-    g.add_argument("--td-iterations", type=non_negative_int, default=0, help="iterations (0: none)")
-    add_setting_options(g, TDSettings, (
-        ("--td-games", "games", positive_int, "games per iteration"),
-        ("--td-plies", "plies", positive_int, "half-moves per game (Giraffe's)"),
-        ("--td-nodes", "nodes", positive_int, "nodes per search"),
-        ("--td-lambda", "lam", probability, "lambda (Giraffe's)"),
-        ("--td-lr", "lr", positive_float, "SGD learning rate")))
+    g.add_argument("--td-iterations", type=common.non_negative_int, default=0, help="iterations (0: none)")
+    common.add_setting_options(g, TDSettings, (
+        ("--td-games", "games", common.positive_int, "games per iteration"),
+        ("--td-plies", "plies", common.positive_int, "half-moves per game (Giraffe's)"),
+        ("--td-nodes", "nodes", common.positive_int, "nodes per search"),
+        ("--td-lambda", "lam", common.probability, "lambda (Giraffe's)"),
+        ("--td-lr", "lr", common.positive_float, "SGD learning rate")))
     g.add_argument("--openings", default=None,
                    help="start positions: an EPD file, or a PGN game set (a random point of a random game); "
                         "when not given, the shipped balanced openings")
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, jobs=args.jobs,
         openings=args.openings, limit=args.limit)
     with GameBar(not args.no_progress) as bar:
-        outcome = train_net(settings, command_line(), resume=args.resume, report=bar.say, on_game=bar.on_game)
+        outcome = train_net(settings, common.command_line(), resume=args.resume, report=bar.say, on_game=bar.on_game)
     print(f"held-out error {outcome.held_mae:.1f} cp (predicting the training median: "
           f"{outcome.baselines['median']:.1f} cp); training {outcome.train_mae:.1f} cp")
     print(results_line(args.out, ("net.npz", "summary.md", "curve.png"), f"play it as net:{outcome.path}"))

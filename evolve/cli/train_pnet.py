@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from evolve.cli.common import command_line, default, non_negative_float, non_negative_int, positive_float, positive_int
+from evolve.cli import common
 from evolve.cli.options import Parents
-from evolve.cli.training import add_out, add_resume, add_setting_options, results_line, training_parser
+from evolve.cli.training import add_out, add_resume, results_line, training_parser
 
 NAME = "train-pnet"
 
@@ -17,7 +17,7 @@ def net_k(text: str) -> str | float:
     if text in ("expert", "mentor"):
         return text
     try:
-        return positive_float(text)
+        return common.positive_float(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected expert, mentor or a positive number of centipawns, got "
                                          f"{text!r}") from None
@@ -38,33 +38,35 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "rows and their errors stay the first file's, and a label whose position is a held-out "
                         "one is left out")
     add_out(p)
-    p.add_argument("--train-rows", type=positive_int, default=None,
+    p.add_argument("--train-rows", type=common.positive_int, default=None,
                    help="train on only this many of the training rows (a seeded choice; the held-out rows "
                         "unchanged): how many positions the net needs")
-    p.add_argument("--net-k", type=net_k, default=default(PNetRunSettings, "k_mode"),
+    p.add_argument("--net-k", type=net_k, default=common.default(PNetRunSettings, "k_mode"),
                    help="the net's K (cp), which sets its scale: expert (fitted Texel-style on the built-in "
                         "expert's scores of the training targets: the net's centipawns are the expert's), mentor "
                         "(the mentor's own K: the net learns the mentor's centipawns) or a number")
-    p.add_argument("--unit", choices=("material", "k"), default=default(PNetRunSettings, "unit"),
+    p.add_argument("--unit", choices=("material", "k"), default=common.default(PNetRunSettings, "unit"),
                    help="the output's unit after training: material (rescaled so the net's values of a pawn, "
                         "knight, bishop, rook and queen up in quiet positions match the expert's; the loss, which "
                         "sees eval/K_net only, is unchanged) or k (as --net-k gives it)")
     g = p.add_argument_group("net and training")
-    g.add_argument("--units", type=positive_int, default=default(PNetSettings, "units"),
+    g.add_argument("--units", type=common.positive_int, default=common.default(PNetSettings, "units"),
                    help="first-layer units N per perspective")
-    g.add_argument("--hidden", type=positive_int, nargs="*", default=list(default(PNetSettings, "hidden")),
+    g.add_argument("--hidden", type=common.positive_int, nargs="*",
+                   default=list(common.default(PNetSettings, "hidden")),
                    help="widths of hidden layers after the accumulators (none by default)")
-    g.add_argument("--psqt", action=argparse.BooleanOptionalAction, default=default(PNetSettings, "psqt"),
+    g.add_argument("--psqt", action=argparse.BooleanOptionalAction, default=common.default(PNetSettings, "psqt"),
                    help="add a linear path beside the clipped units (Stockfish NNUE's PSQT: a weight per input, "
                         "started at the piece values, added outside the clipped ReLU) so material counts linearly")
-    add_setting_options(g, PNetSettings, (
-        ("--scale", "scale", positive_float, "centipawns per output unit"),
-        ("--epochs", "epochs", non_negative_int, "epochs"), ("--batch", "batch", positive_int, "mini-batch"),
-        ("--lr", "lr", positive_float, "Adam's learning rate at the first epoch"),
-        ("--weight-decay", "weight_decay", non_negative_float,
+    common.add_setting_options(g, PNetSettings, (
+        ("--scale", "scale", common.positive_float, "centipawns per output unit"),
+        ("--epochs", "epochs", common.non_negative_int, "epochs"),
+        ("--batch", "batch", common.positive_int, "mini-batch"),
+        ("--lr", "lr", common.positive_float, "Adam's learning rate at the first epoch"),
+        ("--weight-decay", "weight_decay", common.non_negative_float,
          "AdamW's decoupled weight decay on the first and hidden layers' weights (0: plain Adam)"),
-        ("--lr-final", "lr_final", positive_float, "at the last epoch (geometric decay between)")))
-    g.add_argument("--members", type=positive_int, default=default(PNetRunSettings, "members"),
+        ("--lr-final", "lr_final", common.positive_float, "at the last epoch (geometric decay between)")))
+    g.add_argument("--members", type=common.positive_int, default=common.default(PNetRunSettings, "members"),
                    help="train this many nets alike (seeds --seed, --seed+1, ...; the same split) in OUT/member-I/ "
                         "and write their mean as OUT/pnet.npz, one net with their first layers side by side: a "
                         "search exploits an evaluation's position-to-position errors, which the mean of several "
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, quiet=args.quiet_labels,
         wdl_model=args.wdl_model, lambda_result=args.lambda_result, k_mode=args.net_k, unit=args.unit,
         train_rows=args.train_rows, jobs=args.jobs, more_labels=tuple(args.more_labels), members=args.members)
-    outcome = train_pnet(settings, command_line(), resume=args.resume, report=print)
+    outcome = train_pnet(settings, common.command_line(), resume=args.resume, report=print)
     last = outcome.curve[-1] if outcome.curve else None
     if outcome.members:
         e = outcome.mean_errors

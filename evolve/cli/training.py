@@ -10,10 +10,9 @@ torch); tqdm when a bar is shown.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from evolve.cli.common import ProgressBar, default, positive_int
+from evolve.cli.common import ProgressBar, positive_int
 from evolve.cli.table import command_parser
 from evolve.nets.common import INSTALL_HINT
 
@@ -44,18 +43,6 @@ def training_parser(subparsers: argparse._SubParsersAction, name: str, parents: 
 def add_out(p: argparse.ArgumentParser, help: str = OUT_HELP) -> None:
     """``--out`` (required): where the command writes."""
     p.add_argument("--out", required=True, help=help)
-
-
-Option = tuple[str, str, Callable[[str], Any], str]
-"""An option whose default is a settings field: (flag, field of the settings dataclass, argparse type, help)."""
-
-
-def add_setting_options(p: argparse.ArgumentParser | argparse._ArgumentGroup, settings: type,
-                        options: Sequence[Option]) -> None:
-    """Add each of ``options`` to ``p`` (a parser or an argument group), in order, its default read from the field of
-    ``settings`` that owns it (:func:`evolve.cli.common.default`)."""
-    for flag, name, kind, help_text in options:
-        p.add_argument(flag, type=kind, default=default(settings, name), help=help_text)
 
 
 def add_limit(p: argparse.ArgumentParser) -> None:
