@@ -38,9 +38,10 @@ from evolve.data.chunks import ChunkTally, map_label_chunks, read_chunk
 from mentor.labels import DEFAULT_CAP
 from mentor.target import target_with_plies
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
-from organisms.features import bitboard_row, default_cache_dir
+from organisms.features import bitboard_row
 from organisms.giraffe import giraffe_row
 from search.conventions import result_points
+from search.runtime.cachekey import cache_root
 from search.runtime.errors import SettingsError
 from search.runtime.files import open_regular
 
@@ -116,7 +117,7 @@ def target_board(row: np.ndarray, rights: int = 0, ep: int = -1) -> chess.Board:
 
 def label_cache_dir() -> Path:
     """``$MIMIC_CACHE/labels`` (``~/.cache/mimic/labels`` by default), beside the feature cache."""
-    return default_cache_dir().parent / "labels"
+    return cache_root() / "labels"
 
 
 def file_digest(path: str | Path, chunk: int = 1 << 22) -> str:

@@ -38,8 +38,9 @@ import numpy as np
 from evolve.data.cache import file_digest
 from mentor.target import quiet_leaf
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
-from organisms.features import bitboard_row, default_cache_dir, feature_matrix
+from organisms.features import bitboard_row, feature_matrix
 from search.formats.pgn import read_games
+from search.runtime.cachekey import cache_root
 from search.runtime.errors import SettingsError
 from search.runtime.workers import parallel_map
 
@@ -193,7 +194,7 @@ def extract_games(games: list[tuple[int, str, list[str], list[bool]]], skip_plie
 
 def moves_cache_dir() -> Path:
     """``$MIMIC_CACHE/moves`` (``~/.cache/mimic/moves`` by default), beside the feature cache."""
-    return default_cache_dir().parent / "moves"
+    return cache_root() / "moves"
 
 
 def moves_key(path: str | Path, player: str, skip_plies: int) -> str:

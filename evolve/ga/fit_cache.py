@@ -35,8 +35,8 @@ from evolve.ga.fit import EXACT_LOSSES, IRLS_MAX_ROWS, LP_MAX_ROWS, Fit, exact_f
 from evolve.ga.objectives import sigmoid
 from evolve.ga.wdl import WdlTarget, exact_wdl_fit, power_error
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
-from organisms.features import default_cache_dir
 from organisms.genome import Genome
+from search.runtime.cachekey import cache_root
 
 FIT_VERSION = 2
 """Bumped whenever what :func:`evolve.ga.fit.exact_fit` computes or how an entry is stored changes (solvers,
@@ -51,7 +51,7 @@ row, then the rows taken, differs from the product over the rows in the last bit
 
 def fit_cache_dir() -> Path:
     """``$MIMIC_CACHE/fits`` (``~/.cache/mimic/fits`` by default), beside the label and feature caches."""
-    return default_cache_dir().parent / "fits"
+    return cache_root() / "fits"
 
 
 def _scipy_version() -> str:

@@ -180,10 +180,6 @@ def train_cmp(data_dir: str, out_dir: str, settings: CmpSettings, command: str =
     return outcome
 
 
-class CheckpointError(NetFileError):
-    """A ``train-cmp`` checkpoint that cannot be resumed: one line naming it and what is wrong."""
-
-
 CHECKPOINT_KIND = "cmp-checkpoint"
 """The ``kind`` of a ``train-cmp`` checkpoint's header (files written before it have none, and are read as one)."""
 
@@ -203,20 +199,20 @@ def checkpoint_shapes(header: dict[str, Any], settings: CmpSettings, big: Any, s
     """The header of a ``train-cmp`` checkpoint checked (curves: lists of rows of finite numbers; ``seconds``;
     ``phase``: a phase of these settings) and the shape of every array it must hold: both nets' weights as these
     settings build them, and the running phase's state (its decoder, Adam's step and moments per parameter, with
-    ``keep_best`` the best epoch's weights); :class:`CheckpointError` otherwise."""
-    curves = require(header, "curves", dict, source, error=CheckpointError)
+    ``keep_best`` the best epoch's weights); :class:`NetFileError` otherwise."""
+    curves = require(header, "curves", dict, source, error=NetFileError)
     if set(curves) != set(CURVE_WIDTHS):
-        raise CheckpointError(f"{source}: curves has the keys {sorted(curves)[:5]}, expected {sorted(CURVE_WIDTHS)}")
+        raise NetFileError(f"{source}: curves has the keys {sorted(curves)[:5]}, expected {sorted(CURVE_WIDTHS)}")
     for name, width in CURVE_WIDTHS.items():
-        rows(curves[name], width, f"curves.{name}", source, error=CheckpointError)
+        rows(curves[name], width, f"curves.{name}", source, error=NetFileError)
     layers = len(big.enc)
     for i, r in enumerate(curves["pretrain"]):
-        whole(r[0], f"curves.pretrain[{i}] layer", source, 0, layers - 1, error=CheckpointError)
+        whole(r[0], f"curves.pretrain[{i}] layer", source, 0, layers - 1, error=NetFileError)
     header.setdefault("seconds", 0.0)  # checkpoints written before the wall time and the phase were kept
     header.setdefault("phase", "")
-    finite(require(header, "seconds", (int, float), source, error=CheckpointError), "seconds", source, 0,
-           error=CheckpointError)
-    phase = require(header, "phase", str, source, error=CheckpointError)
+    finite(require(header, "seconds", (int, float), source, error=NetFileError), "seconds", source, 0,
+           error=NetFileError)
+    phase = require(header, "phase", str, source, error=NetFileError)
     shapes = {k: v.shape for k, v in {**model_arrays(big, "big_"), **model_arrays(small, "small_")}.items()}
     state: dict[str, tuple[int, ...]] = {}
     if phase.startswith("pretrain-") and phase.removeprefix("pretrain-") in {str(i) for i in range(layers)}:
@@ -231,7 +227,7 @@ def checkpoint_shapes(header: dict[str, Any], settings: CmpSettings, big: Any, s
     elif phase == "distill":
         state = _adam_shapes([tuple(p.shape) for p in small.parameters()])
     elif phase not in ("", "compare-done"):
-        raise CheckpointError(f"{source}: phase is {phase[:40]!r}, expected pretrain-0 to pretrain-{layers - 1}, "
+        raise NetFileError(f"{source}: phase is {phase[:40]!r}, expected pretrain-0 to pretrain-{layers - 1}, "
                               "compare, compare-done or distill")
     return {**shapes, **{f"phase_{k}": v for k, v in state.items()}}
 
@@ -240,10 +236,10 @@ def read_checkpoint(path: Path, settings: CmpSettings, big: Any, small: Any) -> 
                                                                                         dict[str, Any]]:
     """The arrays and header of the checkpoint ``path`` of a run of ``settings`` (nets ``big`` and ``small``, as
     built), everything checked before anything is restored (:func:`checkpoint_shapes`; the arrays through
-    :func:`organisms.net.read_net_file`, finite floats of exactly their shapes); :class:`CheckpointError`, one line
+    :func:`organisms.net.read_net_file`, finite floats of exactly their shapes); :class:`NetFileError`, one line
     naming the file and what is wrong, otherwise."""
     return read_checkpoint_file(path, lambda h: checkpoint_shapes(h, settings, big, small, str(path)),
-                                noun="checkpoint", kind=CHECKPOINT_KIND, legacy_kind=True, error=CheckpointError)
+                                noun="checkpoint", kind=CHECKPOINT_KIND, legacy_kind=True, error=NetFileError)
 
 
 NET_LABELS = (("big", "comparator"), ("small", "distilled"))

@@ -8,8 +8,6 @@ score the sort is stable, so they keep python-chess's generation order (printed 
 
 from __future__ import annotations
 
-import doctest
-
 import chess
 import pytest
 
@@ -112,11 +110,6 @@ def test_reward_makes_a_killer_and_raises_history_by_depth_squared() -> None:
     reward(history, killers, b, 2)  # already the newest killer: the killers stay
     assert killers == [b, a]
     assert history[chess.E1 * 64 + chess.E2] == 9 and history[chess.E1 * 64 + chess.D1] == 8
-
-
-def test_the_ordering_doctests_run() -> None:
-    failures, tried = doctest.testmod(search.ordering)
-    assert tried >= 2 and failures == 0
 
 
 # White: Kc1, Na3, pawn e2; Black: Ka8, Ra4, pawns d4 and g2. After 1. e4 Black has Rxa3 (28), dxe3 e.p. (15),
