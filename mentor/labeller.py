@@ -97,6 +97,8 @@ class LabelRun:
     resume: bool
     cap: int = DEFAULT_CAP
     sampler: SamplerOptions = field(default_factory=SamplerOptions)
+    details: dict[str, Any] = field(default_factory=dict)
+    """What a source records beside the sampler's options (self-play: its :class:`mentor.selfplay.SelfPlayOptions`)."""
 
 
 def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: LabelSummary, run_id: str,
@@ -120,7 +122,7 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: L
         "run_id": run_id,
         "command": run.command,
         "settings": {"sources": list(run.sources), "positions": run.positions, "seed": run.seed, "jobs": run.jobs,
-                     "resume": run.resume, "cap": run.cap, "sampler": asdict(run.sampler)},
+                     "resume": run.resume, "cap": run.cap, "sampler": asdict(run.sampler), **run.details},
         "mentor": {"kind": config.kind, "command": list(config.command), "id_name": summary.mentor,
                    "depth": config.depth, "nodes": config.nodes, "hash_mb": config.hash_mb,
                    "timeout": config.timeout, "options": dict(config.options)},

@@ -98,11 +98,13 @@ class _BuiltinMentor:
         self.engine = Engine(Expert(), hash_mb=config.hash_mb)
         self.config = config
 
-    def analyse(self, fen: str) -> Analysis:
+    def analyse(self, fen: str, new_game: bool = True) -> Analysis:
+        """One position, from a cleared table unless ``new_game`` is false (the next position of a game)."""
         from search import Limit
 
         board = chess.Board(fen)
-        self.engine.new_game()
+        if new_game:
+            self.engine.new_game()
         r = self.engine.search(board, Limit(depth=self.config.depth, nodes=self.config.nodes))
         mate = r.mate
         return Analysis(None if mate is not None else r.score, mate, r.depth, [m.uci() for m in r.pv])
@@ -128,13 +130,14 @@ class _UciMentor:
         self.engine.start()
         self.started = True
 
-    def analyse(self, fen: str) -> Analysis:
-        """One position, restarting the engine and retrying when it dies or hangs."""
+    def analyse(self, fen: str, new_game: bool = True) -> Analysis:
+        """One position, restarting the engine and retrying when it dies or hangs (a restarted engine's hash is
+        empty: ``new_game`` as in :meth:`mentor.uci_client.UciEngine.analyse`)."""
         last: Exception | None = None
         for _ in range(self.config.retries + 1):
             try:
                 self.ensure_running()
-                return self.engine.analyse(fen, depth=self.config.depth, nodes=self.config.nodes)
+                return self.engine.analyse(fen, depth=self.config.depth, nodes=self.config.nodes, new_game=new_game)
             except EngineError as exc:
                 last = exc
                 self.engine.close()
@@ -209,21 +212,21 @@ def label_batch(items: Sequence[Item], config: MentorConfig, cap: int = DEFAULT_
         return out, 0
     before = mentor.restarts
     engine = mentor.engine
-    limit = {"depth": config.depth, "nodes": config.nodes}
+    depth, nodes = config.depth, config.nodes
     in_flight = False
     for k, item in enumerate(items):
         analysis: Analysis | None = None
         try:
             if not in_flight:
                 mentor.ensure_running()
-                engine.send_go(item[1], **limit)
+                engine.send_go(item[1], depth, nodes)
             analysis = engine.read_result(item[1])
         except EngineError:
             engine.close()
         in_flight = False
         if k + 1 < len(items) and analysis is not None:
             try:
-                engine.send_go(items[k + 1][1], **limit)
+                engine.send_go(items[k + 1][1], depth, nodes)
                 in_flight = True
             except EngineError:
                 engine.close()

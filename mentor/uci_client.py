@@ -204,14 +204,16 @@ class UciEngine:
             buf += chunk
 
     def analyse(self, fen: str, depth: int | None = None, nodes: int | None = None,
-                movetime: float | None = None) -> Analysis:
-        """Search ``fen`` from a cleared hash to a fixed depth (or nodes, or time)."""
-        self.send_go(fen, depth, nodes, movetime)
+                movetime: float | None = None, new_game: bool = True) -> Analysis:
+        """Search ``fen`` to a fixed depth (or nodes, or time), from a cleared hash (``ucinewgame``) unless ``new_game``
+        is false (the next position of the same game: the hash is kept, as a game's searches share it)."""
+        self.send_go(fen, depth, nodes, movetime, new_game)
         return self.read_result(fen)
 
     def send_go(self, fen: str, depth: int | None = None, nodes: int | None = None,
-                movetime: float | None = None) -> None:
-        """Start a search of ``fen`` without waiting for it (see :meth:`read_result`)."""
+                movetime: float | None = None, new_game: bool = True) -> None:
+        """Start a search of ``fen`` without waiting for it (see :meth:`read_result`); ``new_game`` as in
+        :meth:`analyse`."""
         if self.proc is None:
             self.start()
         if depth is not None:
@@ -222,7 +224,7 @@ class UciEngine:
             go = f"go movetime {max(1, round(movetime * 1000))}"
         else:
             raise SettingsError("a depth, nodes or movetime limit is needed")
-        self._send(f"ucinewgame\nposition fen {fen}\n{go}\n")
+        self._send(("ucinewgame\n" if new_game else "") + f"position fen {fen}\n{go}\n")
 
     def read_result(self, fen: str = "") -> Analysis:
         """Wait for the search started by :meth:`send_go` and return its verdict."""

@@ -6,43 +6,33 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from typing import TYPE_CHECKING
 
 from evolve.cli import common
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
 from search.runtime.errors import InputError, MimicError, SettingsError
 
+if TYPE_CHECKING:
+    from mentor.pool import MentorConfig
+    from mentor.uci_client import EngineError
+
 NAME = "label"
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    from mentor.labeller import DEFAULT_CAP, MentorConfig
+    from mentor.labeller import DEFAULT_CAP
     from mentor.samplers import SamplerOptions
 
-    p = command_parser(subparsers, NAME, [parents.parallel(), parents.seed(), parents.progress()],
+    p = command_parser(subparsers, NAME, [parents.parallel(), parents.seed(), parents.progress(), mentor_options()],
                        description="Sample positions and label them with a mentor engine at a fixed depth, "
                                    "writing an EPD label file as it goes (ce, acd, pv, c9).")
-    p.add_argument("--mentor", default="stockfish", metavar="stockfish|builtin|PATH",
-                   help="the mentor: Debian's Stockfish, our engine with the built-in expert, "
-                        "or any UCI engine executable")
-    limit = p.add_mutually_exclusive_group()
-    limit.add_argument("--depth", type=common.positive_int, default=None,
-                       help="fixed search depth; when neither --depth nor --nodes is given, 10 for UCI engines, "
-                            "2 for builtin")
-    limit.add_argument("--nodes", type=common.positive_int, default=None, help="fixed node count instead of a depth")
     p.add_argument("--positions", type=common.positive_int, default=1000, help="positions to sample")
     p.add_argument("--source", action="append", default=None, metavar="random|FILE.pgn|FILE.epd",
                    help="where positions come from; repeat to mix sources (split evenly); when not given, random")
     p.add_argument("--out", required=True, help="label file to write (EPD)")
     p.add_argument("--resume", action="store_true", help="continue an existing label file, skipping "
                    "positions already labelled")
-    p.add_argument("--hash", type=common.hash_mib, default=common.default(MentorConfig, "hash_mb"), metavar="MB",
-                   help="mentor hash size, MiB (at most half this machine's memory)")
-    p.add_argument("--timeout", type=common.positive_float, default=common.default(MentorConfig, "timeout"),
-                   metavar="S",
-                   help="seconds per position before a mentor is restarted")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="UCI option for the mentor")
     p.add_argument("--cap", type=common.non_negative_int, default=DEFAULT_CAP,
                    help="scores beyond this many cp are flagged")
     g = p.add_argument_group("random playouts")
@@ -59,15 +49,35 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     p.set_defaults(argv=None)
 
 
-def run(args: argparse.Namespace) -> int:
-    import shlex
+def mentor_options() -> argparse.ArgumentParser:
+    """The mentor's options, shared by ``label`` and ``datagen``: who, how deep, its hash, timeout and UCI options
+    (defaults: :class:`mentor.pool.MentorConfig`)."""
+    from mentor.pool import MentorConfig
 
-    from mentor.labeller import LabelRun, MentorConfig, find_stockfish, label_samples
-    from mentor.samplers import SamplerOptions, collect
-    from mentor.uci_client import EngineError
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--mentor", default="stockfish", metavar="stockfish|builtin|PATH",
+                   help="the mentor: Debian's Stockfish, our engine with the built-in expert, "
+                        "or any UCI engine executable")
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument("--depth", type=common.positive_int, default=None,
+                       help="fixed search depth; when neither --depth nor --nodes is given, 10 for UCI engines, "
+                            "2 for builtin")
+    limit.add_argument("--nodes", type=common.positive_int, default=None, help="fixed node count instead of a depth")
+    p.add_argument("--hash", type=common.hash_mib, default=common.default(MentorConfig, "hash_mb"), metavar="MB",
+                   help="mentor hash size, MiB (at most half this machine's memory)")
+    p.add_argument("--timeout", type=common.positive_float, default=common.default(MentorConfig, "timeout"),
+                   metavar="S",
+                   help="seconds per position before a mentor is restarted")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="UCI option for the mentor")
+    return p
 
-    if args.source is None:
-        args.source = ["random"]
+
+def mentor_config(args: argparse.Namespace) -> MentorConfig:
+    """The :class:`mentor.pool.MentorConfig` of :func:`mentor_options`' flags (``stockfish``: Debian's, found on the
+    machine; a default depth of 10 for a UCI engine, 2 for the built-in mentor)."""
+    from mentor.pool import MentorConfig, find_stockfish
+
     mentor = args.mentor
     if mentor == "stockfish":
         path = find_stockfish()
@@ -82,14 +92,34 @@ def run(args: argparse.Namespace) -> int:
     depth = args.depth
     if depth is None and args.nodes is None:
         depth = 2 if kind == "builtin" else 10
-    if args.min_plies > args.max_plies:
-        raise SettingsError(f"--min-plies {args.min_plies} is above --max-plies {args.max_plies}: no playout length "
-                            "left")
     if any("=" not in o for o in args.option):
         raise SettingsError("--option takes NAME=VALUE")
     options = tuple((name, value) for name, _, value in (o.partition("=") for o in args.option))
-    config = MentorConfig(kind, command=command, depth=depth, nodes=args.nodes, hash_mb=args.hash,
-                          timeout=args.timeout, options=options)
+    return MentorConfig(kind, command=command, depth=depth, nodes=args.nodes, hash_mb=args.hash,
+                        timeout=args.timeout, options=options)
+
+
+def mentor_error(exc: EngineError, config: MentorConfig) -> EngineError:
+    """``exc`` naming the mentor's command when it does not already."""
+    from mentor.uci_client import EngineError
+
+    who = " ".join(config.command)
+    return EngineError(str(exc) if who in str(exc) else f"mentor {who}: {exc}")
+
+
+def run(args: argparse.Namespace) -> int:
+    import shlex
+
+    from mentor.labeller import LabelRun, label_samples
+    from mentor.samplers import SamplerOptions, collect
+    from mentor.uci_client import EngineError
+
+    if args.source is None:
+        args.source = ["random"]
+    if args.min_plies > args.max_plies:
+        raise SettingsError(f"--min-plies {args.min_plies} is above --max-plies {args.max_plies}: no playout length "
+                            "left")
+    config = mentor_config(args)
     sampler = SamplerOptions(min_plies=args.min_plies, max_plies=args.max_plies, skip_check=args.no_check,
                              skip_plies=args.skip_plies, per_game=args.per_game, random_move=args.random_move,
                              quiet=args.quiet)
@@ -106,8 +136,7 @@ def run(args: argparse.Namespace) -> int:
             summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
                                     cap=args.cap, on_progress=bar, sampling=stats.as_dict())
     except EngineError as exc:
-        who = " ".join(command)
-        raise EngineError(str(exc) if who in str(exc) else f"mentor {who}: {exc}") from exc
+        raise mentor_error(exc, config) from exc
     except OSError as exc:
         if isinstance(exc, MimicError):  # RunExists: it names the file
             raise

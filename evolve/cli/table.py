@@ -21,6 +21,7 @@ class Command(NamedTuple):
 COMMANDS: dict[str, Command] = {
     "uci": Command("evolve.cli.uci", "run our alpha-beta engine as a UCI engine on stdin/stdout"),
     "label": Command("evolve.cli.label", "sample positions and label them with a mentor at a fixed depth"),
+    "datagen": Command("evolve.cli.datagen", "self-play data: the mentor plays itself, its searches become labels"),
     "evolve": Command("evolve.cli.evolution",
                       "evolve an organism against a label file, or a player's games (DEAP GA)"),
     "recognize": Command("evolve.cli.recognize", "clone players from their games and tell who played a game"),

@@ -1,0 +1,339 @@
+"""Self-play data generation (``mimic datagen``, what NNUE projects call datagen): the mentor plays itself from varied
+starts, and the score of every position it searches becomes a label.
+
+A game (:func:`play_game`) starts from one of the openings (chosen by the game's own seeded generator), then plays
+``random_plies`` uniformly random legal moves, then the mentor's best move at every ply (or, with probability
+``random_rate``, a random legal move instead). Every searched position is a candidate label: its score (centipawns,
+side to move), depth and PV are the mentor's, exactly as ``mimic label`` would have written them; the game's result
+becomes ``c9`` (White's view, as EPD), the position's move number ``fmvn`` and its plies to the end ``c2``. A game
+ends by the rules (checkmate, stalemate, insufficient material, threefold repetition, the fifty-move rule), by
+resignation (the mentor's score beyond ``resign_cp`` or a mate for ``resign_plies`` plies in a row, both sides
+agreeing) or as a draw after ``max_plies``.
+
+Filters (:class:`SelfPlayOptions`) leave out the first ``skip_plies`` plies, positions in check, positions whose best
+move is a capture or a promotion (``skip_noisy``) and scores beyond ``cap`` (mates included); then at most
+``per_game`` of the rest are kept (a seeded choice; 0: all).
+
+Games are numbered; game ``g`` of seed ``s`` is the same game whatever the worker or the order (its generator is
+seeded with ``(s, g)``, and the mentor's hash is cleared at the game's first search and kept through the game, as
+an engine's is when it plays: a single-threaded engine then searches the same way every time), and
+each label's ``id`` is ``selfplay:s:g:ply``, so a resumed run finds the games already written and plays only the
+others. The whole game is written at once, after it ends (its result is needed), so a killed run loses at most the
+games in flight. Parallel through :func:`search.runtime.workers.parallel_map` (threads for a UCI mentor, whose work
+is in its engine process; a Dask cluster runs it too), each worker keeping one mentor (:mod:`mentor.pool`).
+
+May import: chess, numpy, ``mentor.labels``, ``mentor.pool``, ``search/``.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import re
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import chess
+import numpy as np
+
+from mentor.labeller import LabelRun, LabelSummary, record_run
+from mentor.labels import DEFAULT_CAP, Label, LabelWriter, repair_partial_line
+from mentor.pool import MentorConfig, _mentor, close_mentors, mentor_identity
+from mentor.sidecar import read_sidecar
+from mentor.uci_client import Analysis, EngineError
+from search.conventions import ce_from_mate_moves, ce_is_mate, legal_prefix, position_key
+from search.formats.textfile import open_text
+from search.runtime.errors import RunExists, SettingsError
+from search.runtime.provenance import utc_now
+from search.runtime.workers import parallel_map
+
+SOURCE = "selfplay"
+"""The ``c0`` (source) of every self-play label, and the first field of its ``id``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SelfPlayOptions:
+    """How a game is played and which of its positions become labels (see the module docstring). Plies and
+    centipawns; ``random_rate`` a probability."""
+
+    random_plies: int = 6
+    random_rate: float = 0.0
+    max_plies: int = 400
+    resign_cp: int = 2000
+    resign_plies: int = 4
+    skip_plies: int = 8
+    skip_check: bool = True
+    skip_noisy: bool = True
+    cap: int = DEFAULT_CAP
+    per_game: int = 0
+
+    def __post_init__(self) -> None:
+        if min(self.random_plies, self.skip_plies, self.per_game) < 0 or self.max_plies < 1:
+            raise SettingsError("--random-plies, --skip-plies and --per-game must not be negative, --game-plies "
+                                "positive")
+        if not (math.isfinite(self.random_rate) and 0 <= self.random_rate <= 1):
+            raise SettingsError(f"--random-rate is a probability within [0, 1], got {self.random_rate}")
+        if self.resign_cp < 1 or self.resign_plies < 1 or self.cap < 1:
+            raise SettingsError("--resign-cp, --resign-plies and --cap must be positive")
+
+
+@dataclass
+class GameRecord:
+    """One finished game: its number, result (``1-0``, ``0-1``, ``1/2-1/2``), how it ended, its plies, the EPD lines
+    of its kept labels and what the filters left out."""
+
+    game: int
+    result: str
+    reason: str
+    plies: int
+    lines: list[str]
+    searched: int
+    skipped: dict[str, int] = field(default_factory=dict)
+    restarts: int = 0
+
+
+def _score(a: Analysis) -> int:
+    """The analysis's score in centipawns, side to move (mates as EPD's ``±(30000 − plies)``)."""
+    return ce_from_mate_moves(a.mate) if a.mate is not None else int(a.score or 0)
+
+
+def play_game(game: int, seed: int, openings: Sequence[str], config: MentorConfig,
+              options: SelfPlayOptions) -> GameRecord:
+    """Play game ``game`` of seed ``seed`` with the mentor of this worker and return it with its labels."""
+    o = options
+    rng = np.random.default_rng([seed, game])
+    mentor = _mentor(config)
+    restarts = getattr(mentor, "restarts", 0)
+    board = chess.Board(openings[int(rng.integers(len(openings)))])
+    for _ in range(o.random_plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(moves[int(rng.integers(len(moves)))])
+    start = board.ply()
+    searched: list[tuple[chess.Board, Analysis]] = []
+    beyond = 0  # plies in a row whose score (White's view) is beyond the resignation line, one sign
+    result, reason = "1/2-1/2", "max plies"
+    seen: dict[int, int] = {}  # position key -> times reached: threefold repetition without replaying the game
+    while True:
+        key = position_key(board)
+        seen[key] = seen.get(key, 0) + 1
+        outcome = board.outcome()  # checkmate, stalemate, insufficient material (the claims are checked here)
+        if outcome is not None:
+            result, reason = outcome.result(), outcome.termination.name.lower().replace("_", " ")
+            break
+        if seen[key] >= 3 or board.halfmove_clock >= 100:
+            reason = "threefold repetition" if seen[key] >= 3 else "fifty moves"
+            break
+        if board.ply() - start >= o.max_plies:
+            break
+        a = mentor.analyse(board.fen(), new_game=not searched)  # one game, one hash: cleared at its first search
+        searched.append((board.copy(stack=False), a))
+        ce = _score(a)
+        white = ce if board.turn == chess.WHITE else -ce
+        lost = abs(ce) >= o.resign_cp or a.mate is not None
+        if not lost:
+            beyond = 0
+        else:
+            run = abs(beyond) + 1 if beyond * white > 0 else 1
+            beyond = run if white > 0 else -run
+        if abs(beyond) >= o.resign_plies:
+            result, reason = ("1-0" if beyond > 0 else "0-1"), "resignation"
+            break
+        best = legal_prefix(board, a.pv[:1])
+        if best and rng.random() >= o.random_rate:
+            board.push(best[0])
+        else:
+            moves = list(board.legal_moves)
+            board.push(moves[int(rng.integers(len(moves)))])
+    total = board.ply()
+    lines, skipped = _labels(game, seed, searched, result, total, rng, o)
+    return GameRecord(game, result, reason, total, lines, len(searched), skipped,
+                      getattr(mentor, "restarts", 0) - restarts)
+
+
+def _labels(game: int, seed: int, searched: list[tuple[chess.Board, Analysis]], result: str, total: int,
+            rng: np.random.Generator, o: SelfPlayOptions) -> tuple[list[str], dict[str, int]]:
+    """The EPD lines of the searched positions the filters keep (at most ``per_game``, a seeded choice, in ply
+    order) and the counts of those left out, by reason."""
+    skipped = {"opening plies": 0, "in check": 0, "capture or promotion": 0, "beyond the cap": 0, "per game": 0}
+    kept: list[Label] = []
+    for board, a in searched:
+        ce = _score(a)
+        pv = legal_prefix(board, a.pv)
+        ply = board.ply()
+        if ply < o.skip_plies:
+            skipped["opening plies"] += 1
+        elif o.skip_check and board.is_check():
+            skipped["in check"] += 1
+        elif o.skip_noisy and pv and (board.is_capture(pv[0]) or pv[0].promotion is not None):
+            skipped["capture or promotion"] += 1
+        elif ce_is_mate(ce) or abs(ce) > o.cap:
+            skipped["beyond the cap"] += 1
+        else:
+            kept.append(Label(board, ce, a.depth, pv, result, f"{SOURCE}:{seed}:{game}:{ply}", SOURCE, total - ply,
+                              board.fullmove_number))
+    if o.per_game and len(kept) > o.per_game:
+        skipped["per game"] = len(kept) - o.per_game
+        kept = [kept[i] for i in sorted(rng.choice(len(kept), size=o.per_game, replace=False))]
+    return [label.to_epd(o.cap) for label in kept], skipped
+
+
+def play_games(games: Sequence[int], seed: int, openings: Sequence[str], config: MentorConfig,
+               options: SelfPlayOptions) -> list[GameRecord]:
+    """A worker's task: the games ``games``, in order. A game whose mentor gives up (it died or hung more often
+    than it may be restarted) is returned with no labels and ``reason`` naming the error."""
+    out = []
+    for g in games:
+        try:
+            out.append(play_game(g, seed, openings, config, options))
+        except EngineError as exc:
+            out.append(GameRecord(g, "*", f"error: {exc}", 0, [], 0))
+    return out
+
+
+_ID = re.compile(rf'\bid "{SOURCE}:(-?\d+):(\d+):\d+"')
+
+
+def games_done(path: str | Path, seed: int) -> set[int]:
+    """The numbers of the games of seed ``seed`` whose labels are already in the label file ``path`` (for a resumed
+    run: their ``id`` ``selfplay:SEED:GAME:PLY``), read from the lines' text (no position is parsed). A torn last
+    line (a killed run) is cut off first (:func:`mentor.labels.repair_partial_line`)."""
+    p = Path(path)
+    if not p.exists():
+        return set()
+    repair_partial_line(p)
+    done: set[int] = set()
+    with open_text(p, "label file") as fh:
+        for line in fh:
+            m = _ID.search(line)
+            if m is not None and int(m.group(1)) == seed:
+                done.add(int(m.group(2)))
+    return done
+
+
+def game_batches(todo: Sequence[int], size: int) -> Iterator[list[int]]:
+    """``todo`` in consecutive batches of ``size`` games (a worker's task each)."""
+    for i in range(0, len(todo), size):
+        yield list(todo[i:i + size])
+
+
+def options_record(options: SelfPlayOptions) -> dict[str, object]:
+    """The options as the sidecar records them."""
+    return asdict(options)
+
+
+def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], positions: int, *, seed: int = 0,
+             jobs: int = 1, options: SelfPlayOptions | None = None, resume: bool = False, command: str = "",
+             on_progress: Callable[[int, int], None] | None = None) -> LabelSummary:
+    """Play games until the label file ``out`` holds at least ``positions`` self-play labels of seed ``seed`` (whole
+    games, in game order: the last one may go beyond), and record the run in its sidecar
+    (:func:`mentor.labeller.record_run`).
+
+    Refuses an existing non-empty file without ``resume`` (:class:`~search.runtime.errors.RunExists`), a damaged
+    sidecar, and a mentor that cannot start, before anything is written. Games are played in rounds, written in game
+    order up to the first game that reaches ``positions``, so the file is the same for any ``jobs`` and backend.
+    ``on_progress(done, total)`` hears the labels written (those already there first)."""
+    o = options or SelfPlayOptions()
+    out = Path(out)
+    if not openings:
+        raise SettingsError("no openings to start the games from")
+    if out.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(out))
+    exists = out.exists() and out.stat().st_size > 0
+    if exists and not resume:
+        raise RunExists(f"{out} exists; pass --resume to continue it, or choose another --out")
+    read_sidecar(out)
+    summary = LabelSummary(requested=positions)
+    summary.mentor = mentor_identity(config)
+    done = games_done(out, seed) if exists else set()
+    have = _count_labels(out, seed) if exists else 0
+    summary.already_labelled = have
+    stats: dict[str, int] = {"games": 0, "searched": 0}
+    run = LabelRun(command, (SOURCE,), positions, seed, jobs, resume, o.cap, details={SOURCE: options_record(o)})
+    started, run_id, finished = utc_now(), uuid.uuid4().hex, False
+    t0 = time.perf_counter()
+    try:
+        with LabelWriter(out, cap=o.cap) as writer:
+            record_run(out, run, config, summary, run_id, started, None)
+            if on_progress is not None:
+                on_progress(have, positions)
+            next_game, played, kept = 0, 0, 0
+            while have + kept < positions:
+                # The games are written in their order and the run stops at the first that reaches the count, so the
+                # file holds the same games whatever the rounds' sizes (which only decide how much is played ahead).
+                per_game = kept / played if played else 40.0
+                size = max(2 * abs(jobs), min(1000, math.ceil((positions - have - kept) / max(per_game, 1.0))))
+                todo: list[int] = []
+                while len(todo) < size:
+                    if next_game not in done:
+                        todo.append(next_game)
+                    next_game += 1
+                for records in _run(todo, seed, openings, config, o, jobs):
+                    for rec in records:
+                        played += 1
+                        kept += len(rec.lines)
+                        _tally(stats, summary, rec)
+                        for line in rec.lines:
+                            writer.write_line(line)
+                    writer.flush()
+                    if on_progress is not None:
+                        on_progress(have + kept, positions)
+                    if have + kept >= positions:
+                        break
+            summary.labelled = kept
+        finished = True
+    finally:
+        close_mentors()
+        summary.seconds = time.perf_counter() - t0
+        summary.sampling = stats
+        if out.exists():
+            try:
+                record_run(out, run, config, summary, run_id, started, utc_now() if finished else None)
+            except OSError:
+                if finished:
+                    raise
+    return summary
+
+
+def _run(todo: list[int], seed: int, openings: Sequence[str], config: MentorConfig, o: SelfPlayOptions,
+         jobs: int) -> Iterator[list[GameRecord]]:
+    """The games ``todo`` in batches of one game, in order (the workers run ahead): threads for a UCI mentor (its
+    work is in its engine process), worker processes for the built-in one; on a Dask cluster, its workers."""
+    from search.runtime.workers import distributed
+
+    batches = list(game_batches(todo, 1))
+    if jobs != 1 and len(batches) > 1 and config.kind == "uci" and not distributed():
+        from joblib import Parallel, delayed
+
+        threads = Parallel(n_jobs=jobs, return_as="generator", batch_size=1, prefer="threads")
+        results = threads(delayed(play_games)(b, seed, openings, config, o) for b in batches)
+    else:
+        results = parallel_map(play_games, batches, jobs, args=(seed, openings, config, o), batch_size=1)
+    with warnings.catch_warnings():  # the games played ahead of the last one written are dropped on purpose
+        warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
+        yield from results
+
+
+def _tally(stats: dict[str, int], summary: LabelSummary, rec: GameRecord) -> None:
+    """Count a finished game into the run's statistics (games, results, searched positions, what was left out)."""
+    stats["games"] += 1
+    stats["searched"] += rec.searched
+    key = "errors" if rec.result == "*" else f"result {rec.result}"
+    stats[key] = stats.get(key, 0) + 1
+    for reason, n in rec.skipped.items():
+        stats[reason] = stats.get(reason, 0) + n
+    summary.restarts += rec.restarts
+    if rec.result == "*":
+        summary.failed += 1
+        summary.failures.append(f"game {rec.game}: {rec.reason}")
+
+
+def _count_labels(path: Path, seed: int) -> int:
+    """The self-play labels of seed ``seed`` already in ``path``."""
+    with open_text(path, "label file") as fh:
+        return sum(1 for line in fh if (m := _ID.search(line)) is not None and int(m.group(1)) == seed)
