@@ -42,7 +42,8 @@ DEFAULT_CAP = 1500
 
 @dataclass
 class Label:
-    """A labelled position. ``ce``: centipawns, side to move's view (mates as ``±(30000 − plies)``)."""
+    """A labelled position. ``ce``: centipawns, side to move's view (mates as ``±(30000 − plies)``); ``pv`` legal
+    from ``board`` (its makers check it: :func:`search.conventions.legal_prefix`, or SAN parsed from a file)."""
 
     board: chess.Board
     ce: int
@@ -85,7 +86,7 @@ class Label:
     def to_epd(self, cap: int = DEFAULT_CAP) -> str:
         ops: dict[str, object] = {"ce": int(self.ce), "acd": int(self.acd)}
         if self.pv:
-            ops["pv"] = legal_prefix(self.board, self.pv)
+            ops["pv"] = self.pv  # legal: every label is made with a checked PV (legal_prefix, or parsed as SAN)
         if self.result is not None:
             ops["c9"] = self.result
         if self.id is not None:
