@@ -34,6 +34,7 @@ import chess
 
 from mentor.sidecar import sidecar_path
 from search.conventions import ce_is_mate, legal_prefix
+from search.formats import gz
 from search.formats.epd import EpdError, epd_lines, parse_epd_line
 from search.tt import position_key
 
@@ -193,7 +194,11 @@ class LabelWriter:
         self._pending: list[str] = []
         if self.path.is_dir():
             raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(self.path))
-        repair_partial_line(self.path)
+        repair_label_file(self.path)
+        self.gzip = gz.is_gzip_name(self.path)
+        """Each flush is one gzip member (:mod:`search.formats.gz`) when the file's name ends with ``.gz``."""
+        if self.gzip and self.path.exists() and self.path.stat().st_size and not gz.is_gzip(self.path):
+            raise ValueError(f"{self.path}: named .gz but not gzip: append to it under its own name")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
 
@@ -216,6 +221,10 @@ class LabelWriter:
             return
         data = "".join(self._pending).encode()
         self._pending = []
+        if not data:
+            return
+        if self.gzip:
+            data = gz.member(data)
         view = memoryview(data)
         try:
             while view:
@@ -246,6 +255,12 @@ class LabelWriter:
         if exc_type is not None and self._fd is not None:  # failing: keep what is written, add nothing
             self._pending = []
         self.close()
+
+
+def repair_label_file(path: Path) -> bool:
+    """Cut what a run killed mid-write left at the end of a label file: a torn gzip member (a gzip file,
+    :func:`search.formats.gz.repair`) or a line without its newline (a plain one, :func:`repair_partial_line`)."""
+    return gz.repair(path) if gz.is_gzip(path) else repair_partial_line(path)
 
 
 def repair_partial_line(path: Path) -> bool:
@@ -281,5 +296,5 @@ def labelled_keys(path: str | Path) -> set[int]:
     p = Path(path)
     if not p.exists():
         return set()
-    repair_partial_line(p)
+    repair_label_file(p)
     return {label.key for label in read_labels(p, on_error=lambda err: None)}

@@ -41,7 +41,7 @@ import chess
 import numpy as np
 
 from mentor.labeller import LabelRun, LabelSummary, record_run
-from mentor.labels import DEFAULT_CAP, Label, LabelWriter, repair_partial_line
+from mentor.labels import DEFAULT_CAP, Label, LabelWriter, repair_label_file
 from mentor.pool import MentorConfig, _mentor, close_mentors, mentor_identity
 from mentor.sidecar import read_sidecar
 from mentor.uci_client import Analysis, EngineError
@@ -202,11 +202,11 @@ _ID = re.compile(rf'\bid "{SOURCE}:(-?\d+):(\d+):\d+"')
 def games_done(path: str | Path, seed: int) -> set[int]:
     """The numbers of the games of seed ``seed`` whose labels are already in the label file ``path`` (for a resumed
     run: their ``id`` ``selfplay:SEED:GAME:PLY``), read from the lines' text (no position is parsed). A torn last
-    line (a killed run) is cut off first (:func:`mentor.labels.repair_partial_line`)."""
+    line or gzip member (a killed run) is cut off first (:func:`mentor.labels.repair_label_file`)."""
     p = Path(path)
     if not p.exists():
         return set()
-    repair_partial_line(p)
+    repair_label_file(p)
     done: set[int] = set()
     with open_text(p, "label file") as fh:
         for line in fh:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from search.formats import gz
 from search.runtime.atomic import atomic_open, write_json_atomic
 from search.runtime.files import open_regular
 from search.runtime.readback import ReadbackError, json_type, read_json, require, strings
@@ -91,7 +92,9 @@ def migrate_sidecar(side: dict[str, Any], labels_name: str) -> dict[str, Any]:
 
 def comment_lines(path: str | Path) -> list[tuple[int, str]]:
     """``(line number, text)`` of every ``#`` line of a label file (old files' headers)."""
-    out = []
+    out: list[tuple[int, str]] = []
+    if gz.is_gzip(path):  # written by mimic since labels could be compressed: never a '#' header
+        return out
     with open_regular(path, "label file") as fh:
         for line_no, raw in enumerate(fh, 1):
             if raw.lstrip().startswith(b"#"):

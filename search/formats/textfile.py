@@ -2,17 +2,21 @@
 
 Editors on Windows save "Unicode" text as UTF-16 with a byte-order mark, or UTF-8 with one; read as
 plain UTF-8 the first loses every line and the second its first. :func:`open_text` decodes all of
-them transparently. A file without a BOM that holds NUL bytes (UTF-16 without a BOM, or not text at
-all) cannot be read line by line: :class:`EncodingError` names the file and says so in one line.
+them transparently, and gzip-compressed UTF-8 too (:mod:`search.formats.gz`). A file without a BOM
+that holds NUL bytes (UTF-16 without a BOM, or not text at all) cannot be read line by line:
+:class:`EncodingError` names the file and says so in one line.
 """
 
 from __future__ import annotations
 
 import codecs
+import gzip
 import io
+import zlib
 from pathlib import Path
-from typing import TextIO
+from typing import Any, BinaryIO, TextIO
 
+from search.formats import gz
 from search.runtime.errors import MimicError
 from search.runtime.files import open_regular
 
@@ -63,9 +67,39 @@ def open_text(path: str | Path, what: str = "text file") -> TextIO:
     """
     fh = open_regular(path, what)
     try:
-        encoding = _encoding_of(fh.read(4096), path)
+        head = fh.read(4096)
         fh.seek(0)
-        return io.TextIOWrapper(fh, encoding=encoding, errors="replace")
+        if head.startswith(gz.MAGIC):  # gzip (search/formats/gz.py): UTF-8 inside, with or without a BOM
+            return io.TextIOWrapper(io.BufferedReader(_Gunzip(fh, path)), encoding="utf-8-sig", errors="replace")
+        return io.TextIOWrapper(fh, encoding=_encoding_of(head, path), errors="replace")
     except BaseException:
         fh.close()
         raise
+
+
+class _Gunzip(io.RawIOBase):
+    """The decompressed bytes of a gzip file; a stream cut short or damaged is an :class:`EncodingError` naming the
+    file (one line), not a traceback."""
+
+    def __init__(self, raw: BinaryIO, path: str | Path) -> None:
+        super().__init__()
+        self.raw, self.path = raw, path
+        self.gz = gzip.GzipFile(fileobj=raw, mode="rb")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = self.gz.read(len(buffer))
+        except (EOFError, OSError, zlib.error) as exc:
+            raise EncodingError(self.path, f"a gzip stream cut short or damaged ({exc}); a killed run's file is "
+                                           "repaired by resuming it") from exc
+        buffer[:len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.gz.close()
+            self.raw.close()
+        super().close()
