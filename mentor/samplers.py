@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import chess
 import chess.pgn
@@ -213,10 +214,36 @@ class SamplerOptions:
     quiet: bool = False
 
 
+TREE_PREFIX = "search:"
+"""A source ``search:SPEC``: the positions where the player of SPEC's search evaluates (:mod:`mentor.treesample`)."""
+
+
+@dataclass(frozen=True)
+class TreeSource:
+    """What a ``search:SPEC`` source needs beyond its spec: the registry that builds players from specs (mentor/
+    never imports the kinds), the start positions (FEN), one position kept in ``every`` evaluated, and workers."""
+
+    registry: Any
+    openings: tuple[str, ...]
+    every: int = 50
+    jobs: int = 1
+
+    def samples(self, spec: str, n: int, seed: int, stats: SampleStats) -> Iterator[Sample]:
+        from mentor.treesample import tree_positions
+
+        counts: dict[str, int] = {}
+        for fen, id_ in tree_positions(spec, self.registry, self.openings, n, seed, self.every, self.jobs, counts):
+            stats.yielded += 1
+            yield Sample(chess.Board(fen), f"search:{spec}", id=id_)
+        stats.games += counts.get("games", 0)
+        stats.duplicates += counts.get("duplicates", 0)
+
+
 def collect(sources: list[str], n: int, seed: int = 0, options: SamplerOptions | None = None,
-            on_error: ErrorHook | None = None) -> tuple[list[Sample], SampleStats]:
-    """``n`` positions from ``sources`` (``random``, ``*.pgn``, ``*.epd``), split evenly between them
-    (the first takes the remainder), deduplicated across sources."""
+            on_error: ErrorHook | None = None, tree: TreeSource | None = None) -> tuple[list[Sample], SampleStats]:
+    """``n`` positions from ``sources`` (``random``, ``*.pgn``, ``*.epd``, ``search:SPEC``: where that player's
+    search evaluates, :mod:`mentor.treesample`, with the registry, openings, rate and workers of ``tree``), split
+    evenly between them (the first takes the remainder), deduplicated across sources."""
     o = options or SamplerOptions()
     stats = SampleStats()
     samples: list[Sample] = []
@@ -231,8 +258,12 @@ def collect(sources: list[str], n: int, seed: int = 0, options: SamplerOptions |
                                on_error, stats)
         elif source.lower().endswith(".epd"):
             it = epd_positions(source, None, on_error, stats)
+        elif source.startswith(TREE_PREFIX):
+            if tree is None:
+                raise SourceError(f"source {source!r}: a search-tree source needs the player registry")
+            it = tree.samples(source[len(TREE_PREFIX):], want, sub_seed, stats)
         else:
-            raise SourceError(f"unknown source {source!r}: random, FILE.pgn or FILE.epd")
+            raise SourceError(f"unknown source {source!r}: random, FILE.pgn, FILE.epd or search:SPEC")
         taken = 0
         for s in it:
             key = position_key(s.board)

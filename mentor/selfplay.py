@@ -32,7 +32,6 @@ import math
 import re
 import time
 import uuid
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -49,7 +48,7 @@ from search.conventions import ce_from_mate_moves, ce_is_mate, legal_prefix, pos
 from search.formats.textfile import open_text
 from search.runtime.errors import RunExists, SettingsError
 from search.runtime.provenance import utc_now
-from search.runtime.workers import parallel_map
+from search.runtime.workers import dropping_results, parallel_map
 
 SOURCE = "selfplay"
 """The ``c0`` (source) of every self-play label, and the first field of its ``id``."""
@@ -314,8 +313,7 @@ def _run(todo: list[int], seed: int, openings: Sequence[str], config: MentorConf
         results = threads(delayed(play_games)(b, seed, openings, config, o) for b in batches)
     else:
         results = parallel_map(play_games, batches, jobs, args=(seed, openings, config, o), batch_size=1)
-    with warnings.catch_warnings():  # the games played ahead of the last one written are dropped on purpose
-        warnings.filterwarnings("ignore", message=".*tasks which were still being processed.*")
+    with dropping_results():  # the games played ahead of the last one written are dropped on purpose
         yield from results
 
 

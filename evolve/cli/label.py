@@ -28,8 +28,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                        description="Sample positions and label them with a mentor engine at a fixed depth, "
                                    "writing an EPD label file as it goes (ce, acd, pv, c9).")
     p.add_argument("--positions", type=common.positive_int, default=1000, help="positions to sample")
-    p.add_argument("--source", action="append", default=None, metavar="random|FILE.pgn|FILE.epd",
-                   help="where positions come from; repeat to mix sources (split evenly); when not given, random")
+    p.add_argument("--source", action="append", default=None, metavar="random|FILE.pgn|FILE.epd|search:SPEC",
+                   help="where positions come from; repeat to mix sources (split evenly); when not given, random. "
+                        "search:SPEC: positions where that player's search evaluates while it plays itself from "
+                        "the shipped openings (its spec's limit, @nodes=2000 when none), one in --tree-every")
     p.add_argument("--out", required=True, help="label file to write (EPD)")
     p.add_argument("--resume", action="store_true", help="continue an existing label file, skipping "
                    "positions already labelled")
@@ -46,6 +48,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
         ("--per-game", "per_game", common.positive_int, "positions taken per game")))
     g.add_argument("--random-move", action="store_true", help="play one random legal move from each position")
     g.add_argument("--quiet", action="store_true", help="keep only quiet positions (no check, no winning capture)")
+    g = p.add_argument_group("search trees (search:SPEC)")
+    g.add_argument("--tree-every", type=common.positive_int, default=50, metavar="M",
+                   help="keep one in M of the positions the player's search evaluates (chosen by a seeded hash of "
+                        "the position)")
     p.set_defaults(argv=None)
 
 
@@ -111,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     import shlex
 
     from mentor.labeller import LabelRun, label_samples
-    from mentor.samplers import SamplerOptions, collect
+    from mentor.samplers import TREE_PREFIX, SamplerOptions, TreeSource, collect
     from mentor.uci_client import EngineError
 
     if args.source is None:
@@ -123,13 +129,23 @@ def run(args: argparse.Namespace) -> int:
     sampler = SamplerOptions(min_plies=args.min_plies, max_plies=args.max_plies, skip_check=args.no_check,
                              skip_plies=args.skip_plies, per_game=args.per_game, random_move=args.random_move,
                              quiet=args.quiet)
+    tree = None
+    if any(src.startswith(TREE_PREFIX) for src in args.source):
+        from evolve.players import PLAYERS
+        from search.games.openings import default_openings_path, load_openings
+
+        starts = tuple(o.fen for o in load_openings(default_openings_path()))
+        tree = TreeSource(PLAYERS, starts, args.tree_every, args.jobs)
     try:
-        samples, stats = collect(args.source, args.positions, args.seed, sampler, common.warn)
+        samples, stats = collect(args.source, args.positions, args.seed, sampler, common.warn, tree)
     except OSError as exc:  # a source that cannot be read: what the user gave (exit 2)
         raise InputError(common.os_error(exc)) from exc
     argv = " ".join(shlex.quote(a) for a in sys.argv[1:]) if args.argv is None else args.argv
+    details = {"search_trees": {"every": args.tree_every, "default_limit": "@nodes=2000", "openings": "shipped",
+                                "seed": "the run's seed x 1000 + the source's index; game g: (that, g)"}
+               } if tree else {}
     run = LabelRun(f"mimic {argv}", tuple(args.source), args.positions, args.seed, args.jobs, args.resume,
-                   args.cap, sampler)
+                   args.cap, sampler, details)
     try:
         with contextlib.ExitStack() as stack:
             bar = None if args.no_progress else stack.enter_context(common.ProgressBar("labelling", "pos"))

@@ -22,6 +22,7 @@ import contextlib
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -218,3 +219,12 @@ def parallel_map(function: Callable[..., Any], items: Sequence[Any], jobs: int, 
 
     pool = parallel(jobs, scatter=scatter, return_as="generator" if ordered else "generator_unordered", **options)
     return iter(pool(delayed(function)(item, *args) for item in items))
+
+
+@contextlib.contextmanager
+def dropping_results() -> Iterator[None]:
+    """Silence joblib's warnings that tasks were cancelled or their results not used, for a caller that stops
+    reading :func:`parallel_map`'s results on purpose (it had enough; the work ahead was speculative)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*(still being processed|executed +but not used).*")
+        yield
