@@ -28,7 +28,7 @@ from typing import Any
 
 from mentor.labels import DEFAULT_CAP, LabelWriter, labelled_keys
 from mentor.pool import BUILTIN_NAME as BUILTIN_NAME  # re-exported: callers import these from mentor.labeller
-from mentor.pool import Done, Item, MentorConfig, close_mentors, label_batch, mentor_identity
+from mentor.pool import Done, Item, MentorConfig, close_mentors, crowd_batch, label_batch, mentor_identity
 from mentor.pool import find_stockfish as find_stockfish
 from mentor.samplers import Sample, SamplerOptions
 from mentor.sidecar import comment_lines, convert_legacy, migrate_sidecar, read_sidecar, sidecar_path
@@ -101,7 +101,7 @@ class LabelRun:
     """What a source records beside the sampler's options (self-play: its :class:`mentor.selfplay.SelfPlayOptions`)."""
 
 
-def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: LabelSummary, run_id: str,
+def record_run(path: str | Path, run: LabelRun, config: MentorConfig | Crowd, summary: LabelSummary, run_id: str,
                started: str, finished: str | None) -> None:
     """Record one run in the provenance sidecar of label file ``path`` (``FILE.json``).
 
@@ -117,15 +117,18 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: L
     """
     side = read_sidecar(path)  # a damaged sidecar: SidecarError, never overwritten
     side_file = sidecar_path(path)
+    crowd = as_crowd(config)
+    names = summary.mentor.split(CROWD_NAMES) if len(crowd) > 1 else [summary.mentor]
     prov = provenance()
     entry = {
         "run_id": run_id,
         "command": run.command,
         "settings": {"sources": list(run.sources), "positions": run.positions, "seed": run.seed, "jobs": run.jobs,
                      "resume": run.resume, "cap": run.cap, "sampler": asdict(run.sampler), **run.details},
-        "mentor": {"kind": config.kind, "command": list(config.command), "id_name": summary.mentor,
-                   "depth": config.depth, "nodes": config.nodes, "hash_mb": config.hash_mb,
-                   "timeout": config.timeout, "options": dict(config.options)},
+        "mentor": _mentor_record(crowd[0], names[0]),
+        **({"crowd": {"mentors": [_mentor_record(c, n) for c, n in zip(crowd, names, strict=True)],
+                      "score": "ce: the median of the mentors' scores; c3: each mentor's score, in this order"}}
+           if len(crowd) > 1 else {}),
         "mimic_version": prov["mimic_version"], "git_commit": prov["git_commit"], "git_dirty": prov["git_dirty"],
         "started_utc": started, "finished_utc": finished, "summary": summary.to_json(),
     }
@@ -134,7 +137,24 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig, summary: L
     write_json_atomic(side_file, data)
 
 
-def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Path, *, jobs: int = 1,
+def _mentor_record(config: MentorConfig, name: str) -> dict[str, Any]:
+    return {"kind": config.kind, "command": list(config.command), "id_name": name, "depth": config.depth,
+            "nodes": config.nodes, "hash_mb": config.hash_mb, "timeout": config.timeout,
+            "options": dict(config.options)}
+
+
+Crowd = Sequence[MentorConfig]
+"""Several mentors labelling the same positions (:func:`mentor.pool.crowd_batch`)."""
+CROWD_NAMES = " | "
+"""How a crowd's mentors' names are joined in :attr:`LabelSummary.mentor`."""
+
+
+def as_crowd(config: MentorConfig | Crowd) -> tuple[MentorConfig, ...]:
+    """``config`` as a tuple of mentors (one mentor: a crowd of one)."""
+    return (config,) if isinstance(config, MentorConfig) else tuple(config)
+
+
+def label_samples(samples: Sequence[Sample], config: MentorConfig | Crowd, out: str | Path, *, jobs: int = 1,
                   resume: bool = False, batch_size: int | None = None, run: LabelRun | None = None,
                   cap: int = DEFAULT_CAP, on_progress: Callable[[int, int], None] | None = None,
                   sampling: dict[str, int] | None = None) -> LabelSummary:
@@ -157,7 +177,8 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
     if exists and not resume:
         raise RunExists(f"{out} exists; pass --resume to continue it, or choose another --out")
     read_sidecar(out)  # checked before anything starts or is written (SidecarError names it)
-    summary.mentor = mentor_identity(config)
+    crowd = as_crowd(config)
+    summary.mentor = CROWD_NAMES.join(mentor_identity(c) for c in crowd)
     done: set[int] = set()
     if exists:
         if comment_lines(out):
@@ -167,7 +188,7 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig, out: str | Pa
     summary.already_labelled = len(samples) - len(todo)
     items: list[Item] = [(i, s.board.fen(), s.result, s.id, s.source, s.plies_to_end) for i, s in todo]
     if batch_size is None:  # small batches keep every worker busy to the end; threads cost nothing per batch
-        batch_size = 32 if config.kind == "builtin" else 8
+        batch_size = 32 if crowd[0].kind == "builtin" else 8
         batch_size = max(1, min(batch_size, len(items) // max(4 * jobs, 1) or 1))
 
     t0 = time.perf_counter()
@@ -230,7 +251,7 @@ def _close_quietly(pending: Iterator[tuple[list[Done], int]]) -> None:
             close()
 
 
-def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, cap: int
+def _run(config: MentorConfig | Crowd, items: list[Item], batch_size: int, jobs: int, cap: int
          ) -> Iterator[tuple[list[Done], int]]:
     """Each batch's ``(finished lines, engine restarts)``, in the order of the batches (the workers still run
     ahead), so the label file has the same lines in the same order whatever the backend and the number of
@@ -242,10 +263,12 @@ def _run(config: MentorConfig, items: list[Item], batch_size: int, jobs: int, ca
     # start at once (they end with this process). The built-in mentor computes in Python, so it needs
     # processes: loky workers that leave as soon as this process is gone (search.runtime.workers). On a Dask
     # cluster both go to its workers, each worker thread starting its own mentor (mentor.pool).
-    if jobs != 1 and len(batches) > 1 and config.kind == "uci" and not distributed():
+    crowd = as_crowd(config)
+    task, whom = (label_batch, crowd[0]) if len(crowd) == 1 else (crowd_batch, crowd)
+    if jobs != 1 and len(batches) > 1 and all(c.kind == "uci" for c in crowd) and not distributed():
         from joblib import Parallel, delayed
 
         threads = Parallel(n_jobs=jobs, return_as="generator", batch_size=1, prefer="threads")
-        yield from threads(delayed(label_batch)(b, config, cap) for b in batches)
+        yield from threads(delayed(task)(b, whom, cap) for b in batches)
         return
-    yield from parallel_map(label_batch, batches, jobs, args=(config, cap), batch_size=1)
+    yield from parallel_map(task, batches, jobs, args=(whom, cap), batch_size=1)

@@ -55,6 +55,7 @@ class Label:
     source: str | None = None
     plies_to_end: int | None = None
     fullmove: int | None = None  # the EPD's fmvn (the labelled position's move number) when it has one
+    crowd: tuple[int, ...] | None = None  # a crowd's label: each mentor's score (cp, side to move), in c3
 
     @property
     def root_ply(self) -> int | None:
@@ -99,6 +100,8 @@ class Label:
             ops["c1"] = flag
         if self.plies_to_end is not None:
             ops["c2"] = str(self.plies_to_end)
+        if self.crowd is not None:
+            ops["c3"] = " ".join(str(int(v)) for v in self.crowd)
         if self.fullmove is not None:
             ops["fmvn"] = int(self.fullmove)
         return self.board.epd(**ops)  # type: ignore[arg-type]
@@ -148,12 +151,19 @@ def parse_label(text: str, path: str | Path = "<string>", line_no: int = 0) -> L
             plies = None
     result = ops.get("c9")
     fmvn = ops.get("fmvn")
+    crowd = None
+    if "c3" in ops:
+        try:
+            crowd = tuple(int(v) for v in str(ops["c3"]).split())
+        except ValueError:
+            raise EpdError(rec.path, rec.line_no, f"c3 must be the crowd's scores (integers), got {ops['c3']!r}") \
+                from None
     return Label(rec.board, int(ce), int(acd) if isinstance(acd, int | float) else 0,
                  list(pv) if isinstance(pv, list) else [],
                  str(result) if result is not None else None,
                  str(ops["id"]) if "id" in ops else None,
                  str(ops["c0"]) if "c0" in ops else None, plies,
-                 int(fmvn) if isinstance(fmvn, int) and fmvn >= 1 else None)
+                 int(fmvn) if isinstance(fmvn, int) and fmvn >= 1 else None, crowd or None)
 
 
 def read_labels(path: str | Path, on_error: Callable[[EpdError], None] | None = None) -> Iterator[Label]:

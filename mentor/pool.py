@@ -199,17 +199,20 @@ def _finish(item: Item, a: Analysis, cap: int) -> Done:
 def label_batch(items: Sequence[Item], config: MentorConfig, cap: int = DEFAULT_CAP) -> tuple[list[Done], int]:
     """Label ``items`` with the mentor ``config`` names, in this worker (a task of
     :func:`search.runtime.workers.parallel_map`: the batch comes first); return finished EPD lines and the
-    engine restarts.
+    engine restarts (:func:`analyse_batch`, then each position's label)."""
+    found, restarts = analyse_batch(items, config)
+    return [(item[0], None, error, None) if a is None else _finish(item, a, cap) for item, a, error in found], restarts
 
-    A UCI engine is kept busy: the next position's search is sent before this one's label is
-    formatted (SAN, EPD), so our Python work overlaps the engine's.
-    """
+
+def analyse_batch(items: Sequence[Item], config: MentorConfig
+                  ) -> tuple[list[tuple[Item, Analysis | None, str | None]], int]:
+    """The mentor's analysis of each of ``items`` (or ``None`` and why, when it gave up), in order, and the engine
+    restarts. A UCI engine is kept busy: the next position's search is sent before this one is returned to the
+    caller's formatting, so our Python work overlaps the engine's."""
     mentor = _mentor(config)
-    out: list[Done] = []
+    out: list[tuple[Item, Analysis | None, str | None]] = []
     if isinstance(mentor, _BuiltinMentor):
-        for item in items:
-            out.append(_finish(item, mentor.analyse(item[1]), cap))
-        return out, 0
+        return [(item, mentor.analyse(item[1]), None) for item in items], 0
     before = mentor.restarts
     engine = mentor.engine
     depth, nodes = config.depth, config.nodes
@@ -234,7 +237,47 @@ def label_batch(items: Sequence[Item], config: MentorConfig, cap: int = DEFAULT_
             try:
                 analysis = mentor.analyse(item[1])
             except EngineError as exc:
-                out.append((item[0], None, str(exc), None))
+                out.append((item, None, str(exc)))
                 continue
-        out.append(_finish(item, analysis, cap))
+        out.append((item, analysis, None))
     return out, mentor.restarts - before
+
+
+def crowd_batch(items: Sequence[Item], configs: Sequence[MentorConfig], cap: int = DEFAULT_CAP
+                ) -> tuple[list[Done], int]:
+    """Label ``items`` with a crowd of mentors (:func:`crowd_label`): each mentor analyses the batch in turn; a
+    position that any of them gave up on is a failure naming that mentor."""
+    every = [analyse_batch(items, c) for c in configs]
+    out: list[Done] = []
+    for k, item in enumerate(items):
+        found = [(c, f[0][k]) for c, f in zip(configs, every, strict=True)]
+        failed = next(((c, err) for c, (_, a, err) in found if a is None), None)
+        if failed is not None:
+            out.append((item[0], None, f"{failed[0].describe()}: {failed[1]}", None))
+            continue
+        out.append(crowd_label(item, [a for _, (_, a, _) in found if a is not None], cap))
+    return out, sum(r for _, r in every)
+
+
+def crowd_score(scores: Sequence[int]) -> int:
+    """The crowd's score: the median of the mentors' scores (centipawns, side to move; a mate counts at its EPD
+    value, beyond every centipawn score), the mean of the middle two rounded for an even crowd.
+
+    >>> crowd_score([30, -10, 25]), crowd_score([30, -10, 25, 40]), crowd_score([29_995, 500])
+    (25, 28, 15248)
+    """
+    ordered = sorted(scores)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else round((ordered[mid - 1] + ordered[mid]) / 2)
+
+
+def crowd_label(item: Item, analyses: Sequence[Analysis], cap: int) -> Done:
+    """The label of a position a crowd analysed: ``ce`` the crowd's score (:func:`crowd_score`), each mentor's
+    score in ``c3`` (in the mentors' order, which the sidecar records), ``acd`` and ``pv`` the first mentor's."""
+    index, fen, result, id_, source, plies = item
+    board = chess.Board(fen)
+    scores = tuple(ce_from_mate_moves(a.mate) if a.mate is not None else int(a.score or 0) for a in analyses)
+    first = analyses[0]
+    label = Label(board, crowd_score(scores), first.depth, legal_prefix(board, first.pv), result, id_, source, plies,
+                  board.fullmove_number if plies is not None else None, crowd=scores)
+    return index, label.to_epd(cap), None, label.flag(cap)

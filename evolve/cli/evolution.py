@@ -18,7 +18,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES
     from evolve.ga.run import OBJECTIVES, RunSettings
 
-    p = command_parser(subparsers, NAME, [parents.ga(), parents.wdl(), parents.progress()],
+    p = command_parser(subparsers, NAME, [parents.ga(), parents.wdl(), parents.score(), parents.progress()],
                        description="Evolve an organism that reproduces the mentor's scores of a label file "
                                    "(--objective mentor or result), or a player's moves in a PGN file (--objective "
                                    "moves --player NAME), and write results (organism.json, logbook.csv, curve.png, "
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from evolve.ga.run import RunSettings, evolve, format_outcome
 
     settings = RunSettings(labels=args.labels, out=args.out, ga=ga_settings(args), objective=args.objective,
-                           target=args.target, cap=args.cap, held_out=args.held_out, lam=args.lam,
+                           target=args.target, cap=args.cap, held_out=args.held_out, score=args.score, lam=args.lam,
                            checkpoint_every=args.checkpoint_every, jobs=args.jobs, encoding=args.encoding,
                            genome=args.genome, polish=args.polish, player=args.player,
                            skip_plies=args.skip_plies, moves_loss=args.moves_loss, agreement=args.agreement,

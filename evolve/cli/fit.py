@@ -17,7 +17,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     from evolve.ga.fit import EXACT_LOSSES
     from evolve.ga.losses import DEFAULT_LOSS, LOSSES
 
-    p = command_parser(subparsers, NAME, [parents.data(), parents.wdl(), parents.seed()],
+    p = command_parser(subparsers, NAME, [parents.data(), parents.wdl(), parents.score(), parents.seed()],
                        description="Solve the organism's linear model exactly on a label file (bounded L1 by "
                                    "linear programming, bounded L2 by least squares, the win-probability loss by "
                                    "L-BFGS-B from the L1 fit) and report its errors.")
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             LOSSES[loss].check(args)  # before the labels are read
     try:
         ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs,
-                          layout=args.genome, quiet=args.quiet_labels)
+                          layout=args.genome, quiet=args.quiet_labels, score=args.score)
     except OSError as exc:
         fail(prog, os_error(exc, args.labels))
         return 2

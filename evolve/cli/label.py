@@ -61,9 +61,10 @@ def mentor_options() -> argparse.ArgumentParser:
     from mentor.pool import MentorConfig
 
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--mentor", default="stockfish", metavar="stockfish|builtin|PATH",
-                   help="the mentor: Debian's Stockfish, our engine with the built-in expert, "
-                        "or any UCI engine executable")
+    p.add_argument("--mentor", action="append", default=None, metavar="stockfish|builtin|PATH[@depth=N|@nodes=N]",
+                   help="the mentor: Debian's Stockfish, our engine with the built-in expert, or any UCI engine "
+                        "executable, optionally at its own depth or nodes; repeat for a crowd of mentors (label only: "
+                        "ce is the crowd's median score, c3 each mentor's); when not given, stockfish")
     limit = p.add_mutually_exclusive_group()
     limit.add_argument("--depth", type=common.positive_int, default=None,
                        help="fixed search depth; when neither --depth nor --nodes is given, 10 for UCI engines, "
@@ -79,37 +80,55 @@ def mentor_options() -> argparse.ArgumentParser:
     return p
 
 
-def mentor_config(args: argparse.Namespace) -> MentorConfig:
-    """The :class:`mentor.pool.MentorConfig` of :func:`mentor_options`' flags (``stockfish``: Debian's, found on the
-    machine; a default depth of 10 for a UCI engine, 2 for the built-in mentor)."""
+def mentor_configs(args: argparse.Namespace) -> list[MentorConfig]:
+    """The :class:`mentor.pool.MentorConfig` of each ``--mentor`` (``stockfish``: Debian's, found on the machine;
+    ``@depth=N`` or ``@nodes=N`` its own limit, else ``--depth``/``--nodes``, else a depth of 10 for a UCI engine and
+    2 for the built-in mentor). The hash, timeout and UCI options are shared."""
     from mentor.pool import MentorConfig, find_stockfish
 
-    mentor = args.mentor
-    if mentor == "stockfish":
-        path = find_stockfish()
-        if path is None:
-            raise SettingsError("Stockfish is not installed (apt-get install stockfish), or use --mentor builtin")
-        command: tuple[str, ...] = (path,)
-    elif mentor == "builtin":
-        command = ()
-    else:
-        command = (mentor,)
-    kind = "builtin" if mentor == "builtin" else "uci"
-    depth = args.depth
-    if depth is None and args.nodes is None:
-        depth = 2 if kind == "builtin" else 10
     if any("=" not in o for o in args.option):
         raise SettingsError("--option takes NAME=VALUE")
     options = tuple((name, value) for name, _, value in (o.partition("=") for o in args.option))
-    return MentorConfig(kind, command=command, depth=depth, nodes=args.nodes, hash_mb=args.hash,
-                        timeout=args.timeout, options=options)
+    out = []
+    for text in args.mentor or ["stockfish"]:
+        mentor, depth, nodes = text, args.depth, args.nodes
+        head, at, limit = text.rpartition("@")
+        if at and limit.partition("=")[0] in ("depth", "nodes"):
+            key, _, value = limit.partition("=")
+            if not value.isdigit() or int(value) < 1:
+                raise SettingsError(f"--mentor {text}: {key} must be a positive whole number")
+            mentor, depth, nodes = head, (int(value) if key == "depth" else None), (int(value) if key == "nodes"
+                                                                                   else None)
+        if mentor == "stockfish":
+            path = find_stockfish()
+            if path is None:
+                raise SettingsError("Stockfish is not installed (apt-get install stockfish), or use --mentor builtin")
+            command: tuple[str, ...] = (path,)
+        elif mentor == "builtin":
+            command = ()
+        else:
+            command = (mentor,)
+        kind = "builtin" if mentor == "builtin" else "uci"
+        if depth is None and nodes is None:
+            depth = 2 if kind == "builtin" else 10
+        out.append(MentorConfig(kind, command=command, depth=depth, nodes=nodes, hash_mb=args.hash,
+                                timeout=args.timeout, options=options))
+    return out
 
 
-def mentor_error(exc: EngineError, config: MentorConfig) -> EngineError:
-    """``exc`` naming the mentor's command when it does not already."""
+def mentor_config(args: argparse.Namespace) -> MentorConfig:
+    """The one mentor of a command that plays it (``datagen``): :func:`mentor_configs`, refusing a crowd."""
+    configs = mentor_configs(args)
+    if len(configs) > 1:
+        raise SettingsError("--mentor given more than once: a crowd labels positions (mimic label); one mentor plays")
+    return configs[0]
+
+
+def mentor_error(exc: EngineError, config: MentorConfig | None) -> EngineError:
+    """``exc`` naming the mentor's command when it does not already (a crowd's errors name their mentor)."""
     from mentor.uci_client import EngineError
 
-    who = " ".join(config.command)
+    who = " ".join(config.command) if config is not None else ""
     return EngineError(str(exc) if who in str(exc) else f"mentor {who}: {exc}")
 
 
@@ -125,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
     if args.min_plies > args.max_plies:
         raise SettingsError(f"--min-plies {args.min_plies} is above --max-plies {args.max_plies}: no playout length "
                             "left")
-    config = mentor_config(args)
+    configs = mentor_configs(args)
+    config = configs[0] if len(configs) == 1 else configs
     sampler = SamplerOptions(min_plies=args.min_plies, max_plies=args.max_plies, skip_check=args.no_check,
                              skip_plies=args.skip_plies, per_game=args.per_game, random_move=args.random_move,
                              quiet=args.quiet)
@@ -152,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
             summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
                                     cap=args.cap, on_progress=bar, sampling=stats.as_dict())
     except EngineError as exc:
-        raise mentor_error(exc, config) from exc
+        raise mentor_error(exc, configs[0] if len(configs) == 1 else None) from exc
     except OSError as exc:
         if isinstance(exc, MimicError):  # RunExists: it names the file
             raise

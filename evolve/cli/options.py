@@ -106,6 +106,15 @@ class Parents:
         return p
 
     @staticmethod
+    def score() -> argparse.ArgumentParser:
+        """``--score``: which of a crowd's scores trains (``evolve``, ``fit``, ``train-pnet``)."""
+        p = _parent()
+        p.add_argument("--score", type=non_negative_int, default=0, metavar="I",
+                       help="a crowd's label file (mimic label with several --mentor): 0 trains on ce, the crowd's "
+                            "median score; I on the I-th mentor's (c3, in the sidecar's order)")
+        return p
+
+    @staticmethod
     def wdl() -> argparse.ArgumentParser:
         """The win-probability loss's options and the quiet-label filter of ``evolve`` and ``fit`` (defaults:
         :class:`RunSettings`; the loss itself, ``--loss``, is each command's)."""

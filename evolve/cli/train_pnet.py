@@ -27,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     from evolve.nets.pnet_run import PNetRunSettings
     from evolve.nets.pnet_train import PNetSettings
 
-    p = training_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.wdl()],
+    p = training_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.wdl(), parents.score()],
                         "Train a perspective net ((768 -> N) x 2 -> 1, clipped ReLU, NNUE-style) on a label file: "
                         "sigmoid(eval/K_net) against the mentor's score through a win-probability model (the --loss "
                         "wdl convention of mimic evolve), Adam, mini-batches, the organisms' held-out split; "
@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
                          epochs=args.epochs, batch=args.batch, lr=args.lr, lr_final=args.lr_final,
                          weight_decay=args.weight_decay,
                          power=args.loss_power, seed=args.seed),
-        target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, quiet=args.quiet_labels,
+        target=args.target, cap=args.cap, held_out=args.held_out, score=args.score, seed=args.seed,
+        quiet=args.quiet_labels,
         wdl_model=args.wdl_model, lambda_result=args.lambda_result, k_mode=args.net_k, unit=args.unit,
         train_rows=args.train_rows, jobs=args.jobs, more_labels=tuple(args.more_labels), members=args.members)
     outcome = train_pnet(settings, common.command_line(), resume=args.resume, report=print)

@@ -129,18 +129,20 @@ def file_digest(path: str | Path, chunk: int = 1 << 22) -> str:
     return digest.hexdigest()
 
 
-def cache_key(path: str | Path, target: str, cap: int | None, limit: int | None = None) -> str:
-    """The key of a label file's resolved labels: its content, the target mode, the cap, the line limit, the
-    format."""
+def cache_key(path: str | Path, target: str, cap: int | None, limit: int | None = None, score: int = 0) -> str:
+    """The key of a label file's resolved labels: its content, the target mode, the cap, the line limit, the mentor
+    whose score it is (a crowd's), the format."""
     digest = hashlib.blake2b(digest_size=20)
     digest.update(file_digest(path).encode())
     digest.update(f"|target={target}|cap={cap}|labels-v{FORMAT_VERSION}".encode())
     if limit is not None:
         digest.update(f"|limit={limit}".encode())
+    if score:
+        digest.update(f"|score={score}".encode())
     return digest.hexdigest()
 
 
-def _resolve_chunk(lines: list[tuple[int, str]], path: str, target: str, cap: int | None
+def _resolve_chunk(lines: list[tuple[int, str]], path: str, target: str, cap: int | None, score: int = 0
                    ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], list[int], list[str]]:
     """Parse and resolve one chunk of label lines (runs in a worker): rows, scores, the :data:`_COLUMNS`, the
     counts and the malformed lines."""
@@ -148,10 +150,10 @@ def _resolve_chunk(lines: list[tuple[int, str]], path: str, target: str, cap: in
     ys: list[float] = []
     columns: dict[str, list[float]] = {name: [] for name, _ in _COLUMNS}
     tally = ChunkTally()
-    for label in read_chunk(lines, path, tally, cap):
-        board, score, k = target_with_plies(label, target)
+    for label in read_chunk(lines, path, tally, cap, score):
+        board, value, k = target_with_plies(label, target)
         rows.append(bitboard_row(board))
-        ys.append(score)
+        ys.append(value)
         points = result_points(label.result, board.turn)  # the game's result from the target's side to move
         columns["result"].append(float("nan") if points is None else points)
         columns["plies"].append(float("nan") if label.plies_to_end is None else max(label.plies_to_end - k, 0))
@@ -170,25 +172,27 @@ def _resolve_chunk(lines: list[tuple[int, str]], path: str, target: str, cap: in
 def resolve_labels(path: str | Path, target: str = "leaf", cap: int | None = DEFAULT_CAP, n_jobs: int = 1,
                    use_cache: bool = True, cache_dir: str | Path | None = None,
                    on_chunk: Callable[[int], None] | None = None, *, limit: int | None = None,
-                   chunk: int | None = None) -> ResolvedLabels:
+                   chunk: int | None = None, score: int = 0) -> ResolvedLabels:
     """The resolved labels of ``path`` (see the module docstring), from the cache when it holds them.
 
     ``n_jobs`` worker processes (``-1``: every core) parse chunks of ``chunk`` (default :data:`CHUNK`) lines;
     ``cache_dir`` defaults to :func:`label_cache_dir`; ``on_chunk(lines)`` is called as each chunk is done; ``cap``
-    ``None`` keeps every label; ``limit`` reads only the first ``limit`` label lines.
+    ``None`` keeps every label; ``limit`` reads only the first ``limit`` label lines; ``score`` ``i`` ≥ 1 trains on a
+    crowd's ``i``-th mentor's scores (:func:`evolve.data.chunks.read_chunk`), 0 on ``ce`` (the crowd's, or the
+    one mentor's).
     """
     if target not in ("leaf", "root"):
         raise SettingsError(f"unknown target mode {target!r} (leaf or root)")
     cache_path = key = None
     if use_cache:
-        key = cache_key(path, target, cap, limit)
+        key = cache_key(path, target, cap, limit, score)
         cache_path = Path(cache_dir or label_cache_dir()) / f"{key}.npz"
         cached = read_cached_labels(cache_path, key)
         if cached is not None:
             cached.errors = _with_path(path, cached.errors)
             return cached
     errors: list[str] = []  # "LINE:reason"; the path is added when read (the cache is keyed by content)
-    parts, n_lines = map_label_chunks(path, _resolve_chunk, target, cap, chunk=chunk or CHUNK, n_jobs=n_jobs,
+    parts, n_lines = map_label_chunks(path, _resolve_chunk, target, cap, score, chunk=chunk or CHUNK, n_jobs=n_jobs,
                                       limit=limit, on_error=lambda e: errors.append(f"{e.line_no}:{e.reason}"),
                                       on_chunk=on_chunk)
     total = over = mates = 0

@@ -3,7 +3,7 @@
 :func:`map_label_chunks` reads the lines of a label file (:func:`mentor.labels.label_lines`), cuts them into
 chunks and runs ``work(lines, path, *args)`` on each, in this process or in worker processes
 (:func:`search.runtime.workers.parallel_map`), returning the results in file order. Inside ``work``,
-:func:`read_chunk` parses a chunk's lines into labels (:func:`mentor.labels.parse_labels`), counting them in
+:func:`read_chunk` parses a chunk's lines into labels (:func:`mentor.labels.parse_label`), counting them in
 a :class:`ChunkTally` and, given a cap (centipawns), leaving out and counting the labels beyond it. Used by
 the label cache (:mod:`evolve.data.cache`), through which every trainer reads a label file.
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mentor.labels import EpdError, Label, label_lines, parse_labels
+from mentor.labels import EpdError, Label, label_lines, parse_label
 from search.conventions import ce_is_mate
 from search.runtime.workers import parallel_map
 
@@ -35,11 +35,22 @@ class ChunkTally:
     errors: list[tuple[int, str]] = field(default_factory=list)
 
 
-def read_chunk(lines: list[tuple[int, str]], path: str, tally: ChunkTally, cap: int | None = None
-               ) -> Iterator[Label]:
+def read_chunk(lines: list[tuple[int, str]], path: str, tally: ChunkTally, cap: int | None = None,
+               score: int = 0) -> Iterator[Label]:
     """The labels of ``lines`` (``(line number, text)`` of ``path``), counted in ``tally``; with ``cap``,
-    labels whose ``|ce|`` exceeds it are counted and left out."""
-    for label in parse_labels(lines, path, lambda err: tally.errors.append((err.line_no, err.reason))):
+    labels whose ``|ce|`` exceeds it are counted and left out. ``score`` ``i`` ≥ 1: a crowd's label file, each label's
+    ``ce`` replaced by its ``i``-th mentor's score (``c3``) first; a label without one is a malformed line."""
+    for line_no, text in lines:
+        try:
+            label = parse_label(text, path, line_no)
+        except EpdError as err:
+            tally.errors.append((err.line_no, err.reason))
+            continue
+        if score:
+            if label.crowd is None or len(label.crowd) < score:
+                tally.errors.append((line_no, f"no score of mentor {score} (c3: a crowd's scores)"))
+                continue
+            label.ce = label.crowd[score - 1]
         tally.total += 1
         if cap is not None and abs(label.ce) > cap:
             tally.over += 1

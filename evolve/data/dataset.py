@@ -96,7 +96,7 @@ def kept_split(resolved: ResolvedLabels, path: str | Path, quiet: bool, held_out
 
 def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
                  seed: int = 0, n_jobs: int = 1, cache_dir: str | Path | None = None,
-                 use_cache: bool = True, layout: str = "paper", quiet: bool = False) -> Dataset:
+                 use_cache: bool = True, layout: str = "paper", quiet: bool = False, score: int = 0) -> Dataset:
     """Read ``path``, resolve targets, extract the features of ``layout`` (``paper`` or ``rich``, see
     ``organisms.features.feature_names``), and split; see the module docstring.
 
@@ -105,10 +105,10 @@ def load_dataset(path: str | Path, target: str = "leaf", cap: int = DEFAULT_CAP,
     the target positions and the feature set's version). ``cache_dir`` holds the feature cache, and the
     label cache in its ``labels/`` folder (default: ``$MIMIC_CACHE``, see ``default_cache_dir``). With
     ``quiet``, only quiet labels are kept (the features are those of every label, cached as without it, then
-    cut), before the split.
+    cut), before the split. ``score`` ``i`` ≥ 1: a crowd's file, trained on its ``i``-th mentor's scores (0: ``ce``).
     """
     resolved = resolve_labels(path, target, cap, n_jobs=n_jobs, use_cache=use_cache,
-                              cache_dir=Path(cache_dir) / "labels" if cache_dir is not None else None)
+                              cache_dir=Path(cache_dir) / "labels" if cache_dir is not None else None, score=score)
     keep, train, held = kept_split(resolved, path, quiet, held_out, seed, cap)
     matrix = feature_matrix(resolved.rows, n_jobs=n_jobs, cache_dir=cache_dir, use_cache=use_cache,
                             layout=layout)

@@ -55,6 +55,9 @@ class RunSettings:
     target: str = "leaf"
     cap: int = 1500
     held_out: float = 0.2
+    score: int = 0
+    """A crowd's label file (``mimic label`` with several mentors): 0 trains on ``ce``, the crowd's median score;
+    ``i`` on its ``i``-th mentor's (``c3``)."""
     lam: float = 60.0
     loss: str = DEFAULT_LOSS
     loss_power: float = 2.0
@@ -217,7 +220,7 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, dataset: D
     else:
         ds = dataset or load_dataset(settings.labels, settings.target, settings.cap, settings.held_out,
                                      settings.ga.seed, n_jobs=settings.jobs, layout=settings.genome,
-                                     quiet=settings.quiet_labels)
+                                     quiet=settings.quiet_labels, score=settings.score)
         train, held = ds.train, ds.held
         seconds["labels and features"] = time.perf_counter() - t0
         t0 = time.perf_counter()

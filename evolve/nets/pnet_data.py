@@ -177,13 +177,14 @@ def check_more_labels(path: str | Path, more: Sequence[str | Path]) -> None:
 def load_pnet_data(path: str | Path, *, target: str = "leaf", cap: int = DEFAULT_CAP, held_out: float = 0.2,
                    seed: int = 0, quiet: bool = False, model: str = "sf15.1", power: float = 2.0,
                    lambda_result: float = 1.0, k_mode: str | float = "expert", train_rows: int | None = None,
-                   n_jobs: int = 1, more: Sequence[str | Path] = ()) -> PNetData:
-    """Read ``path`` (and the training rows of the files ``more``) into :class:`PNetData` (see the module
+                   n_jobs: int = 1, more: Sequence[str | Path] = (), score: int = 0) -> PNetData:
+    """Read ``path`` (and the training rows of the files ``more``; ``score`` ``i`` ≥ 1: a crowd's ``i``-th mentor's
+    scores, :func:`evolve.data.cache.resolve_labels`) into :class:`PNetData` (see the module
     docstring)."""
     if isinstance(k_mode, str) and k_mode not in K_MODES:
         raise SettingsError(f"the net's K is {', '.join(K_MODES)} or a number of centipawns, got {k_mode!r}")
     check_more_labels(path, more)
-    resolved = resolve_labels(path, target, cap, n_jobs=n_jobs)
+    resolved = resolve_labels(path, target, cap, n_jobs=n_jobs, score=score)
     keep, train, held = kept_split(resolved, path, quiet, held_out, seed, cap)
     rows, y, result, ply = (a[keep] for a in (resolved.rows, resolved.y, resolved.result, resolved.ply))
     totals = [resolved.total, resolved.over_cap, resolved.malformed, int((~keep).sum())]
@@ -191,7 +192,7 @@ def load_pnet_data(path: str | Path, *, target: str = "leaf", cap: int = DEFAULT
     held_keys = {r.tobytes() for r in rows[held]}
     more_used = more_held = 0
     for extra in more:
-        r = resolve_labels(extra, target, cap, n_jobs=n_jobs)
+        r = resolve_labels(extra, target, cap, n_jobs=n_jobs, score=score)
         k = r.quiet.copy() if quiet else np.ones(len(r.y), dtype=bool)
         totals = [totals[0] + r.total, totals[1] + r.over_cap, totals[2] + r.malformed, totals[3] + int((~k).sum())]
         errors += r.errors

@@ -55,6 +55,7 @@ class PNetRunSettings:
     target: str = "leaf"
     cap: int = DEFAULT_CAP
     held_out: float = 0.2
+    score: int = 0  # a crowd's label file: 0 its ce (the crowd's), i its i-th mentor's score (c3)
     seed: int = 0
     quiet: bool = False
     wdl_model: str = "sf15.1"
@@ -121,6 +122,7 @@ def train_pnet(settings: PNetRunSettings, command: str = "", *, resume: bool = F
     say = report or quiet
     s = settings.net
     data = load_pnet_data(settings.labels, target=settings.target, cap=settings.cap, held_out=settings.held_out,
+                          score=settings.score,
                           seed=settings.seed, quiet=settings.quiet, model=settings.wdl_model, power=s.power,
                           lambda_result=settings.lambda_result, k_mode=settings.k_mode,
                           train_rows=settings.train_rows, n_jobs=settings.jobs, more=settings.more_labels)
