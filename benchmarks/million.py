@@ -4,7 +4,8 @@
     python benchmarks/million.py --labels 1000000 --write-only      # only the label file
 
 Labels (seeded, nothing here is committed): positions of the games in ``data/player-games/*.pgn`` from
-ply 8 on, plus 2% from ``mentor.samplers.random_playouts``; ``ce`` = the evaluation of a fixed
+ply 8 on, plus 2% from ``mentor.samplers.random_playouts`` (more when the games hold too few: they hold about
+1.45 million); ``ce`` = the evaluation of a fixed
 organism (``results/paper-builtin/organism.json``, side to move's view, centipawns) plus Gaussian noise
 (σ = 40 cp), ``acd 0``, and a ``pv`` of 0–3 random legal moves (so the PV walk and quiescence of
 ``--target leaf`` do real work). Then, each in a fresh process with ``MIMIC_CACHE`` in ``OUT/cache``
@@ -13,7 +14,8 @@ organism (``results/paper-builtin/organism.json``, side to move's view, centipaw
 1. ``mimic evolve`` with an empty cache (first run: parse, resolve, extract features, fit, evolve);
 2. ``mimic evolve`` again (everything cached);
 3. ``mimic fit`` (cached);
-4. feature extraction alone on the cached target rows, cache off: positions/s on ``--jobs`` cores.
+4. ``mimic train-pnet --epochs 1`` (labels cached): its log's epoch seconds against the whole process's time;
+5. feature extraction alone on the cached target rows, cache off: positions/s on ``--jobs`` cores.
 
 It prints each wall time and the process's peak resident memory (``getrusage`` of the child).
 """
@@ -94,12 +96,12 @@ def write_labels(path: Path, n: int, seed: int, jobs: int) -> float:
     from search.runtime.workers import parallel
 
     t0 = time.perf_counter()
-    n_random = n // 50
-    tasks = [delayed(_games_task)(str(p), seed * 1000 + i, n) for i, p in enumerate(GAMES)]
-    tasks += [delayed(_playouts_task)(n_random // 4, seed * 1000 + 100 + i) for i in range(4)]
-    parts = parallel(jobs)(tasks)
-    games = [line for part in parts[:len(GAMES)] for line in part]
-    randoms = [line for part in parts[len(GAMES):] for line in part]
+    parts = parallel(jobs)(delayed(_games_task)(str(p), seed * 1000 + i, n) for i, p in enumerate(GAMES))
+    games = [line for part in parts for line in part]
+    n_random = max(n // 50, n - len(games))  # 2%, or what the games lack (the champions' games hold ~1.45 million)
+    quarter = -(-n_random // 4)
+    parts = parallel(jobs)(delayed(_playouts_task)(quarter, seed * 1000 + 100 + i) for i in range(4))
+    randoms = [line for part in parts for line in part][:n_random]
     if len(games) + len(randoms) < n:
         sys.exit(f"only {len(games) + len(randoms)} positions available, fewer than {n}")
     lines = games[:n - len(randoms)] + randoms
@@ -146,10 +148,14 @@ def main() -> int:
     runs = [("evolve, first run (empty cache)", [*evolve, "--out", str(args.out / "run1")]),
             ("evolve, second run (cached)", [*evolve, "--out", str(args.out / "run2")]),
             ("fit l1 + l2 (cached)",
-             [*mimic, "fit", str(labels), "--jobs", str(args.jobs), "--loss", "l1", "--loss", "l2"])]
+             [*mimic, "fit", str(labels), "--jobs", str(args.jobs), "--loss", "l1", "--loss", "l2"]),
+            ("train-pnet, one epoch (labels cached)",
+             [*mimic, "train-pnet", str(labels), "--jobs", str(args.jobs), "--epochs", "1",
+              "--out", str(args.out / "pnet")])]
     for name, command in runs:
         shutil.rmtree(args.out / "run1", ignore_errors=True) if "first" in name else None
         shutil.rmtree(args.out / "run2", ignore_errors=True) if "second" in name else None
+        shutil.rmtree(args.out / "pnet", ignore_errors=True) if "pnet" in name else None
         log = args.out / (name.split(",")[0].split()[0] + ("-1" if "first" in name else "-2") + ".log")
         secs, rss, rc = measure(command, env, log)
         print(f"{name}: {secs:.1f} s, peak RSS {rss:.0f} MiB, exit {rc} (log {log})")
