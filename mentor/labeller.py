@@ -154,6 +154,20 @@ def as_crowd(config: MentorConfig | Crowd) -> tuple[MentorConfig, ...]:
     return (config,) if isinstance(config, MentorConfig) else tuple(config)
 
 
+def open_run(out: Path, resume: bool, crowd: Crowd) -> tuple[bool, str]:
+    """The checks before a run writes the label file ``out``, in order: a directory is refused, an existing
+    non-empty file without ``resume`` is :class:`~search.runtime.errors.RunExists`, a damaged sidecar is
+    :class:`~mentor.sidecar.SidecarError`, a mentor that cannot start is :class:`EngineError`, with nothing written.
+    Whether the file holds labels already, and the mentors' names (:data:`CROWD_NAMES` between a crowd's)."""
+    if out.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(out))
+    exists = out.exists() and out.stat().st_size > 0
+    if exists and not resume:
+        raise RunExists(f"{out} exists; pass --resume to continue it, or choose another --out")
+    read_sidecar(out)
+    return exists, CROWD_NAMES.join(mentor_identity(c) for c in crowd)
+
+
 def label_samples(samples: Sequence[Sample], config: MentorConfig | Crowd, out: str | Path, *, jobs: int = 1,
                   resume: bool = False, batch_size: int | None = None, run: LabelRun | None = None,
                   cap: int = DEFAULT_CAP, on_progress: Callable[[int, int], None] | None = None,
@@ -171,14 +185,8 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig | Crowd, out: 
     """
     out = Path(out)
     summary = LabelSummary(requested=len(samples), sampling=dict(sampling or {}))
-    if out.is_dir():
-        raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(out))
-    exists = out.exists() and out.stat().st_size > 0
-    if exists and not resume:
-        raise RunExists(f"{out} exists; pass --resume to continue it, or choose another --out")
-    read_sidecar(out)  # checked before anything starts or is written (SidecarError names it)
     crowd = as_crowd(config)
-    summary.mentor = CROWD_NAMES.join(mentor_identity(c) for c in crowd)
+    exists, summary.mentor = open_run(out, resume, crowd)
     done: set[int] = set()
     if exists:
         if comment_lines(out):

@@ -27,7 +27,6 @@ May import: chess, numpy, ``mentor.labels``, ``mentor.pool``, ``search/``.
 
 from __future__ import annotations
 
-import errno
 import math
 import re
 import time
@@ -39,14 +38,13 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from mentor.labeller import LabelRun, LabelSummary, record_run
+from mentor.labeller import LabelRun, LabelSummary, open_run, record_run
 from mentor.labels import DEFAULT_CAP, Label, LabelWriter, repair_label_file
-from mentor.pool import MentorConfig, _mentor, close_mentors, mentor_identity
-from mentor.sidecar import read_sidecar
+from mentor.pool import MentorConfig, _mentor, close_mentors
 from mentor.uci_client import Analysis, EngineError
 from search.conventions import ce_from_mate_moves, ce_is_mate, legal_prefix, position_key
 from search.formats.textfile import open_text
-from search.runtime.errors import RunExists, SettingsError
+from search.runtime.errors import SettingsError
 from search.runtime.provenance import utc_now
 from search.runtime.workers import dropping_results, parallel_map
 
@@ -241,14 +239,8 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
     out = Path(out)
     if not openings:
         raise SettingsError("no openings to start the games from")
-    if out.is_dir():
-        raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(out))
-    exists = out.exists() and out.stat().st_size > 0
-    if exists and not resume:
-        raise RunExists(f"{out} exists; pass --resume to continue it, or choose another --out")
-    read_sidecar(out)
     summary = LabelSummary(requested=positions)
-    summary.mentor = mentor_identity(config)
+    exists, summary.mentor = open_run(out, resume, (config,))
     done = games_done(out, seed) if exists else set()
     have = _count_labels(out, seed) if exists else 0
     summary.already_labelled = have
