@@ -17,7 +17,8 @@ file, lines = sys.argv[1], int(sys.argv[2])
 side = json.loads(Path(f"{file}.json").read_text())
 out = [f"# {Path.cwd().name}: {lines:,} labels in {file}", "",
        f"- file: `{file}`, {Path(file).stat().st_size / 1e6:.1f} MB, SHA-256 in `{file}.sha256`; the first 200 lines in "
-       "`sample.epd`; the file itself is not committed (`run.sh` makes it)", ""]
+       "`sample.epd`; " + ("the file itself is not committed (`run.sh` makes it)" if Path(file).stat().st_size > 50e6
+                           else "committed (under 50 MB)"), ""]
 out.append("| run | command | mentor(s) | labelled | seconds | labels/s | finished |")
 out.append("|---|---|---|---|---|---|---|")
 for r in side["runs"]:

@@ -4,7 +4,7 @@
 # chosen by a seeded hash of the position), a third each: the rich organism taught by Stockfish (results/sf-wdl), the
 # built-in expert and the perspective net (results/pnet); labelled by Stockfish 15.1 at depth 8. These are the
 # positions the pupil's search compares (after exchanges, material unbalanced), which games rarely show.
-# The file (gzip) is not committed: the repository keeps its sidecar, SHA-256, line count and a sample.
+# The file (gzip, 10 MB) is committed beside its sidecar, SHA-256, line count, a sample and summary.md.
 # From the repository root: bash results/data/search-tree/run.sh   (needs .venv and Debian's stockfish; rerun it to
 # resume: the positions are sampled the same way again and those already labelled are skipped).
 set -euo pipefail
