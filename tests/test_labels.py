@@ -7,6 +7,7 @@ provenance (command, settings, the mentor's UCI ``id name``, mimic's version and
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -185,18 +186,23 @@ COMMITTED_LABELS = {  # heldout-mixed: every line parsed with chess.Board.from_e
     "rich-builtin/labels.epd": ("e871141232029531f5d5de9c2262a2743ebf965f1e8dae6ac3e3f0de4ec23b30", 40000),
     "rich-stockfish/labels.epd": ("bbf00f8d472de2591a7e33f4754f67cc3b57118dea2f05fc3a27bae073d6c99e", 200000),
     "wdl-study/selfplay-labels.epd": ("070ba1524604b76e2edc5b5801418bba5063274b5c08eab80f3d64d388dd7fe2", 7415),
+    # data/search-tree (issue 38): every line of the gzip file parsed with chess.Board.from_epd, then recorded, on
+    # 2026-11-28 (the SHA-256 of the compressed bytes, the lines of the decompressed text); its sample is its first 200
+    "data/search-tree/labels.epd.gz": ("a1373a8147c08b7259d226e7008bce260fa50d4251bc9b2066a68b6eae4aac68", 200971),
+    "data/search-tree/sample.epd": ("50bc96fcc56e8b4876c608d5518fcb49492406b1b666f9291577653f00ef664a", 200),
 }
 
 
 def test_committed_label_files_are_standard_epd() -> None:
-    files = sorted((REPO / "results").rglob("*.epd"))
+    files = sorted([*(REPO / "results").rglob("*.epd"), *(REPO / "results").rglob("*.epd.gz")])
     assert files, "no label files under results/"
     named = {path.relative_to(REPO / "results").as_posix(): path for path in files}
     assert sorted(named) == sorted(COMMITTED_LABELS), "a label file was added or removed: parse it whole, record it"
     rng = random.Random(10)
     for name, path in named.items():
-        data = path.read_bytes()
-        assert (hashlib.sha256(data).hexdigest(), data.count(b"\n")) == COMMITTED_LABELS[name], \
+        raw = path.read_bytes()
+        data = gzip.decompress(raw) if name.endswith(".gz") else raw
+        assert (hashlib.sha256(raw).hexdigest(), data.count(b"\n")) == COMMITTED_LABELS[name], \
             f"{path} changed: parse every line with chess.Board.from_epd, then record its new SHA-256 here"
         lines = data.decode("utf-8").splitlines()
         assert all(line.strip() and not line.startswith("#") for line in lines), f"{path}: blank or '#' line"

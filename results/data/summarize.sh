@@ -10,6 +10,7 @@ sha256sum "$file" > "$file.sha256"
 if [[ $file == *.gz ]]; then cat_=(zcat); else cat_=(cat); fi
 lines=$("${cat_[@]}" "$file" | wc -l)
 "${cat_[@]}" "$file" | head -200 > sample.epd || true
+cp "$file.json" sample.epd.json  # the sample's provenance is the whole file's
 python3 - "$file" "$lines" <<'PY'
 import json, sys
 from pathlib import Path
