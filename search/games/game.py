@@ -41,7 +41,7 @@ class TimeControl:
     @classmethod
     def parse(cls, text: str) -> TimeControl:
         """cutechess syntax: ``[moves/]base[+increment]`` in seconds, e.g. ``10+0.1`` or ``40/60``."""
-        moves = None
+        moves, given = None, text
         try:
             if "/" in text:
                 m, text = text.split("/", 1)
@@ -49,7 +49,8 @@ class TimeControl:
             base, _, inc = text.partition("+")
             tc = cls(base=float(base), increment=float(inc) if inc else 0.0, moves=moves)
         except ValueError as exc:
-            raise SettingsError(str(exc)) from exc
+            raise SettingsError(f"bad time control {given!r} ({exc}): [moves/]seconds[+increment], e.g. 10+0.1") \
+                from exc
         if tc.base is None or tc.base <= 0 or tc.increment < 0:
             raise SettingsError(f"bad time control {text!r}")
         return tc
