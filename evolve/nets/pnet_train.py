@@ -94,14 +94,9 @@ class TrainingDiverged(MimicError):
     non-finite weights is written."""
 
 
-def _diverged(s: PNetSettings, epoch: int, where: str) -> TrainingDiverged:
-    return TrainingDiverged(f"the training diverged at epoch {epoch} ({where} is not a finite number): lower --lr "
-                            f"(now {s.lr:g}) or check --net-k; nothing of this epoch was written")
-
-
-def _beyond(s: PNetSettings, epoch: int, largest: float) -> TrainingDiverged:
-    return TrainingDiverged(f"the training diverged at epoch {epoch} (a weight reached {largest:.3g}, beyond a net "
-                            f"file's +-{WEIGHT_LIMIT:g}): lower --lr (now {s.lr:g}); nothing of this epoch was written")
+def _diverged(s: PNetSettings, epoch: int, what: str, hint: str = "") -> TrainingDiverged:
+    return TrainingDiverged(f"the training diverged at epoch {epoch} ({what}): lower --lr (now {s.lr:g}){hint}; "
+                            "nothing of this epoch was written")
 
 
 EPOCH_FIELDS = record_fields("train_loss", "held_loss", "train_mae", "held_mae", "seconds")
@@ -240,7 +235,8 @@ def train(model: Any, data: PNetData, s: PNetSettings, checkpoint: Path, *, resu
             loss = (d * d).mean() if s.power == 2 else d.abs().pow(s.power).mean()
             value = float(loss.detach())
             if not math.isfinite(value):
-                raise _diverged(s, epoch, f"the loss of mini-batch {start // s.batch + 1}")
+                raise _diverged(s, epoch, f"the loss of mini-batch {start // s.batch + 1} is not a finite number",
+                                " or check --net-k")
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -249,10 +245,10 @@ def train(model: Any, data: PNetData, s: PNetSettings, checkpoint: Path, *, resu
         model.eval()
         tr, he = errors(model, s, data, data.train), errors(model, s, data, data.held)
         if not all(math.isfinite(v) for v in (*tr, *(he if len(data.held) else ()))):  # no held rows: NaN
-            raise _diverged(s, epoch, "the error after the epoch")
+            raise _diverged(s, epoch, "the error after the epoch is not a finite number", " or check --net-k")
         largest = max(float(np.abs(a).max()) for a in net_arrays(model).values())
         if not largest <= WEIGHT_LIMIT:  # a net file holds weights within +-WEIGHT_LIMIT only
-            raise _beyond(s, epoch, largest)
+            raise _diverged(s, epoch, f"a weight reached {largest:.3g}, beyond a net file's +-{WEIGHT_LIMIT:g}")
         rows.append(EpochRecord(epoch, total / max(len(perm), 1), train_loss=tr[0], held_loss=he[0], train_mae=tr[1],
                                 held_mae=he[1], seconds=seconds))
         save_checkpoint(checkpoint, model, opt, rows, ident)

@@ -255,20 +255,25 @@ class NpzFile:
         except OSError as exc:
             raise error(f"{path}: cannot read the {noun}: {exc.strerror or exc}") from exc
         try:
+            self.zip = self._open_zip()
+        except BaseException:
+            self.fh.close()
+            raise
+        self.members = {i.filename[:-4]: i for i in self.zip.infolist() if i.filename.endswith(".npy")}
+
+    def _open_zip(self) -> zipfile.ZipFile:
+        """The archive of the open file, refused as :meth:`_not` a net file when it is a bare ``.npy`` or no zip."""
+        try:
             if self.fh.read(len(NPY_MAGIC)) == NPY_MAGIC:
                 raise self._not("a bare .npy array")
             self.fh.seek(0)
-            self.zip = zipfile.ZipFile(self.fh)
-        except BaseException as exc:
-            self.fh.close()
-            if isinstance(exc, MimicError):
-                raise
-            if isinstance(exc, OSError):
-                raise error(f"{path}: cannot read the {noun}: {exc.strerror or exc}") from exc
-            if isinstance(exc, (ValueError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError)):
-                raise self._not(str(exc)) from exc
+            return zipfile.ZipFile(self.fh)
+        except MimicError:
             raise
-        self.members = {i.filename[:-4]: i for i in self.zip.infolist() if i.filename.endswith(".npy")}
+        except OSError as exc:
+            raise self.error(f"{self.path}: cannot read the {self.noun}: {exc.strerror or exc}") from exc
+        except (ValueError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as exc:
+            raise self._not(str(exc)) from exc
 
     def _not(self, reason: str) -> MimicError:
         return self.error(f"{self.path}: not a {self.noun} (.npz without pickles): {reason}")
