@@ -28,14 +28,22 @@ from typing import Any
 
 from mentor.labels import DEFAULT_CAP, LabelWriter, labelled_keys
 from mentor.pool import BUILTIN_NAME as BUILTIN_NAME  # re-exported: callers import these from mentor.labeller
-from mentor.pool import Done, Item, MentorConfig, close_mentors, crowd_batch, label_batch, mentor_identity
+from mentor.pool import (
+    Done,
+    Item,
+    MentorConfig,
+    close_mentors,
+    crowd_batch,
+    label_batch,
+    mentor_identity,
+    mentor_map,
+)
 from mentor.pool import find_stockfish as find_stockfish
 from mentor.samplers import Sample, SamplerOptions
 from mentor.sidecar import comment_lines, convert_legacy, migrate_sidecar, read_sidecar, sidecar_path
 from search.runtime.atomic import write_json_atomic
 from search.runtime.errors import RunExists
 from search.runtime.provenance import provenance, utc_now
-from search.runtime.workers import parallel_map
 from search.tt import position_key
 
 
@@ -263,20 +271,8 @@ def _run(config: MentorConfig | Crowd, items: list[Item], batch_size: int, jobs:
          ) -> Iterator[tuple[list[Done], int]]:
     """Each batch's ``(finished lines, engine restarts)``, in the order of the batches (the workers still run
     ahead), so the label file has the same lines in the same order whatever the backend and the number of
-    workers."""
-    from search.runtime.workers import distributed
-
-    batches = list(_batches(items, batch_size))
-    # A UCI mentor's work happens in its engine process: threads that drive the pipes are enough and
-    # start at once (they end with this process). The built-in mentor computes in Python, so it needs
-    # processes: loky workers that leave as soon as this process is gone (search.runtime.workers). On a Dask
-    # cluster both go to its workers, each worker thread starting its own mentor (mentor.pool).
+    workers (:func:`mentor.pool.mentor_map`)."""
     crowd = as_crowd(config)
     task, whom = (label_batch, crowd[0]) if len(crowd) == 1 else (crowd_batch, crowd)
-    if jobs != 1 and len(batches) > 1 and all(c.kind == "uci" for c in crowd) and not distributed():
-        from joblib import Parallel, delayed
-
-        threads = Parallel(n_jobs=jobs, return_as="generator", batch_size=1, prefer="threads")
-        yield from threads(delayed(task)(b, whom, cap) for b in batches)
-        return
-    yield from parallel_map(task, batches, jobs, args=(whom, cap), batch_size=1)
+    return mentor_map(task, list(_batches(items, batch_size)), jobs, (whom, cap),
+                      all(c.kind == "uci" for c in crowd))

@@ -16,9 +16,10 @@ from __future__ import annotations
 import atexit
 import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import chess
 
@@ -29,6 +30,7 @@ from search.runtime.errors import SettingsError
 from search.runtime.provenance import mimic_version
 
 DEBIAN_STOCKFISH = "/usr/games/stockfish"
+T = TypeVar("T")
 
 
 def find_stockfish() -> str | None:
@@ -153,7 +155,8 @@ _ALL_LOCK = threading.Lock()
 _GENERATION = [0]  # close_mentors counts up: a thread's mentors of an older generation are closed
 
 
-def _mentor(config: MentorConfig) -> _BuiltinMentor | _UciMentor:
+def worker_mentor(config: MentorConfig) -> _BuiltinMentor | _UciMentor:
+    """This worker thread's (or process's) mentor of ``config``, started at its first use and kept."""
     mentors: dict[MentorConfig, _BuiltinMentor | _UciMentor] | None = getattr(_LOCAL, "mentors", None)
     if mentors is None or getattr(_LOCAL, "generation", None) != _GENERATION[0]:
         mentors = _LOCAL.mentors = {}
@@ -179,6 +182,21 @@ def close_mentors() -> None:
 
 
 atexit.register(close_mentors)
+
+
+def mentor_map(task: Callable[..., T], items: Sequence[Any], jobs: int, args: Sequence[Any], uci: bool) -> Iterator[T]:
+    """``task(item, *args)`` for every item, in order, as the workers finish (they run ahead): threads when every
+    mentor is a UCI engine (the work is in its engine process; threads start at once and end with this process),
+    else :func:`search.runtime.workers.parallel_map` (worker processes for the built-in mentor, which computes in
+    Python, or a Dask cluster's workers, each starting its own mentors). The one branch of ``label`` and ``datagen``."""
+    from search.runtime.workers import distributed, parallel_map
+
+    if jobs != 1 and len(items) > 1 and uci and not distributed():
+        from joblib import Parallel, delayed
+
+        threads = Parallel(n_jobs=jobs, return_as="generator", batch_size=1, prefer="threads")
+        return iter(threads(delayed(task)(item, *args) for item in items))
+    return parallel_map(task, items, jobs, args=args, batch_size=1)
 
 
 Item = tuple[int, str, str | None, str | None, str | None, int | None]
@@ -209,7 +227,7 @@ def analyse_batch(items: Sequence[Item], config: MentorConfig
     """The mentor's analysis of each of ``items`` (or ``None`` and why, when it gave up), in order, and the engine
     restarts. A UCI engine is kept busy: the next position's search is sent before this one is returned to the
     caller's formatting, so our Python work overlaps the engine's."""
-    mentor = _mentor(config)
+    mentor = worker_mentor(config)
     out: list[tuple[Item, Analysis | None, str | None]] = []
     if isinstance(mentor, _BuiltinMentor):
         return [(item, mentor.analyse(item[1]), None) for item in items], 0

@@ -19,7 +19,7 @@ seeded with ``(s, g)``, and the mentor's hash is cleared at the game's first sea
 an engine's is when it plays: a single-threaded engine then searches the same way every time), and
 each label's ``id`` is ``selfplay:s:g:ply``, so a resumed run finds the games already written and plays only the
 others. The whole game is written at once, after it ends (its result is needed), so a killed run loses at most the
-games in flight. Parallel through :func:`search.runtime.workers.parallel_map` (threads for a UCI mentor, whose work
+games in flight. Parallel through :func:`mentor.pool.mentor_map` (threads for a UCI mentor, whose work
 is in its engine process; a Dask cluster runs it too), each worker keeping one mentor (:mod:`mentor.pool`).
 
 May import: chess, numpy, ``mentor.labels``, ``mentor.pool``, ``search/``.
@@ -31,7 +31,7 @@ import math
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -40,13 +40,13 @@ import numpy as np
 
 from mentor.labeller import LabelRun, LabelSummary, open_run, record_run
 from mentor.labels import DEFAULT_CAP, Label, LabelWriter, repair_label_file
-from mentor.pool import MentorConfig, _mentor, close_mentors
+from mentor.pool import MentorConfig, close_mentors, mentor_map, worker_mentor
 from mentor.uci_client import Analysis, EngineError
 from search.conventions import ce_from_mate_moves, ce_is_mate, legal_prefix, position_key
 from search.formats.textfile import open_text
 from search.runtime.errors import SettingsError
 from search.runtime.provenance import utc_now
-from search.runtime.workers import dropping_results, parallel_map
+from search.runtime.workers import dropping_results
 
 SOURCE = "selfplay"
 """The ``c0`` (source) of every self-play label, and the first field of its ``id``."""
@@ -103,7 +103,7 @@ def play_game(game: int, seed: int, openings: Sequence[str], config: MentorConfi
     """Play game ``game`` of seed ``seed`` with the mentor of this worker and return it with its labels."""
     o = options
     rng = np.random.default_rng([seed, game])
-    mentor = _mentor(config)
+    mentor = worker_mentor(config)
     restarts = getattr(mentor, "restarts", 0)
     board = chess.Board(openings[int(rng.integers(len(openings)))])
     for _ in range(o.random_plies):
@@ -180,43 +180,37 @@ def _labels(game: int, seed: int, searched: list[tuple[chess.Board, Analysis]], 
     return [label.to_epd(o.cap) for label in kept], skipped
 
 
-def play_games(games: Sequence[int], seed: int, openings: Sequence[str], config: MentorConfig,
-               options: SelfPlayOptions) -> list[GameRecord]:
-    """A worker's task: the games ``games``, in order. A game whose mentor gives up (it died or hung more often
+def play_safely(game: int, seed: int, openings: Sequence[str], config: MentorConfig,
+                options: SelfPlayOptions) -> GameRecord:
+    """A worker's task: game ``game`` (:func:`play_game`); a game whose mentor gives up (it died or hung more often
     than it may be restarted) is returned with no labels and ``reason`` naming the error."""
-    out = []
-    for g in games:
-        try:
-            out.append(play_game(g, seed, openings, config, options))
-        except EngineError as exc:
-            out.append(GameRecord(g, "*", f"error: {exc}", 0, [], 0))
-    return out
+    try:
+        return play_game(game, seed, openings, config, options)
+    except EngineError as exc:
+        return GameRecord(game, "*", f"error: {exc}", 0, [], 0)
 
 
 _ID = re.compile(rf'\bid "{SOURCE}:(-?\d+):(\d+):\d+"')
 
 
-def games_done(path: str | Path, seed: int) -> set[int]:
-    """The numbers of the games of seed ``seed`` whose labels are already in the label file ``path`` (for a resumed
-    run: their ``id`` ``selfplay:SEED:GAME:PLY``), read from the lines' text (no position is parsed). A torn last
-    line or gzip member (a killed run) is cut off first (:func:`mentor.labels.repair_label_file`)."""
+def games_done(path: str | Path, seed: int) -> tuple[set[int], int]:
+    """The numbers of the games of seed ``seed`` whose labels are already in the label file ``path``, and those
+    labels' count (for a resumed run: their ``id`` ``selfplay:SEED:GAME:PLY``), read in one pass from the lines'
+    text (no position is parsed). A torn last line or gzip member (a killed run) is cut off first
+    (:func:`mentor.labels.repair_label_file`)."""
     p = Path(path)
-    if not p.exists():
-        return set()
-    repair_label_file(p)
     done: set[int] = set()
+    count = 0
+    if not p.exists():
+        return done, count
+    repair_label_file(p)
     with open_text(p, "label file") as fh:
         for line in fh:
             m = _ID.search(line)
             if m is not None and int(m.group(1)) == seed:
                 done.add(int(m.group(2)))
-    return done
-
-
-def game_batches(todo: Sequence[int], size: int) -> Iterator[list[int]]:
-    """``todo`` in consecutive batches of ``size`` games (a worker's task each)."""
-    for i in range(0, len(todo), size):
-        yield list(todo[i:i + size])
+                count += 1
+    return done, count
 
 
 def options_record(options: SelfPlayOptions) -> dict[str, object]:
@@ -241,8 +235,7 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
         raise SettingsError("no openings to start the games from")
     summary = LabelSummary(requested=positions)
     exists, summary.mentor = open_run(out, resume, (config,))
-    done = games_done(out, seed) if exists else set()
-    have = _count_labels(out, seed) if exists else 0
+    done, have = games_done(out, seed) if exists else (set(), 0)
     summary.already_labelled = have
     stats: dict[str, int] = {"games": 0, "searched": 0}
     run = LabelRun(command, (SOURCE,), positions, seed, jobs, resume, o.cap, details={SOURCE: options_record(o)})
@@ -264,18 +257,22 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
                     if next_game not in done:
                         todo.append(next_game)
                     next_game += 1
-                for records in _run(todo, seed, openings, config, o, jobs):
-                    for rec in records:
+                games = mentor_map(play_safely, todo, jobs, (seed, openings, config, o), config.kind == "uci")
+                with dropping_results():  # the games played ahead of the last one written are dropped on purpose
+                    for rec in games:
                         played += 1
                         kept += len(rec.lines)
                         _tally(stats, summary, rec)
                         for line in rec.lines:
                             writer.write_line(line)
-                    writer.flush()
-                    if on_progress is not None:
-                        on_progress(have + kept, positions)
-                    if have + kept >= positions:
-                        break
+                        writer.flush()
+                        if on_progress is not None:
+                            on_progress(have + kept, positions)
+                        if have + kept >= positions:
+                            break
+                    close = getattr(games, "close", None)
+                    if close is not None:
+                        close()
             summary.labelled = kept
         finished = True
     finally:
@@ -291,24 +288,6 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
     return summary
 
 
-def _run(todo: list[int], seed: int, openings: Sequence[str], config: MentorConfig, o: SelfPlayOptions,
-         jobs: int) -> Iterator[list[GameRecord]]:
-    """The games ``todo`` in batches of one game, in order (the workers run ahead): threads for a UCI mentor (its
-    work is in its engine process), worker processes for the built-in one; on a Dask cluster, its workers."""
-    from search.runtime.workers import distributed
-
-    batches = list(game_batches(todo, 1))
-    if jobs != 1 and len(batches) > 1 and config.kind == "uci" and not distributed():
-        from joblib import Parallel, delayed
-
-        threads = Parallel(n_jobs=jobs, return_as="generator", batch_size=1, prefer="threads")
-        results = threads(delayed(play_games)(b, seed, openings, config, o) for b in batches)
-    else:
-        results = parallel_map(play_games, batches, jobs, args=(seed, openings, config, o), batch_size=1)
-    with dropping_results():  # the games played ahead of the last one written are dropped on purpose
-        yield from results
-
-
 def _tally(stats: dict[str, int], summary: LabelSummary, rec: GameRecord) -> None:
     """Count a finished game into the run's statistics (games, results, searched positions, what was left out)."""
     stats["games"] += 1
@@ -321,9 +300,3 @@ def _tally(stats: dict[str, int], summary: LabelSummary, rec: GameRecord) -> Non
     if rec.result == "*":
         summary.failed += 1
         summary.failures.append(f"game {rec.game}: {rec.reason}")
-
-
-def _count_labels(path: Path, seed: int) -> int:
-    """The self-play labels of seed ``seed`` already in ``path``."""
-    with open_text(path, "label file") as fh:
-        return sum(1 for line in fh if (m := _ID.search(line)) is not None and int(m.group(1)) == seed)

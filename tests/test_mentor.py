@@ -272,10 +272,10 @@ def test_close_mentors_from_another_thread_makes_every_thread_start_afresh() -> 
 
     config = MentorConfig("builtin", depth=1)
     with ThreadPoolExecutor(max_workers=1) as worker:  # one long-lived thread, as a Dask worker's
-        first = worker.submit(pool._mentor, config).result()
-        assert worker.submit(pool._mentor, config).result() is first  # kept between tasks
+        first = worker.submit(pool.worker_mentor, config).result()
+        assert worker.submit(pool.worker_mentor, config).result() is first  # kept between tasks
         pool.close_mentors()  # from this thread
-        second = worker.submit(pool._mentor, config).result()
+        second = worker.submit(pool.worker_mentor, config).result()
         assert second is not first and second in pool._ALL
     pool.close_mentors()
     assert pool._ALL == []
