@@ -192,6 +192,18 @@ def sigkill_at_line(proc: subprocess.Popen[bytes], path: Path, lines: int, timeo
     proc.wait()
 
 
+def write_expert_labels(path: Path, n: int, seed: int = 7, min_plies: int = 4, max_plies: int = 80) -> None:
+    """``n`` random-playout positions labelled by the built-in expert's static evaluation (cp, side to move)."""
+    from mentor.labels import Label, LabelWriter
+    from mentor.samplers import random_playouts
+    from organisms.expert import Expert
+
+    expert = Expert()
+    with LabelWriter(path) as w:
+        for s in random_playouts(n, seed, min_plies=min_plies, max_plies=max_plies):
+            w.write(Label(s.board, int(expert.evaluate(s.board)), 1, [], None, None, "test", None))
+
+
 def stockfish_path() -> str | None:
     for candidate in ("/usr/games/stockfish", shutil.which("stockfish")):
         if candidate and Path(candidate).exists():

@@ -4,7 +4,6 @@ mentor's score in the sidecar's order, and a learner trains on the crowd or on a
 from __future__ import annotations
 
 import json
-import shutil
 import statistics
 from pathlib import Path
 
@@ -13,9 +12,9 @@ import pytest
 from evolve.data.dataset import load_dataset
 from mentor.labels import parse_label
 from mentor.pool import crowd_score
-from tests.conftest import run_mimic
+from tests.conftest import run_mimic, stockfish_path
 
-STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
+STOCKFISH = stockfish_path()
 
 
 def test_the_crowd_score_is_the_median() -> None:

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import chess
 import pytest
 
 from mentor.labels import parse_label
-from tests.conftest import run_mimic
+from tests.conftest import run_mimic, stockfish_path
 
-STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
+STOCKFISH = stockfish_path()
 pytestmark = pytest.mark.skipif(STOCKFISH is None, reason="Debian's stockfish is not installed")
 COMMON = ["datagen", "--mentor", "stockfish", "--depth", "3", "--no-progress", "--seed", "5"]
 

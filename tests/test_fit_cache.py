@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import chess
 import numpy as np
 import pytest
 
@@ -16,26 +15,15 @@ from evolve.ga.evolution import GASettings
 from evolve.ga.fit import exact_fit
 from evolve.ga.fit_cache import cached_exact_fit, fit_key
 from evolve.ga.run import RunSettings, evolve
-from mentor.labels import Label, LabelWriter
-from mentor.samplers import random_playouts
-from organisms.expert import Expert
 from organisms.feature_cache import save_keyed_npz
 from organisms.genome import default_genome
-
-
-def _labels(path: Path, n: int, seed: int = 7) -> None:
-    """``n`` random positions labelled by the built-in expert's static evaluation (cp, side to move)."""
-    expert = Expert()
-    with LabelWriter(path) as w:
-        for s in random_playouts(n, seed, min_plies=4, max_plies=80):
-            board: chess.Board = s.board
-            w.write(Label(board, int(expert.evaluate(board)), 1, [], None, None, "test", None))
+from tests.conftest import write_expert_labels
 
 
 @pytest.fixture(scope="module")
 def labels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("labels") / "labels.epd"
-    _labels(path, 200)
+    write_expert_labels(path, 200)
     return path
 
 
@@ -61,7 +49,7 @@ def test_fit_cache_hit_returns_the_fit_solved_before(labels: Path, tmp_path: Pat
 
 def test_a_changed_label_file_is_fitted_again(tmp_path: Path) -> None:
     path = tmp_path / "labels.epd"
-    _labels(path, 120, seed=3)
+    write_expert_labels(path, 120, seed=3)
     genome = default_genome()
     folder = tmp_path / "fits"
     ds = load_dataset(path, target="root", cache_dir=tmp_path / "features")

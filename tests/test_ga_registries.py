@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import chess
 import numpy as np
 import pytest
 
@@ -13,25 +12,14 @@ from evolve.data.dataset import load_dataset
 from evolve.ga.evolution import GASettings
 from evolve.ga.objective_api import ObjectiveDefaults, cp_errors
 from evolve.ga.run import RunOutcome, RunSettings, evolve
-from mentor.labels import Label, LabelWriter
-from mentor.samplers import random_playouts
-from organisms.expert import Expert
 from organisms.genome import default_genome
-
-
-def _labels(path: Path, n: int, seed: int = 7) -> None:
-    """``n`` random positions labelled by the built-in expert's static evaluation (cp, side to move)."""
-    expert = Expert()
-    with LabelWriter(path) as w:
-        for s in random_playouts(n, seed, min_plies=4, max_plies=80):
-            board: chess.Board = s.board
-            w.write(Label(board, int(expert.evaluate(board)), 1, [], None, None, "test", None))
+from tests.conftest import write_expert_labels
 
 
 @pytest.fixture(scope="module")
 def labels(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("labels") / "labels.epd"
-    _labels(path, 200)
+    write_expert_labels(path, 200)
     return path
 
 
