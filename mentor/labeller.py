@@ -117,7 +117,8 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig | Crowd, su
     ``schema``, ``labels`` (the file's name), ``runs`` (one entry per run, resumed runs included,
     oldest first) and, for converted old files, ``legacy_header``. A run entry: ``command``,
     ``settings`` (sources, positions, seed, jobs, resume, cap, sampler), ``mentor`` (kind, command,
-    ``id_name`` as the engine reported it, depth, nodes, hash_mb, timeout, options),
+    ``id_name`` as the engine reported it, depth, nodes, ``static`` when true, the built-in mentor's ``player``
+    spec when it has one, hash_mb, timeout, options),
     ``mimic_version``, ``git_commit`` and ``git_dirty`` (``None`` outside a checkout),
     ``started_utc``, ``finished_utc`` (``None`` while running, or when the run stopped on an error)
     and ``summary`` (:class:`LabelSummary`), under a random ``run_id``. Calling it again with the
@@ -147,8 +148,9 @@ def record_run(path: str | Path, run: LabelRun, config: MentorConfig | Crowd, su
 
 def _mentor_record(config: MentorConfig, name: str) -> dict[str, Any]:
     return {"kind": config.kind, "command": list(config.command), "id_name": name, "depth": config.depth,
-            "nodes": config.nodes, "hash_mb": config.hash_mb, "timeout": config.timeout,
-            "options": dict(config.options)}
+            "nodes": config.nodes, **({"static": True} if config.static else {}),
+            **({"player": config.player} if config.player else {}), "hash_mb": config.hash_mb,
+            "timeout": config.timeout, "options": dict(config.options)}
 
 
 Crowd = Sequence[MentorConfig]

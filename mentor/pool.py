@@ -17,7 +17,7 @@ import atexit
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,33 +42,50 @@ def find_stockfish() -> str | None:
 
 @dataclass(frozen=True)
 class MentorConfig:
-    """Who labels, and how deep. ``kind`` is ``"uci"`` (``command`` runs the engine) or ``"builtin"``;
-    every other field by keyword."""
+    """Who labels, and how deep. ``kind`` is ``"uci"`` (``command`` runs the engine) or ``"builtin"`` (mimic's
+    engine with the expert, or with the evaluator ``player`` names, built by ``make_player``); every other field by
+    keyword. The limit is a ``depth`` or ``nodes``, or ``static``: no search, the static evaluation (a UCI engine's
+    through Stockfish's ``eval`` command; the built-in mentor's evaluator's own)."""
 
     kind: str
     _: KW_ONLY
     command: tuple[str, ...] = ()
     depth: int | None = None
     nodes: int | None = None
+    static: bool = False
     hash_mb: int = 16
     timeout: float = 120.0
     retries: int = 3
     options: tuple[tuple[str, str], ...] = ()
+    player: str | None = None
+    make_player: Callable[[str], Any] | None = field(default=None, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in ("uci", "builtin"):
             raise SettingsError(f"unknown mentor kind {self.kind!r}")
         if self.kind == "uci" and not self.command:
             raise SettingsError("a UCI mentor needs a command")
-        if (self.depth is None) == (self.nodes is None):
+        if self.static and (self.depth is not None or self.nodes is not None):
+            raise SettingsError("a static mentor has no depth or nodes")
+        if not self.static and (self.depth is None) == (self.nodes is None):
             raise SettingsError("give the mentor exactly one of depth and nodes")
+        if self.player is not None and (self.kind != "builtin" or self.make_player is None):
+            raise SettingsError("a mentor's player spec is for the built-in mentor, with the factory that builds it")
         for name, value in self.options:
             check_option(name, value)
 
+    def limit(self) -> str:
+        """The mentor's limit in words: ``depth 8``, ``nodes 2000`` or ``static evaluation``."""
+        if self.static:
+            return "static evaluation"
+        return f"depth {self.depth}" if self.depth is not None else f"nodes {self.nodes}"
+
     def describe(self) -> str:
-        limit = f"depth {self.depth}" if self.depth is not None else f"nodes {self.nodes}"
-        who = "built-in mentor (expert evaluation)" if self.kind == "builtin" else " ".join(self.command)
-        return f"{who}, {limit}"
+        if self.kind == "builtin":
+            who = f"mimic's engine with {self.player}" if self.player else "built-in mentor (expert evaluation)"
+        else:
+            who = " ".join(self.command)
+        return f"{who}, {self.limit()}"
 
 
 BUILTIN_NAME = "mimic built-in mentor (expert evaluation)"
@@ -81,6 +98,8 @@ def mentor_identity(config: MentorConfig) -> str:
     timeout, or take its options. The built-in mentor is named with mimic's version.
     """
     if config.kind == "builtin":
+        if config.player:
+            return f"mimic {mimic_version()} ({config.player}{_file_digest(config.player)})"
         return f"{BUILTIN_NAME} {mimic_version()}"
     engine = UciEngine(list(config.command), {"Hash": str(config.hash_mb), **dict(config.options)},
                        timeout=config.timeout)
@@ -91,20 +110,42 @@ def mentor_identity(config: MentorConfig) -> str:
         engine.close()
 
 
+def _file_digest(spec: str) -> str:
+    """``, sha256 …`` of the file a player spec names after its kind (``pnet:PATH``), so that a mentor's name
+    changes with its net or organism; ``""`` when the spec names no readable file."""
+    import hashlib
+
+    from search.runtime.files import NotRegularFile, read_regular
+
+    path = spec.partition(":")[2].partition("@")[0]
+    try:
+        data = read_regular(path) if path else None
+    except (OSError, NotRegularFile):
+        data = None
+    return f", sha256 {hashlib.sha256(data).hexdigest()[:16]}" if data is not None else ""
+
+
 # ---------------------------------------------------------------------- worker side
 class _BuiltinMentor:
     def __init__(self, config: MentorConfig) -> None:
         from organisms import Expert
         from search import Engine
 
-        self.engine = Engine(Expert(), hash_mb=config.hash_mb)
+        evaluator = config.make_player(config.player) if config.player and config.make_player else Expert()
+        self.evaluator = evaluator
+        self.engine = Engine(evaluator, hash_mb=config.hash_mb)
         self.config = config
 
-    def analyse(self, fen: str, new_game: bool = True) -> Analysis:
-        """One position, from a cleared table unless ``new_game`` is false (the next position of a game)."""
+    def analyse(self, fen: str, new_game: bool = True) -> Analysis | None:
+        """One position, from a cleared table unless ``new_game`` is false (the next position of a game); with a
+        static limit, the evaluator's score (no search; ``None`` when the game is over there)."""
         from search import Limit
 
         board = chess.Board(fen)
+        if self.config.static:
+            if board.is_checkmate() or board.is_stalemate():
+                return None
+            return Analysis(int(self.evaluator.evaluate(board)), None, 0, [])
         if new_game:
             self.engine.new_game()
         r = self.engine.search(board, Limit(depth=self.config.depth, nodes=self.config.nodes))
@@ -132,13 +173,16 @@ class _UciMentor:
         self.engine.start()
         self.started = True
 
-    def analyse(self, fen: str, new_game: bool = True) -> Analysis:
+    def analyse(self, fen: str, new_game: bool = True) -> Analysis | None:
         """One position, restarting the engine and retrying when it dies or hangs (a restarted engine's hash is
-        empty: ``new_game`` as in :meth:`mentor.uci_client.UciEngine.analyse`)."""
+        empty: ``new_game`` as in :meth:`mentor.uci_client.UciEngine.analyse`); a static mentor's evaluation
+        (:meth:`~mentor.uci_client.UciEngine.static_eval`: ``None`` when the engine has none there)."""
         last: Exception | None = None
         for _ in range(self.config.retries + 1):
             try:
                 self.ensure_running()
+                if self.config.static:
+                    return self.engine.static_eval(fen)
                 return self.engine.analyse(fen, depth=self.config.depth, nodes=self.config.nodes, new_game=new_game)
             except EngineError as exc:
                 last = exc
@@ -229,8 +273,16 @@ def analyse_batch(items: Sequence[Item], config: MentorConfig
     caller's formatting, so our Python work overlaps the engine's."""
     mentor = worker_mentor(config)
     out: list[tuple[Item, Analysis | None, str | None]] = []
-    if isinstance(mentor, _BuiltinMentor):
-        return [(item, mentor.analyse(item[1]), None) for item in items], 0
+    if isinstance(mentor, _BuiltinMentor) or config.static:  # one at a time: nothing to overlap
+        before = getattr(mentor, "restarts", 0)
+        for item in items:
+            try:
+                a = mentor.analyse(item[1])
+            except EngineError as exc:
+                out.append((item, None, str(exc)))
+                continue
+            out.append((item, a, None) if a is not None else (item, None, f"no {config.limit()} here"))
+        return out, getattr(mentor, "restarts", 0) - before
     before = mentor.restarts
     engine = mentor.engine
     depth, nodes = config.depth, config.nodes
@@ -257,6 +309,7 @@ def analyse_batch(items: Sequence[Item], config: MentorConfig
             except EngineError as exc:
                 out.append((item, None, str(exc)))
                 continue
+            assert analysis is not None  # a search always has a verdict
         out.append((item, analysis, None))
     return out, mentor.restarts - before
 

@@ -129,6 +129,7 @@ def play_game(game: int, seed: int, openings: Sequence[str], config: MentorConfi
         if board.ply() - start >= o.max_plies:
             break
         a = mentor.analyse(board.fen(), new_game=not searched)  # one game, one hash: cleared at its first search
+        assert a is not None  # a searching mentor always answers (datagen refuses a static one)
         searched.append((board.copy(stack=False), a))
         ce = _score(a)
         white = ce if board.turn == chess.WHITE else -ce

@@ -90,6 +90,25 @@ def _parse_info(tokens: list[str]) -> Analysis | None:
     return Analysis(score, mate, depth, pv)
 
 
+def parse_final_evaluation(line: str, white_to_move: bool) -> Analysis | None:
+    """Stockfish's ``Final evaluation`` line (pawns, White's view) as an :class:`Analysis` in centipawns from the
+    side to move's view; ``None`` for ``Final evaluation: none (in check)``.
+
+    >>> parse_final_evaluation("Final evaluation       +0.18 (white side) [with scaled NNUE, ...]", False)
+    Analysis(score=-18, mate=None, depth=0, pv=[])
+    >>> parse_final_evaluation("Final evaluation: none (in check)", True) is None
+    True
+    """
+    words = line.replace(":", " ").split()
+    if len(words) < 3 or words[2] == "none":
+        return None
+    try:
+        white_cp = round(float(words[2]) * 100)
+    except ValueError as exc:
+        raise EngineError(f"cannot read the static evaluation in {line!r}") from exc
+    return Analysis(white_cp if white_to_move else -white_cp, None, 0, [])
+
+
 def check_option(name: str, value: str) -> None:
     """Raise ``ValueError`` for a UCI option that would not reach the engine as one ``setoption`` line.
 
@@ -225,6 +244,24 @@ class UciEngine:
         else:
             raise SettingsError("a depth, nodes or movetime limit is needed")
         self._send(("ucinewgame\n" if new_game else "") + f"position fen {fen}\n{go}\n")
+
+    def static_eval(self, fen: str) -> Analysis | None:
+        """The engine's static evaluation of ``fen`` through Stockfish's ``eval`` command (not UCI: an engine
+        without it is an :class:`EngineError`), as centipawns from the side to move's view with depth 0 and no
+        PV; ``None`` when the engine has none for the position (Stockfish: in check).
+
+        Stockfish prints ``Final evaluation  +0.18 (white side) ...`` in pawns of its UCI scale (the same
+        normalisation as its ``score cp``), so the centipawns are the pawns times 100, negated for Black to move.
+        ``isready`` after ``eval`` ends the answer, whatever the engine printed before."""
+        if self.proc is None:
+            self.start()
+        self._send(f"position fen {fen}\neval\nisready\n")
+        lines = self._lines_until("readyok", self.timeout)
+        final = next((line for line in lines if line.startswith("Final evaluation")), None)
+        if final is None:
+            raise EngineError(f"no 'Final evaluation' line for {fen}: the engine has no eval command "
+                              f"(Stockfish's) or printed none")
+        return parse_final_evaluation(final, white_to_move=fen.split()[1:2] != ["b"])
 
     def read_result(self, fen: str = "") -> Analysis:
         """Wait for the search started by :meth:`send_go` and return its verdict."""

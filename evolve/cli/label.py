@@ -61,10 +61,13 @@ def mentor_options() -> argparse.ArgumentParser:
     from mentor.pool import MentorConfig
 
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--mentor", action="append", default=None, metavar="stockfish|builtin|PATH[@depth=N|@nodes=N]",
-                   help="the mentor: Debian's Stockfish, our engine with the built-in expert, or any UCI engine "
-                        "executable, optionally at its own depth or nodes; repeat for a crowd of mentors (label only: "
-                        "ce is the crowd's median score, c3 each mentor's); when not given, stockfish")
+    p.add_argument("--mentor", action="append", default=None,
+                   metavar="stockfish|builtin[:SPEC]|PATH[@depth=N|@nodes=N|@eval]",
+                   help="the mentor: Debian's Stockfish, our engine with the built-in expert (builtin) or with any of "
+                        "mimic's evaluators (builtin:SPEC, e.g. builtin:pnet:results/pnet/pnet.npz@depth=2), or any "
+                        "UCI engine executable, optionally at its own depth or nodes, or @eval: no search, the static "
+                        "evaluation (Stockfish's eval command; a builtin's evaluator); repeat for a crowd of mentors "
+                        "(label only: ce is the crowd's median score, c3 each mentor's); when not given, stockfish")
     limit = p.add_mutually_exclusive_group()
     limit.add_argument("--depth", type=common.positive_int, default=None,
                        help="fixed search depth; when neither --depth nor --nodes is given, 10 for UCI engines, "
@@ -83,17 +86,22 @@ def mentor_options() -> argparse.ArgumentParser:
 def mentor_configs(args: argparse.Namespace) -> list[MentorConfig]:
     """The :class:`mentor.pool.MentorConfig` of each ``--mentor`` (``stockfish``: Debian's, found on the machine;
     ``@depth=N`` or ``@nodes=N`` its own limit, else ``--depth``/``--nodes``, else a depth of 10 for a UCI engine and
-    2 for the built-in mentor). The hash, timeout and UCI options are shared."""
+    2 for the built-in mentor; ``@eval`` its static evaluation). ``builtin:SPEC`` is mimic's engine with the
+    evaluator a player spec names (:data:`evolve.players.PLAYERS`). The hash, timeout and UCI options are shared."""
+    from evolve.players import PLAYERS
     from mentor.pool import MentorConfig, find_stockfish
+    from search.players.spec import SpecError
 
     if any("=" not in o for o in args.option):
         raise SettingsError("--option takes NAME=VALUE")
     options = tuple((name, value) for name, _, value in (o.partition("=") for o in args.option))
     out = []
     for text in args.mentor or ["stockfish"]:
-        mentor, depth, nodes = text, args.depth, args.nodes
+        mentor, depth, nodes, static = text, args.depth, args.nodes, False
         head, at, limit = text.rpartition("@")
-        if at and limit.partition("=")[0] in ("depth", "nodes"):
+        if at and limit == "eval":
+            mentor, depth, nodes, static = head, None, None, True
+        elif at and limit.partition("=")[0] in ("depth", "nodes"):
             key, _, value = limit.partition("=")
             if not value.isdigit() or int(value) < 1:
                 raise SettingsError(f"--mentor {text}: {key} must be a positive whole number")
@@ -104,15 +112,25 @@ def mentor_configs(args: argparse.Namespace) -> list[MentorConfig]:
             if path is None:
                 raise SettingsError("Stockfish is not installed (apt-get install stockfish), or use --mentor builtin")
             command: tuple[str, ...] = (path,)
-        elif mentor == "builtin":
+        elif mentor == "builtin" or mentor.startswith("builtin:"):
             command = ()
         else:
             command = (mentor,)
-        kind = "builtin" if mentor == "builtin" else "uci"
-        if depth is None and nodes is None:
+        kind = "builtin" if not command else "uci"
+        player = mentor[len("builtin:"):] if mentor.startswith("builtin:") else None
+        if player is not None:
+            try:
+                spec = PLAYERS.parse(player)
+            except SpecError as exc:
+                raise SettingsError(f"--mentor {text}: {exc}") from exc
+            if spec.external:
+                raise SettingsError(f"--mentor {text}: a built-in mentor is one of mimic's evaluators; give an "
+                                    f"engine's path as the mentor itself")
+        if depth is None and nodes is None and not static:
             depth = 2 if kind == "builtin" else 10
-        out.append(MentorConfig(kind, command=command, depth=depth, nodes=nodes, hash_mb=args.hash,
-                                timeout=args.timeout, options=options))
+        out.append(MentorConfig(kind, command=command, depth=depth, nodes=nodes, static=static, hash_mb=args.hash,
+                                timeout=args.timeout, options=options, player=player,
+                                make_player=PLAYERS if player is not None else None))
     return out
 
 
@@ -121,6 +139,8 @@ def mentor_config(args: argparse.Namespace) -> MentorConfig:
     configs = mentor_configs(args)
     if len(configs) > 1:
         raise SettingsError("--mentor given more than once: a crowd labels positions (mimic label); one mentor plays")
+    if configs[0].static:
+        raise SettingsError("--mentor ...@eval: a static evaluation chooses no move; self-play needs a search")
     return configs[0]
 
 
@@ -160,6 +180,10 @@ def run(args: argparse.Namespace) -> int:
         samples, stats = collect(args.source, args.positions, args.seed, sampler, common.warn, tree)
     except OSError as exc:  # a source that cannot be read: what the user gave (exit 2)
         raise InputError(common.os_error(exc)) from exc
+    if any(c.static for c in configs):  # no static evaluation in check (Stockfish's eval has none): not sampled
+        kept = [s for s in samples if not s.board.is_check()]
+        stats.in_check += len(samples) - len(kept)
+        samples = kept
     argv = " ".join(shlex.quote(a) for a in sys.argv[1:]) if args.argv is None else args.argv
     details = {"search_trees": {"every": args.tree_every, "default_limit": "@nodes=2000", "openings": "shipped",
                                 "seed": "the run's seed x 1000 + the source's index; game g: (that, g)"}
