@@ -7,6 +7,7 @@ import os
 import signal
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import chess
@@ -89,6 +90,9 @@ def test_sprt_waits_for_ten_games() -> None:
     assert sprt(0, 0, 10, 0, 20).decision == "H0"  # ten straight losses decide
     assert sprt(0, 0, 0, 0, 20, pairs=[4, 0, 0, 0, 0]).decision is None  # 4 pairs = 8 games
     assert sprt(0, 0, 0, 0, 20, pairs=[5, 0, 0, 0, 0]).decision == "H0"  # 5 lost pairs = 10 games
+    # A match may ask for a longer wait (the pupil study's rule: never before 40 games), never a shorter one.
+    assert sprt(0, 0, 39, 0, 20, min_games=40).decision is None and sprt(0, 0, 40, 0, 20, min_games=40).decision == "H0"
+    assert sprt(0, 0, 10, 0, 20, min_games=2).decision == "H0" and sprt(0, 0, 9, 0, 20, min_games=2).decision is None
 
 
 def test_sprt_normal_approximation_is_close_to_the_exact_llr() -> None:
@@ -244,6 +248,9 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     again = run_match(settings, make_evaluator, tmp_path / "s.pgn", resume=True)
     assert (again.n, again.resumed, again.stopped_early) == (summary.n, summary.n, True)
     assert (tmp_path / "s.pgn").read_bytes() == before
+    # Asked to wait for 40 games, the same lopsided match plays all 40 (it decided well before without the wait).
+    waited = run_match(replace(settings, sprt_min_games=40), make_evaluator, tmp_path / "w.pgn")
+    assert waited.n == 40 and waited.sprt_result is not None and waited.sprt_result.decision == "H1"
 
 
 def test_play_game_records_the_opening_moves_and_adjudicates_length() -> None:

@@ -29,6 +29,8 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                                                "created when missing)")
     p.add_argument("--resume", action="store_true", help="continue a match whose games are in --pgn")
     p.add_argument("--sprt", type=sprt, default=None, metavar="ELO0,ELO1,ALPHA,BETA", help="stop early on a decision")
+    p.add_argument("--sprt-min-games", type=positive_int, default=default(MatchSettings, "sprt_min_games"), metavar="N",
+                   help="no SPRT decision before N games (at least the default)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,9 +50,8 @@ def run(args: argparse.Namespace) -> int:
     tc = playing.time_control(args)
     playing.open_learning(args)  # the book is created only once every check has passed
     settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=found, tc=tc,
-                             adjudication=playing.adjudication(args), sprt=args.sprt, event=args.event,
-                             hash_mb=args.hash,
-                             learn=args.learn)
+                             adjudication=playing.adjudication(args), sprt=args.sprt,
+                             sprt_min_games=args.sprt_min_games, event=args.event, hash_mb=args.hash, learn=args.learn)
 
     def show(g: object, summary: object) -> None:
         assert isinstance(g, GameResult) and isinstance(summary, MatchSummary)

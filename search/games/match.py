@@ -23,7 +23,7 @@ from search.conventions import result_points
 from search.games.game import Adjudication, GameResult, Scheduled, TimeControl
 from search.games.gameset import play_game_set
 from search.games.openings import Opening
-from search.games.stats import EloResult, SprtResult, elo, pentanomial, sprt
+from search.games.stats import SPRT_MIN_GAMES, EloResult, SprtResult, elo, pentanomial, sprt
 from search.players.spec import PlayerRegistry
 from search.runtime.errors import SettingsError
 
@@ -41,6 +41,7 @@ class MatchSettings:
     tc: TimeControl = field(default_factory=lambda: TimeControl(movetime=0.1))
     adjudication: Adjudication = field(default_factory=Adjudication)
     sprt: tuple[float, float, float, float] | None = None  # elo0, elo1, alpha, beta
+    sprt_min_games: int = SPRT_MIN_GAMES  # no SPRT decision before this many games
     event: str = "mimic match"
     hash_mb: int = 16
     learn: str | None = None  # an experience book that learns every finished game
@@ -148,7 +149,8 @@ def run_match(settings: MatchSettings, make_evaluator: PlayerRegistry, pgn_path:
         if settings.sprt is not None:
             elo0, elo1, alpha, beta = settings.sprt
             summary.sprt_result = sprt(summary.wins, summary.draws, summary.losses, elo0, elo1, alpha, beta,
-                                       pairs=summary.pentanomial if sum(summary.pentanomial) else None)
+                                       pairs=summary.pentanomial if sum(summary.pentanomial) else None,
+                                       min_games=settings.sprt_min_games)
 
     def played(g: GameResult, summary: MatchSummary) -> None:
         update_sprt(summary)

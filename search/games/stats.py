@@ -86,12 +86,13 @@ class SprtResult:
     lower: float
     upper: float
     games: int = SPRT_MIN_GAMES
+    min_games: int = SPRT_MIN_GAMES
 
     @property
     def decision(self) -> str | None:
         """``"H1"`` (elo1 accepted), ``"H0"`` (elo0 accepted) or ``None`` (continue, and always before
-        :data:`SPRT_MIN_GAMES` games)."""
-        if self.games < SPRT_MIN_GAMES:
+        ``min_games`` games: :data:`SPRT_MIN_GAMES` unless the match asks for more)."""
+        if self.games < self.min_games:
             return None
         if self.llr >= self.upper:
             return "H1"
@@ -121,13 +122,14 @@ def llr_from_outcomes(outcomes: Sequence[float], counts: Sequence[int], elo0: fl
 
 
 def sprt(wins: int, draws: int, losses: int, elo0: float, elo1: float, alpha: float = 0.05,
-         beta: float = 0.05, pairs: Sequence[int] | None = None) -> SprtResult:
+         beta: float = 0.05, pairs: Sequence[int] | None = None, min_games: int = SPRT_MIN_GAMES) -> SprtResult:
     """The SPRT state of a match. With ``pairs`` (pentanomial counts) the pair model is used, which
-    accounts for the correlation of the two games of an opening; otherwise games are independent."""
+    accounts for the correlation of the two games of an opening; otherwise games are independent. No decision
+    before ``min_games`` games."""
     lower, upper = sprt_bounds(alpha, beta)
     if pairs is not None and sum(pairs) > 0:
         llr = llr_from_outcomes([0.0, 0.25, 0.5, 0.75, 1.0], pairs, elo0, elo1)
     else:
         llr = llr_from_outcomes([1.0, 0.5, 0.0], [wins, draws, losses], elo0, elo1)
     games = wins + draws + losses or 2 * sum(pairs or ())
-    return SprtResult(llr, lower, upper, games)
+    return SprtResult(llr, lower, upper, games, max(min_games, SPRT_MIN_GAMES))
