@@ -194,30 +194,37 @@ class _UciMentor:
 
 
 _LOCAL = threading.local()  # each worker thread (or process) holds its own mentors
-_ALL: list[_BuiltinMentor | _UciMentor] = []
+_ALL: list[list[Any]] = []  # [owning thread, config, mentor] of every mentor this process started
 _ALL_LOCK = threading.Lock()
 _GENERATION = [0]  # close_mentors counts up: a thread's mentors of an older generation are closed
 
 
 def worker_mentor(config: MentorConfig) -> _BuiltinMentor | _UciMentor:
-    """This worker thread's (or process's) mentor of ``config``, started at its first use and kept."""
+    """This worker thread's (or process's) mentor of ``config``, started at its first use and kept. A thread's
+    first use adopts the mentor of a thread that has ended, when there is one (each ``mentor_map`` call runs new
+    threads: without adoption every call started engines and left the last call's idle, one pair a datagen round)."""
     mentors: dict[MentorConfig, _BuiltinMentor | _UciMentor] | None = getattr(_LOCAL, "mentors", None)
     if mentors is None or getattr(_LOCAL, "generation", None) != _GENERATION[0]:
         mentors = _LOCAL.mentors = {}
         _LOCAL.generation = _GENERATION[0]
     m = mentors.get(config)
     if m is None:
-        m = _BuiltinMentor(config) if config.kind == "builtin" else _UciMentor(config)
-        mentors[config] = m
+        me = threading.current_thread()
         with _ALL_LOCK:
-            _ALL.append(m)
+            entry = next((e for e in _ALL if e[1] == config and not e[0].is_alive()), None)
+            if entry is None:
+                m = _BuiltinMentor(config) if config.kind == "builtin" else _UciMentor(config)
+                _ALL.append([me, config, m])
+            else:
+                entry[0], m = me, entry[2]
+        mentors[config] = m
     return m
 
 
 def close_mentors() -> None:
     """Close every mentor this process holds, in any thread (engine processes quit)."""
     with _ALL_LOCK:
-        mentors = list(_ALL)
+        mentors = [entry[2] for entry in _ALL]
         _ALL.clear()
         _GENERATION[0] += 1  # other threads (a Dask worker's, closed from its event loop) start afresh
     for m in mentors:

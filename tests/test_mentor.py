@@ -276,6 +276,37 @@ def test_close_mentors_from_another_thread_makes_every_thread_start_afresh() -> 
         assert worker.submit(pool.worker_mentor, config).result() is first  # kept between tasks
         pool.close_mentors()  # from this thread
         second = worker.submit(pool.worker_mentor, config).result()
-        assert second is not first and second in pool._ALL
+        assert second is not first and second in [entry[2] for entry in pool._ALL]
+    pool.close_mentors()
+    assert pool._ALL == []
+
+
+def test_a_new_thread_adopts_the_mentor_of_a_thread_that_ended() -> None:
+    # Each mentor_map call (a datagen round) runs in new threads: they must reuse the engines of the threads that
+    # ended, not start more and leave those idle (a 2,000,000-label datagen had started 4 Stockfish processes
+    # within 4 minutes, one pair a round; 50 rounds would have left 100 running).
+    import threading
+
+    from mentor import pool
+
+    config = MentorConfig("builtin", depth=1)
+    got: list[object] = []
+
+    def task() -> None:
+        got.append(pool.worker_mentor(config))
+
+    for _ in range(3):  # one after the other: each thread has ended when the next starts
+        t = threading.Thread(target=task)
+        t.start()
+        t.join()
+    assert got[0] is got[1] is got[2] and len(pool._ALL) == 1
+    ready, done = threading.Event(), threading.Event()
+    hold = threading.Thread(target=lambda: (task(), ready.set(), done.wait(10)))  # a thread still running keeps its own
+    hold.start()
+    assert ready.wait(10)
+    task()  # this thread (which had none), while the other is alive
+    done.set()
+    hold.join()
+    assert got[3] is got[0] and got[4] is not got[0] and len(pool._ALL) == 2
     pool.close_mentors()
     assert pool._ALL == []
