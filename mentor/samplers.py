@@ -176,7 +176,8 @@ def pgn_positions(path: str | Path, n: int | None = None, seed: int = 0, skip_pl
 
 def epd_positions(path: str | Path, n: int | None = None, on_error: ErrorHook | None = None,
                   stats: SampleStats | None = None) -> Iterator[Sample]:
-    """Every position of an EPD file (the first ``n``), keeping its ``id`` and ``c9`` result."""
+    """Every position of an EPD file (the first ``n``), keeping its ``id``, its game's ``c9`` result and ``c2`` plies to
+    the end (a relabelled game position keeps its move number, ``fmvn``, with them)."""
     stats = stats if stats is not None else SampleStats()
     report = on_error or _warn
     dedup = _Dedup(stats)
@@ -193,9 +194,10 @@ def epd_positions(path: str | Path, n: int | None = None, on_error: ErrorHook | 
         if not dedup.fresh(rec.board):
             continue
         result = rec.ops.get("c9")
+        plies = str(rec.ops.get("c2", ""))
         stats.yielded += 1
         yield Sample(rec.board, f"{Path(path).name}:{rec.line_no}",
-                     str(result) if result in RESULTS else None, None,
+                     str(result) if result in RESULTS else None, int(plies) if plies.isdigit() else None,
                      str(rec.ops["id"]) if "id" in rec.ops else None)
         if n is not None and stats.yielded >= n:
             return

@@ -93,3 +93,19 @@ def test_a_net_searching_in_mimics_engine_is_a_mentor_named_by_its_file(tmp_path
     for bad, why in (("builtin:uci:/bin/true", "one of mimic's evaluators"), ("builtin:nope:x", "unknown player kind")):
         refused = run_mimic("label", "--mentor", bad, "--positions", "2", "--out", tmp_path / "r.epd")
         assert refused.returncode == 2 and why in refused.stderr
+
+
+def test_relabelling_a_game_position_keeps_its_result_plies_and_move_number(tmp_path: Path) -> None:
+    # The pupil study labels the same self-play positions at several depths: each relabelled line keeps what the
+    # game said of it (c9 the result, c2 the plies to its end, fmvn its move number) for the result blend and the
+    # win-probability model's ply; a position from no game (no c2) still gets no fmvn.
+    src = tmp_path / "games.epd"
+    src.write_text(f'{" ".join(QUEEN_UP.format("w").split()[:4])} ce 0; c9 "1-0"; c2 "12"; fmvn 30;\n'
+                   f'{" ".join(HANGING.split()[:4])} ce 0;\n')
+    out = tmp_path / "again.epd"
+    run = run_mimic("label", "--mentor", "builtin:material@eval", "--source", src, "--positions", "2", "--out", out,
+                    "--no-progress")
+    assert run.returncode == 0, run.stderr
+    first, second = (parse_label(line) for line in out.read_text().splitlines())
+    assert (first.result, first.plies_to_end, first.board.fullmove_number, first.ce) == ("1-0", 12, 30, 500)
+    assert second.result is None and second.plies_to_end is None and " fmvn " not in out.read_text().splitlines()[1]
