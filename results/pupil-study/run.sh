@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Issue 39's study: what teaches a shallow searcher best. One factor at a time, each row the rich organism's exact fit
+# of the win-probability loss (`mimic fit --loss wdl`: L-BFGS-B on every training row, from the L1 fit; the study's
+# loss, and why, in study.md), its nearest organism played as it is: 200 games against the expert at 2,000 nodes from
+# the shipped openings (an SPRT [0, 20], alpha = beta = 0.05, may stop a match, never before 40 games), STS at 10,000
+# nodes a position, its depth-2 error on results/heldout-tcec and results/heldout-mixed, and its material values.
+# The base row `sp200k` is the first 200,000 labels of Stockfish 15.1's self-play at depth 8
+# (results/data/sf-selfplay-d8), target the mentor's score alone; each factor changes one thing:
+#   loss      loss-l1: the exact L1 fit instead (bounded IRLS, on a 100,000-row subsample)
+#   depth     depth-eval, depth-1, depth-2, depth-4, depth-10: the same 200,000 positions relabelled by Stockfish's
+#             static evaluation (`eval`; fitted on the position itself, --target root, as it has no PV to a quiet
+#             leaf) or at that depth (sp200k is depth 8)
+#   mentor    sp100k, pnet-mentor: the first 100,000 positions by Stockfish at depth 8 and by mimic's perspective net
+#             (results/pnet) searching 2 plies in mimic's engine (100,000: the net labels 21 positions/s on 2 cores);
+#             crowd, crowd-sf: the crowd data set (results/data/crowd, four engines at depth 8) trained on the crowd's
+#             median and on Stockfish's own score (--score 1) of the same positions
+#   source    games: the 200,000 positions of results/rich-stockfish (the champions' games and random playouts)
+#             relabelled at depth 8; tree: the first 200,000 search-tree positions (results/data/search-tree);
+#             dagger-1..3: DAgger rounds, each adding 100,000 positions where the last round's organism's own search
+#             evaluates (1 in 50, at 2,000 nodes a move, from the shipped openings) labelled at depth 8, then refitting
+#   size      sp1m, sp2m: the first 1,000,000 and all 2,000,000 self-play labels
+#   target    lambda-0.9, lambda-0.7: the mentor's expected score blended with the self-play game's result
+# Then tools/pupil_study.py writes study.md from the files beside this script.
+# Label files are made in data/ (not committed). From the repository root: bash results/pupil-study/run.sh
+# (needs .venv from `make test`, Debian's stockfish and the data sets: bash results/data/run.sh). Resumable: every
+# step skips what it already wrote or resumes it. JOBS (default 2) sets the worker processes; no step depends on it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+M=.venv/bin/mimic
+PY=.venv/bin/python
+R=results/pupil-study
+D=$R/data
+J=${JOBS:-2}
+SP=results/data/sf-selfplay-d8/labels.epd.gz
+mkdir -p $D
+
+need() {  # DATASET: the data set's file, checked against the SHA-256 the repository keeps
+  local dir=results/data/$1
+  if ! (cd $dir && sha256sum --quiet -c labels.epd.gz.sha256 2>/dev/null); then
+    echo "results/data/$1 is missing or differs from the reference: make it first (bash $dir/run.sh)" >&2
+    exit 1
+  fi
+}
+
+prefix() {  # N OUT [FILE]: the first N labels of FILE (the self-play set)
+  [ -s "$2" ] || { zcat "${3:-$SP}" | head -n "$1" > "$2.tmp" || true; mv "$2.tmp" "$2"; }
+}
+
+label() {  # OUT MENTOR N SOURCE [label flags...]: N positions of SOURCE labelled by MENTOR (resumed; a finished file
+  # has its log's closing speed line)
+  local out=$1 mentor=$2 n=$3 src=$4; shift 4
+  grep -qs '^speed:' "$out.log" && return 0
+  local resume=; [ -s "$out" ] && resume=--resume
+  $M label --mentor "$mentor" --source "$src" --positions "$n" --seed 1 --jobs $J --no-progress --out "$out" \
+    $resume "$@" > "$out.log" 2>&1 || [ $? -eq 1 ]  # 1: some positions failed, counted in the log
+}
+
+play() {  # DIR ORGANISM: the match, STS and the held-out errors
+  local d=$1 o=$2
+  $M match "organism:$o" expert --games 200 --jobs $J --nodes 2000 --sprt 0,20,0.05,0.05 --sprt-min-games 40 \
+    --pgn $d/vs-expert-2000n.pgn --resume >> $d/vs-expert-2000n.log 2>&1  # appended: a rerun keeps the record
+  $M suite benchmarks/data/sts-v3.epd --engine "organism:$o@nodes=10000" --movetime 60 --jobs $J --no-progress \
+    --csv $d/sts-10000n.csv --resume >> $d/sts-10000n.log 2>&1
+  for set in heldout-tcec heldout-mixed; do
+    [ -s $d/$set.md ] || $PY benchmarks/heldout_error.py results/$set/labels.epd --depth 2 --evals "organism:$o" \
+      --jobs $J > $d/$set.md.tmp && mv $d/$set.md.tmp $d/$set.md
+  done
+}
+
+row() {  # NAME LABELS [fit flags...]: the exact fit (organism.json, fit.log), then play it
+  local name=$1 labels=$2; shift 2
+  local d=$R/$name loss=wdl
+  mkdir -p $d
+  for arg in "$@"; do [ "$arg" = l1 ] && loss=l1; done
+  [ -s $d/organism.json ] || $M fit "$labels" --genome rich --seed 1 --jobs $J --out $d/organism.json \
+    $([ $loss = wdl ] && echo --loss wdl) "$@" > $d/fit.log 2>&1
+  play $d $d/organism.json
+}
+
+need sf-selfplay-d8
+need search-tree
+prefix 100000 $D/sp100k.epd
+prefix 200000 $D/sp200k.epd
+prefix 1000000 $D/sp1m.epd
+prefix 200000 $D/tree.epd results/data/search-tree/labels.epd.gz
+
+row sp200k $D/sp200k.epd
+row loss-l1 $D/sp200k.epd --loss l1
+row sp1m $D/sp1m.epd
+row sp2m $SP
+for depth in eval 1 2 4 10; do
+  limit=depth=$depth target=(); [ $depth = eval ] && limit=eval target=(--target root)  # a static score: no PV
+  label $D/depth-$depth.epd "stockfish@$limit" 200000 $D/sp200k.epd
+  row depth-$depth $D/depth-$depth.epd "${target[@]}"
+done
+row lambda-0.9 $D/sp200k.epd --lambda-result 0.9
+row lambda-0.7 $D/sp200k.epd --lambda-result 0.7
+label $D/games.epd stockfish@depth=8 200000 results/rich-stockfish/labels.epd
+row games $D/games.epd
+row tree $D/tree.epd
+
+pupil=$R/sp200k/organism.json all=$D/sp200k.epd
+for k in 1 2 3; do  # DAgger: label where the last pupil's search looks, add, refit
+  label $D/dagger-$k-new.epd stockfish@depth=8 100000 "search:organism:$pupil@nodes=2000" --tree-every 50
+  [ -s $D/dagger-$k.epd ] || { cat $all $D/dagger-$k-new.epd > $D/dagger-$k.epd.tmp && mv $D/dagger-$k.epd.tmp \
+    $D/dagger-$k.epd; }
+  row dagger-$k $D/dagger-$k.epd
+  pupil=$R/dagger-$k/organism.json all=$D/dagger-$k.epd
+done
+
+row sp100k $D/sp100k.epd
+label $D/pnet-mentor.epd builtin:pnet:results/pnet/pnet.npz@depth=2 100000 $D/sp100k.epd
+row pnet-mentor $D/pnet-mentor.epd
+if (cd results/data/crowd && sha256sum --quiet -c labels.epd.gz.sha256 2>/dev/null); then
+  row crowd results/data/crowd/labels.epd.gz
+  row crowd-sf results/data/crowd/labels.epd.gz --score 1
+else
+  echo "rows crowd and crowd-sf wait for results/data/crowd (bash results/data/crowd/run.sh)" >&2
+fi
+$PY tools/pupil_study.py $R > $R/study.md

@@ -1,0 +1,105 @@
+"""The pupil study's tables (results/pupil-study/run.sh): one table per factor, one row per exact fit played.
+
+    python tools/pupil_study.py results/pupil-study > results/pupil-study/study.md
+
+For each row folder it reads what run.sh wrote: the labels it was fitted on and its held-out error and loss
+(``fit.log``), the match against the expert at 2,000 nodes (``vs-expert-2000n.log``), STS at 10,000 nodes
+(``sts-10000n.log``), the depth-2 error on the two held-out sets (``heldout-*.md``, beside the expert's from
+``results/heldout-*/errors.md``) and the organism's material genes against PeSTO's (benchmarks/wdl_study.py's
+readers). A row not measured yet shows dashes. Nothing is recomputed; passes or fails nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+from wdl_study import match_line, material, sts_points  # noqa: E402  (the wdl study's readers of the same logs)
+
+from search.runtime.provenance import describe  # noqa: E402
+
+FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
+    ("The loss", "Both exact fits on the base labels; the study's other rows use the one that plays better.", (
+        ("sp200k", "wdl: L-BFGS-B on every training row"),
+        ("loss-l1", "L1: IRLS on a 100,000-row subsample"))),
+    ("The mentor's depth", "The same 200,000 self-play positions, relabelled by Stockfish 15.1.", (
+        ("depth-eval", "static evaluation (`eval`), target: the position itself"),
+        ("depth-1", "depth 1"), ("depth-2", "depth 2"), ("depth-4", "depth 4"),
+        ("sp200k", "depth 8 (the base)"), ("depth-10", "depth 10"))),
+    ("The mentor", "Stockfish at depth 8 against mimic's perspective net searching 2 plies, on the same 100,000 "
+     "positions; the crowd (four engines at depth 8) against its Stockfish alone, on the same crowd positions.", (
+        ("sp100k", "Stockfish, depth 8, 100,000 positions"),
+        ("pnet-mentor", "results/pnet's net, 2 plies in mimic's engine, same positions"),
+        ("crowd", "the crowd's median (results/data/crowd)"),
+        ("crowd-sf", "Stockfish's own score in the crowd file (--score 1)"))),
+    ("Where the positions come from", "200,000 positions each, labelled by Stockfish at depth 8; DAgger rounds add "
+     "100,000 positions each where the last round's organism searches.", (
+        ("games", "the champions' games and random playouts (results/rich-stockfish's positions)"),
+        ("sp200k", "Stockfish's self-play (the base)"),
+        ("tree", "search trees of the organism, the expert and the net (results/data/search-tree)"),
+        ("dagger-1", "DAgger round 1: base + 100,000 of sp200k's organism's search"),
+        ("dagger-2", "round 2: + 100,000 of round 1's organism's search"),
+        ("dagger-3", "round 3: + 100,000 of round 2's organism's search"))),
+    ("How many", "Self-play labels at depth 8, the first N of results/data/sf-selfplay-d8.", (
+        ("sp100k", "100,000"), ("sp200k", "200,000"), ("sp1m", "1,000,000"), ("sp2m", "2,000,000"))),
+    ("The target", "The base labels; the WDL target blended with the self-play game's result (--lambda-result).", (
+        ("sp200k", "the mentor's score alone (lambda 1)"),
+        ("lambda-0.9", "0.9 x mentor + 0.1 x result"),
+        ("lambda-0.7", "0.7 x mentor + 0.3 x result"))),
+)
+
+
+def fit_error(folder: Path) -> str:
+    """The fit's held-out error of its nearest organism (cp) and, for the wdl loss, its held-out loss."""
+    log = folder / "fit.log"
+    text = log.read_text() if log.exists() else ""
+    rows = re.search(r"(\d+) used \((\d+) training, (\d+) held out\)", text)
+    found = re.findall(r"^(WDL|L1) fit .*nearest organism \S+ / (\S+)$", text, re.M)
+    if not found:
+        return "–"
+    kind, cp = found[-1]
+    loss = re.search(r"win-probability loss .*nearest organism \S+ / (\S+)$", text, re.M) if kind == "WDL" else None
+    used = f"{int(rows.group(2)):,} rows; " if rows else ""
+    return f"{used}{cp} cp" + (f", loss {loss.group(1)}" if loss else "")
+
+
+def heldout(path: Path, spec: str | None = None) -> str:
+    """The mean depth-2 error (cp) of a heldout_error.py table: its first row, or the row of ``spec``."""
+    if not path.exists():
+        return "–"
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) > 2 and cells[0].startswith("`") and (spec is None or cells[0] == f"`{spec}`"):
+            return cells[1]
+    return "–"
+
+
+def main() -> None:
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else "results/pupil-study")
+    expert = {s: heldout(REPO / f"results/{s}/errors.md", "expert") for s in ("heldout-tcec", "heldout-mixed")}
+    print(f"# The pupil study: what teaches a shallow searcher\n\nMade by `tools/pupil_study.py {root}` from the files "
+          f"beside `run.sh`; {describe()}.\n")
+    print("Each row is the rich genome's exact fit on its labels, its nearest organism played as it is: the score "
+          "against the expert at 2,000 nodes a move (the organism's view; 200 games, or fewer when the SPRT [0, 20] "
+          "decided, never before 40), STS points of 15,000 at 10,000 nodes, the fit's held-out error (cp) and loss, "
+          "the depth-2 mean error (cp) on the two held-out sets (the expert's: "
+          f"{expert['heldout-tcec']} on heldout-tcec, {expert['heldout-mixed']} on heldout-mixed), and the material "
+          "genes in cp (pawn, knight, bishop, rook, queen) with their mean ratio to PeSTO's.\n")
+    for title, what, rows in FACTORS:
+        print(f"## {title}\n\n{what}\n")
+        print("| row | labels | vs expert, 2,000 nodes | STS | fit, held out | heldout-tcec | heldout-mixed | "
+              "material |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, labels in rows:
+            d = root / name
+            print(f"| {name} | {labels} | {match_line(d)} | {sts_points(d)} | {fit_error(d)} | "
+                  f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {material(d)[0]} |")
+        print()
+
+
+if __name__ == "__main__":
+    main()
