@@ -141,12 +141,17 @@ def load_layout(text: str, expect: str | None = None) -> UserLayout:
 
 
 class LayoutChanged(LayoutError):
-    """A user layout's file whose digest is not the one recorded (an organism's, a worker's parent's)."""
+    """A user layout's file whose digest is not the one recorded (an organism's, a worker's parent's); ``now``: the
+    file's digest."""
+
+    now = ""
 
 
 def _check_digest(sha: str, expect: str | None, text: str) -> str:
     if expect is not None and sha != expect:
-        raise LayoutChanged(f"{text}: the term file has changed (SHA-256 {expect[:12]}… expected, {sha[:12]}… now)")
+        error = LayoutChanged(f"{text}: the term file has changed (SHA-256 {expect[:12]}… expected, {sha[:12]}… now)")
+        error.now = sha
+        raise error
     return sha
 
 
@@ -175,18 +180,12 @@ def recorded_layout(source: str, sha256: str, where: str) -> UserLayout:
         text = str(beside) + (f":{match['name']}" if match["name"] else "")
     try:
         return load_layout(text, sha256)
-    except LayoutChanged:
+    except LayoutChanged as exc:
         raise LayoutError(f"{where}: its genome layout {text} has changed since the organism was made (SHA-256 "
-                          f"{sha256[:12]}… recorded, {_digest_now(text)[:12]}… now): restore the file, or make the "
-                          "organism again with this one") from None
+                          f"{sha256[:12]}… recorded, {exc.now[:12]}… now): restore the file, or make the organism "
+                          "again with this one") from None
     except LayoutError as exc:
         raise LayoutError(f"{where}: its genome layout: {exc}") from exc
-
-
-def _digest_now(text: str) -> str:
-    match = _FILE.fullmatch(text)
-    path = Path(match["path"]) if match is not None else Path(_origin(text.split(":", 1)[0], text))
-    return hashlib.sha256(_read(path, text)).hexdigest()
 
 
 def _read(path: Path, text: str) -> bytes:
