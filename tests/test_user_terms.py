@@ -310,3 +310,16 @@ def test_the_docs_term_files_work_as_written(tmp_path: Path) -> None:
     assert got.tolist() == pytest.approx([1 / 12, 11 / 12])
     # With the king on d7 instead, the rook's rank does not count: 0.
     assert features(chess.Board("8/R2k4/8/8/8/8/8/4K3 w - - 0 1"), layout)[-2:].tolist() == [0, 0]
+
+
+def test_the_ga_defaults_follow_the_layout(tmp_path: Path) -> None:
+    # A layout with piece-square genes evolves with the rich genome's defaults; one without, with the paper's.
+    import argparse
+
+    from evolve.cli.options import ga_settings
+    from evolve.ga.settings import GASettings, rich_defaults
+
+    paper_based = tmp_path / "small.py"
+    paper_based.write_text(EXAMPLE.read_text().replace('builtins=["rich"]', 'builtins=["paper"]'))
+    assert ga_settings(argparse.Namespace(genome=str(EXAMPLE))) == rich_defaults(GASettings())
+    assert ga_settings(argparse.Namespace(genome=str(paper_based))) == GASettings()
