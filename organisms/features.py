@@ -40,7 +40,6 @@ from organisms.feature_cache import read_cached_features as read_cached_features
 from organisms.feature_cache import save_npz_atomic as save_npz_atomic  # re-exported (tests)
 from organisms.feature_cache import write_cached_features as write_cached_features  # re-exported (tests)
 from organisms.terms import PHASE_MAX, board_terms, raw_terms
-from search.runtime.errors import SettingsError
 
 FEATURE_VERSION = 1
 """Bumped whenever a feature's definition changes (it keys the on-disk feature cache)."""
@@ -104,7 +103,9 @@ TEMPO = N_FEATURES - 1
 # move's view, times phi (``_mg``) or 1 - phi (``_eg``). Its weight is a signed offset in centipawns
 # added to the material gene. Feature names read ``pst_knight_c3_mg``.
 LAYOUTS = ("paper", "rich")
-"""The feature layouts: ``paper`` (the 49 features above) and ``rich`` (those plus piece-square ones)."""
+"""mimic's own feature layouts: ``paper`` (the 49 features above) and ``rich`` (those plus piece-square ones). Every
+function here that takes a layout takes a user's too: a term file ``myterms.py[:NAME]`` or a module
+``package.module:NAME`` (:mod:`organisms.userlayout`)."""
 PST_PIECES = ("pawn", "knight", "bishop", "rook", "queen", "king")
 PST_RANKS: tuple[range, ...] = (range(1, 7), *(range(8),) * 5)
 """Ranks (0 = rank 1, own point of view) each piece type has piece-square features for."""
@@ -134,12 +135,20 @@ PST_EG_SHIFT: tuple[int, ...] = tuple(4 * len(r) for r in PST_RANKS)
 
 
 def feature_names(layout: str = "paper") -> tuple[str, ...]:
-    """The feature (and gene) names of a layout, in column order."""
+    """The feature (and gene) names of a layout, in column order (a user's term file or module: its own,
+    :mod:`organisms.userlayout`)."""
     if layout == "paper":
         return FEATURE_NAMES
     if layout == "rich":
         return RICH_FEATURE_NAMES
-    raise SettingsError(f"unknown genome layout {layout!r} (one of {', '.join(LAYOUTS)})")
+    from organisms.userlayout import load_layout
+
+    return load_layout(layout).names
+
+
+def has_pst(layout: str) -> bool:
+    """Whether a layout has piece-square features (``rich``, or a user's layout that chose some)."""
+    return any(name.startswith("pst_") for name in feature_names(layout))
 
 
 def layout_of(names: Sequence[str]) -> str | None:
@@ -153,7 +162,12 @@ def layout_of(names: Sequence[str]) -> str | None:
 
 def feature_set_id(layout: str = "paper") -> str:
     """The name and version of a layout's feature set, as the feature cache keys it:
-    ``features-v1-49`` (paper) and ``features-v1-rich-417`` (rich)."""
+    ``features-v1-49`` (paper) and ``features-v1-rich-417`` (rich); a user's layout: the SHA-256 of its file
+    (:attr:`organisms.userlayout.UserLayout.feature_set`)."""
+    if layout not in LAYOUTS:
+        from organisms.userlayout import load_layout
+
+        return f"features-v{FEATURE_VERSION}-" + load_layout(layout).feature_set
     n = len(feature_names(layout))
     return f"features-v{FEATURE_VERSION}-{n}" if layout == "paper" else f"features-v{FEATURE_VERSION}-{layout}-{n}"
 
@@ -185,6 +199,8 @@ def _features_from_terms(phase: np.ndarray, terms: np.ndarray, white_to_move: np
 
 def features(board: chess.Board, layout: str = "paper") -> np.ndarray:
     """The feature vector of ``board`` (float32, :func:`feature_names` order, side to move's view)."""
+    if layout not in LAYOUTS:
+        return _user_matrix(np.array([bitboard_row(board)], dtype=np.uint64), layout)[0]
     if layout != "paper":
         return _rows_to_features(np.array([bitboard_row(board)], dtype=np.uint64), layout)[0]
     phase, terms = board_terms(board)
@@ -260,5 +276,19 @@ def feature_matrix(boards: Sequence[chess.Board] | np.ndarray, n_jobs: int = 1,
     rows = boards if isinstance(boards, np.ndarray) else np.array(
         [bitboard_row(b) for b in boards], dtype=np.uint64).reshape(-1, 9)
     rows = np.ascontiguousarray(rows, dtype=np.uint64)
+    if layout not in LAYOUTS:
+        return _user_matrix(rows, layout, n_jobs, cache_dir, use_cache)
     return cached_matrix(rows, feature_set_id(layout), len(feature_names(layout)), _rows_to_features, n_jobs,
                          args=(layout,), cache_dir=cache_dir, use_cache=use_cache)
+
+
+def _user_matrix(rows: np.ndarray, layout: str, n_jobs: int = 1, cache_dir: str | Path | None = None,
+                 use_cache: bool = False) -> np.ndarray:
+    """:func:`feature_matrix` of a user's layout (:mod:`organisms.userfeatures`): the workers get its source and
+    digest, and rebuild it (its cache key holds the digest)."""
+    from organisms.userfeatures import user_rows_to_features
+    from organisms.userlayout import load_layout
+
+    user = load_layout(layout)
+    return cached_matrix(rows, feature_set_id(layout), len(user.names), user_rows_to_features, n_jobs,
+                         args=(user.source, user.sha256), cache_dir=cache_dir, use_cache=use_cache)

@@ -11,6 +11,9 @@ cliffs" (binary 0111111 → 1000000) to stall a bit-flip GA near an optimum; ove
 at a median 1.009 × the exact fit's held-out error with Gray against 1.101 with binary.
 ``encoding="binary"`` reads them as a plain binary number, the paper's reading. Organism files and
 checkpoints record their encoding; files without one are binary (they predate Gray).
+
+A genome of a user's layout (``--genome myterms.py``, :mod:`organisms.userlayout`) carries a :class:`LayoutRef`:
+the layout's source and its file's SHA-256, which the organism made of it records.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from organisms.features import FEATURE_NAMES, LAYOUTS, PST_FEATURE_NAMES
+from organisms.features import FEATURE_NAMES, PST_FEATURE_NAMES
 from search.runtime.errors import MimicError, SettingsError
 
 
@@ -50,18 +53,32 @@ class Gene:
         return (self.high - self.low) / ((1 << self.bits) - 1)
 
 
+@dataclass(frozen=True)
+class LayoutRef:
+    """A user's genome layout as genomes and organism files record it: ``source``, the canonical spec (an
+    absolute path to the term file, ``:NAME`` when its layout is not ``LAYOUT``, or ``MODULE:NAME``), and
+    ``sha256``, the hex SHA-256 of the file's bytes (:mod:`organisms.userlayout`)."""
+
+    source: str
+    sha256: str
+
+
 ENCODINGS = ("binary", "gray")
 DEFAULT_ENCODING = "gray"
 """How genes are read unless a file or a flag says otherwise (``binary`` is the paper's reading)."""
 
 
 class Genome:
-    """An ordered gene layout; decodes whole populations of chromosomes at once."""
+    """An ordered gene layout; decodes whole populations of chromosomes at once. ``layout``: the user's layout
+    the genes are of (``None`` for mimic's own layouts, told by the genes' names); it is not part of equality
+    (a checkpoint records genes only; a changed layout file is caught by its features)."""
 
-    def __init__(self, genes: Iterable[Gene], encoding: str = DEFAULT_ENCODING) -> None:
+    def __init__(self, genes: Iterable[Gene], encoding: str = DEFAULT_ENCODING,
+                 layout: LayoutRef | None = None) -> None:
         if encoding not in ENCODINGS:
             raise SettingsError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
         self.encoding = encoding
+        self.layout = layout
         self.genes: tuple[Gene, ...] = tuple(genes)
         names = [g.name for g in self.genes]
         if len(set(names)) != len(names):
@@ -136,7 +153,8 @@ class Genome:
         return [{"name": g.name, "bits": g.bits, "low": g.low, "high": g.high} for g in self.genes]
 
     @classmethod
-    def from_list(cls, items: Iterable[Mapping[str, object]], encoding: str = DEFAULT_ENCODING) -> Genome:
+    def from_list(cls, items: Iterable[Mapping[str, object]], encoding: str = DEFAULT_ENCODING,
+                  layout: LayoutRef | None = None) -> Genome:
         genes = []
         for item in items:
             name, bits, low, high = item["name"], item["bits"], item["low"], item["high"]
@@ -146,7 +164,7 @@ class Genome:
                 raise GenomeError(f"malformed gene {str(item)[:200]}: name must be a string, bits an integer, "
                                  f"low and high numbers")
             genes.append(Gene(name, bits, float(low), float(high)))
-        return cls(genes, encoding)
+        return cls(genes, encoding, layout)
 
 
 MATERIAL_BITS = 10
@@ -213,9 +231,13 @@ def rich_genome(encoding: str = DEFAULT_ENCODING) -> Genome:
 
 
 def layout_genome(layout: str = "paper", encoding: str = DEFAULT_ENCODING) -> Genome:
-    """The genome of a layout (``paper``: :func:`default_genome`; ``rich``: :func:`rich_genome`)."""
+    """The genome of a layout (``paper``: :func:`default_genome`; ``rich``: :func:`rich_genome`; a user's term
+    file or module, ``myterms.py`` or ``package.module:LAYOUT``: its genes, :mod:`organisms.userlayout`)."""
     if layout == "paper":
         return default_genome(encoding)
     if layout == "rich":
         return rich_genome(encoding)
-    raise SettingsError(f"unknown genome layout {layout!r} (one of {', '.join(LAYOUTS)})")
+    from organisms.userlayout import load_layout
+
+    user = load_layout(layout)
+    return Genome(user.genes, encoding, user.ref)

@@ -9,6 +9,13 @@ An organism has one of two layouts (``organisms.features.LAYOUTS``), told by its
 piece-square weights, once, into 64-entry middle-game and endgame tables per piece type and colour
 (White's view), and its evaluation adds the tables' entries over the set bits of each piece bitboard,
 tapered by the phase, to the paper part. Organism files name their layout; a file without one is paper.
+
+A user's layout (``--genome myterms.py``, :mod:`organisms.userlayout`) is named by the genome's
+:class:`~organisms.genome.LayoutRef`: its built-in features are evaluated as above (the features it left out
+weigh 0) and its own terms are called on the board (:class:`organisms.userfeatures.UserTerms`). Its file records
+``layout`` (the term file's absolute path, or ``MODULE:NAME``) and ``layout_sha256`` (of the file's bytes); loading
+it finds the file there or, failing that, beside the organism file, and refuses one whose digest differs.
+Loading such an organism runs that term file: it is Python code, to be trusted as any program is.
 """
 
 from __future__ import annotations
@@ -27,12 +34,15 @@ from organisms.features import (
     N_FEATURES,
     PST_EG_SHIFT,
     PST_MG_COLUMN,
+    RICH_FEATURE_NAMES,
     feature_names,
     layout_of,
 )
 from organisms.genome import Genome, default_genome
 from organisms.linear import TermWeights, square_table_sum
 from organisms.terms import PHASE_MAX, raw_terms
+from organisms.userfeatures import UserTerms
+from organisms.userlayout import load_checked, recorded_layout
 from search.runtime.atomic import write_atomic
 from search.runtime.readback import ReadbackError, parse_json, read_text
 
@@ -57,11 +67,14 @@ class Organism:
     def __init__(self, genome: Genome | None = None, bits: np.ndarray | None = None,
                  meta: dict[str, Any] | None = None) -> None:
         self.genome = genome or default_genome()
-        layout = layout_of(self.genome.names)
-        if layout is None:
+        ref = self.genome.layout
+        user = load_checked(ref.source, ref.sha256) if ref is not None else None
+        layout = ref.source if ref is not None else layout_of(self.genome.names)
+        if layout is None or (user is not None and user.names != self.genome.names):
             raise ValueError("the genome's genes must be the features of a layout "
-                             f"({', '.join(LAYOUTS)}), in feature_names() order")
+                             f"({', '.join(LAYOUTS)} or the user's {layout}), in feature_names() order")
         self.layout: str = layout
+        """``paper``, ``rich``, or a user layout's source (``genome.layout``)."""
         if bits is None:
             bits = np.zeros(self.genome.total_bits, dtype=np.uint8)
         bits = np.asarray(bits, dtype=np.uint8).reshape(-1)
@@ -72,13 +85,23 @@ class Organism:
         self.weights: np.ndarray = self.genome.decode(bits[None, :])[0]
         """Centipawns per unit of each feature, ``feature_names(layout)`` order (the paper's genes are
         non-negative magnitudes, piece-square genes signed offsets)."""
-        self._linear = TermWeights(self.weights[:N_FEATURES].tolist())
-        self._pst = _pst_tables(self.weights[N_FEATURES:]) if layout == "rich" else None
+        base = self.weights
+        self._user: UserTerms | None = None
+        self._needs_terms = True
+        if user is not None:  # the built-in features it has, the others at 0; then its own terms
+            base = np.zeros(len(RICH_FEATURE_NAMES))
+            base[list(user.builtin)] = self.weights[:len(user.builtin)]
+            self._user = UserTerms(user, self.weights)
+            self._needs_terms = user.needs_terms
+        self._linear = TermWeights(base[:N_FEATURES].tolist())
+        self._pst = _pst_tables(base[N_FEATURES:]) if layout == "rich" or (user and user.has_pst) else None
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, board: chess.Board) -> int:
         """Centipawns from the side to move's view: ``round(weights · features(board))``."""
         occupied = board.occupied_co
+        if self._user is not None:
+            return self._evaluate_user(board)
         if self._pst is not None:
             return self._evaluate_rich(board)
         return self.evaluate_terms(*raw_terms(board.pawns, board.knights, board.bishops, board.rooks,
@@ -96,6 +119,24 @@ class Organism:
         white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
         phase, terms = raw_terms(*pieces, white, black)
         v = square_table_sum(self._pst[phase], pieces, white, black) / PHASE_MAX + self._linear.white_view(phase, terms)
+        return math.floor((v if board.turn else -v) + self._linear.tempo + 0.5)
+
+    def _evaluate_user(self, board: chess.Board) -> int:
+        """A user layout's evaluation: its built-in part (paper terms and tables, as chosen) plus its own terms,
+        side to move's view."""
+        assert self._user is not None
+        pieces = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+        white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
+        if self._needs_terms:
+            phase, terms = raw_terms(*pieces, white, black)
+            v = self._linear.white_view(phase, terms)
+        else:
+            phase = min((board.knights | board.bishops).bit_count() + 2 * board.rooks.bit_count()
+                        + 4 * board.queens.bit_count(), PHASE_MAX)
+            v = 0.0
+        if self._pst is not None:
+            v += square_table_sum(self._pst[phase], pieces, white, black) / PHASE_MAX
+        v += self._user.white_view(board, phase)
         return math.floor((v if board.turn else -v) + self._linear.tempo + 0.5)
 
     # ------------------------------------------------------------------ construction
@@ -139,9 +180,11 @@ class Organism:
                 "chromosome": "".join(map(str, self.bits[start:start + g.bits].tolist())),
                 "value": float(self.weights[j]),
             })
+        ref = self.genome.layout
         return {"format": FORMAT, "version": FORMAT_VERSION, "feature_version": FEATURE_VERSION,
                 "units": "centipawns per unit of feature; features are side-to-move, oriented non-negative",
-                "layout": self.layout, "encoding": self.genome.encoding, "meta": self.meta, "genes": genes}
+                "layout": self.layout, **({"layout_sha256": ref.sha256} if ref is not None else {}),
+                "encoding": self.genome.encoding, "meta": self.meta, "genes": genes}
 
     def to_json(self) -> str:
         """Readable JSON: per gene (one a line) its layout, its bits (``chromosome``) and its ``value``."""
@@ -171,16 +214,23 @@ class Organism:
             if missing:
                 raise OrganismFileError(f"{source}: gene {i} lacks {', '.join(missing)}")
         layout = data.get("layout", "paper")
+        sha = data.get("layout_sha256")
+        ref = None
         if layout not in LAYOUTS:
-            raise OrganismFileError(f"{source}: unknown 'layout' {str(layout)[:40]!r} (one of {', '.join(LAYOUTS)})")
+            if not isinstance(layout, str) or not isinstance(sha, str):
+                raise OrganismFileError(f"{source}: unknown 'layout' {str(layout)[:40]!r} (one of "
+                                        f"{', '.join(LAYOUTS)}, or a user's term file with its 'layout_sha256')")
+            user = recorded_layout(layout, sha, source)
+            ref, layout, names = user.ref, user.source, user.names
+        else:
+            names = feature_names(layout)
         encoding = data.get("encoding", "binary")
         if not isinstance(encoding, str):
             raise OrganismFileError(f"{source}: 'encoding' must be a string")
         try:
-            genome = Genome.from_list(items, encoding)
+            genome = Genome.from_list(items, encoding, ref)
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise OrganismFileError(f"{source}: {exc}") from exc
-        names = feature_names(layout)
         if genome.names != names:
             raise OrganismFileError(f"{source}: the genes must be the {layout} layout's features of version "
                              f"{FEATURE_VERSION}, in order ({len(names)} genes from {names[0]!r} to {names[-1]!r})")

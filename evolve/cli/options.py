@@ -35,6 +35,17 @@ def player_spec(text: str) -> str:
     return text
 
 
+def genome_layout(text: str) -> str:
+    """An argparse type: ``text`` if it names a layout or has the form of a user layout's spec (the file is loaded
+    later, by the command, so its errors are one ``mimic CMD:`` line)."""
+    from organisms.userlayout import LayoutError, check_spec
+
+    try:
+        return check_spec(text)
+    except LayoutError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def spec_help() -> str:
     """The epilog of a command that takes player specs: every kind the registry knows."""
     from evolve.players import PLAYERS
@@ -100,9 +111,11 @@ class Parents:
         p.add_argument("--held-out", type=probability, default=default(RunSettings, "held_out"),
                        help="share never sampled for fitness")
         if genome:
-            p.add_argument("--genome", choices=list(LAYOUTS), default=default(RunSettings, "genome"),
-                           help="the genome layout: paper (49 genes) or rich (417: those plus signed middle-game "
-                                "and endgame piece-square genes, files mirrored)")
+            p.add_argument("--genome", type=genome_layout, default=default(RunSettings, "genome"),
+                           metavar="{" + ",".join(LAYOUTS) + ",FILE.py[:NAME],MODULE:NAME}",
+                           help="the genome layout: paper (49 genes), rich (417: those plus signed middle-game "
+                                "and endgame piece-square genes, files mirrored), or your own: a term file or module "
+                                "binding an organisms.userterms.Layout to LAYOUT or NAME (docs/terms.md)")
         return p
 
     @staticmethod
@@ -202,9 +215,11 @@ class Parents:
 
 def ga_settings(args: argparse.Namespace) -> GASettings:
     """The GA's settings: those given on the command line, the rest the genome's defaults (the paper's
-    for ``--genome paper``, :data:`evolve.ga.evolution.RICH_DEFAULTS` over them for ``--genome rich``)."""
+    for ``--genome paper``, :data:`evolve.ga.evolution.RICH_DEFAULTS` over them for ``--genome rich`` and for a user's
+    layout with piece-square genes)."""
     from evolve.ga.evolution import GASettings, rich_defaults
+    from organisms.features import has_pst
 
-    base = rich_defaults(GASettings()) if args.genome == "rich" else GASettings()
+    base = rich_defaults(GASettings()) if has_pst(args.genome) else GASettings()
     given = {f.name: getattr(args, f.name) for f in fields(GASettings) if getattr(args, f.name, None) is not None}
     return replace(base, **given)

@@ -23,7 +23,7 @@ from evolve.ga.objectives import AGREEMENTS, MOVE_LOSSES, MoveAgreement, Objecti
 from evolve.ga.summary import write_results
 from evolve.ga.wdl import MODELS, check_loss_power
 from organisms import Organism
-from organisms.features import LAYOUTS
+from organisms.features import LAYOUTS, feature_names
 from organisms.genome import DEFAULT_ENCODING, Genome, layout_genome
 from search.runtime.errors import RunExists, SettingsError
 
@@ -32,8 +32,8 @@ from search.runtime.errors import RunExists, SettingsError
 class RunSettings:
     """One ``mimic evolve`` run (built by keyword): the label file (a PGN file for the ``moves``
     objective), the results folder, the GA's settings, the objective and the data options (``cap`` in
-    centipawns, ``lam`` in plies). ``genome`` is the layout evolved: ``paper`` (49 genes) or ``rich``
-    (417, with piece-square genes). The ``moves`` objective's options: ``player`` (a name as
+    centipawns, ``lam`` in plies). ``genome`` is the layout evolved: ``paper`` (49 genes), ``rich``
+    (417, with piece-square genes) or a user's file. The ``moves`` objective's options: ``player`` (a name as
     :func:`evolve.data.moves.player_matches` reads it), ``skip_plies``, ``moves_loss`` (``agreement`` or
     ``likelihood``) and ``agreement`` (``count`` or ``squared``). ``init``: an organism file whose
     chromosome (and mutated copies of it) is generation 0, instead of random chromosomes; ``"fit"`` (the
@@ -75,7 +75,7 @@ class RunSettings:
 
     def __post_init__(self) -> None:
         if self.genome not in LAYOUTS:
-            raise SettingsError(f"unknown genome layout {self.genome!r} (one of {', '.join(LAYOUTS)})")
+            feature_names(self.genome)  # a user's layout: loaded and checked now, before any work starts
         if self.objective not in OBJECTIVES:
             raise SettingsError(f"unknown objective {self.objective!r} (one of {', '.join(OBJECTIVES)})")
         if self.objective == "moves" and not (self.player or "").strip():
@@ -153,15 +153,17 @@ class RunOutcome:
 def initial_chromosome(path: str | Path, genome: Genome) -> np.ndarray:
     """The chromosome of the organism file ``path`` (validated by :meth:`Organism.load`) in ``genome``:
     its values by gene name re-encoded (another encoding is fine). A paper organism starts a rich run
-    with its piece-square genes at 0; any other difference of genes is refused."""
+    with its piece-square genes at 0, and any organism whose genes a user's layout has starts it with the others at
+    0 (the nearest value of their range); any other difference of genes is refused."""
     organism = Organism.load(path)
     values = organism.values()
     missing = [n for n in genome.names if n not in values]
     extra = [n for n in values if n not in genome.names]
-    if extra or (missing and organism.layout != "paper"):
+    if extra or (missing and organism.layout != "paper" and genome.layout is None):
         raise SettingsError(f"{path}: the organism's genes ({organism.layout} layout) are not this run's genome's "
                          f"(unknown genes: {extra[:3] or 'none'}, missing: {missing[:3] or 'none'})")
-    start = np.array([values.get(n, 0.0) for n in genome.names])
+    start = np.array([values[n] if n in values else min(max(0.0, g.low), g.high)
+                      for n, g in zip(genome.names, genome.genes, strict=True)])
     # A value beyond a gene's range by more than half its grid step would be clamped: not where the user started.
     outside = np.flatnonzero((start < genome.low - genome.scale / 2) | (start > genome.high + genome.scale / 2))
     if len(outside):
