@@ -40,7 +40,8 @@ def _line_number(text: str, offset: int) -> int:
 
 def fenced_commands(text: str) -> list[tuple[int, str]]:
     """Each ``mimic ...`` command of the fenced code blocks, with its first line: a line ending in ``\\`` and
-    the indented lines after a command (a synopsis) continue it; ``# comments`` are dropped."""
+    the indented lines after a command (a synopsis) continue it; ``# comments`` are dropped, and so are the messages
+    a command prints (``mimic fit: term ...``)."""
     commands: list[tuple[int, str]] = []
     for block in re.finditer(r"^ *```[^\n]*\n(.*?)^ *```", text, re.S | re.M):
         start = _line_number(text, block.start(1))
@@ -50,7 +51,7 @@ def fenced_commands(text: str) -> list[tuple[int, str]]:
             continues = current is not None and (raw[:1].isspace() or current[-1].endswith("\\"))
             if continues and current is not None:
                 current.append(line.strip())
-            elif line.startswith("mimic "):
+            elif line.startswith("mimic ") and not line.split()[1].endswith(":"):  # not a message (mimic CMD: ...)
                 current = [line]
                 commands.append((start + i, ""))
             else:
