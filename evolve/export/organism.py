@@ -176,8 +176,9 @@ def notes(t: OrganismTables, layout: str) -> dict[str, str]:
                                    "trip)."),
         "point_of_view": "every table and constant is from White's point of view: a White piece adds its values, a "
                          "Black piece subtracts those of its square seen from Black's side; the score is then "
-                         "turned to the side to move's view (negated when Black is to move) and the tempo added, "
-                         "as mimic's Organism.evaluate returns it.",
+                         "turned to the side to move's view (negated when Black is to move)"
+                         + (" by PeSTO's evaluation, which has no tempo." if pesto else
+                            " and the tempo added, as mimic's Organism.evaluate returns it."),
         "squares": squares,
         "phase": f"phase = min({PHASE_MAX}, knights + bishops + 2 * rooks + 4 * queens), both colours' pieces "
                  f"counted ({PHASE_MAX} in the opening, 0 with kings and pawns only); a middle-game (mg) value "
