@@ -65,8 +65,8 @@ from organisms.net import (
 )
 
 __all__ = ["KIND", "MAX_HIDDEN", "MAX_SCALE", "MAX_WIDTH", "N_INPUTS", "PNET_FEATURE_VERSION", "PNet",
-           "average_pnets", "expected_shapes", "feature_index", "make_header", "pnet_inputs", "random_pnet",
-           "save_pnet"]
+           "average_pnets", "expected_shapes", "feature_index", "integer_weights", "make_header", "pnet_inputs",
+           "random_pnet", "save_pnet"]
 
 KIND = "pnet"
 PNET_FEATURE_VERSION = "pnet-v1-768"
@@ -184,6 +184,27 @@ def average_pnets(nets: Sequence[PNet]) -> tuple[dict[str, np.ndarray], float]:
     return {k: v.astype(np.float32) for k, v in arrays.items()}, scale
 
 
+def integer_weights(arrays: Mapping[str, np.ndarray], hidden: Sequence[int] = ()) -> dict[str, np.ndarray]:
+    """The integers a net's evaluation computes with (module docstring, Arithmetic), int64: ``w_in`` (768, N) and
+    ``b_in`` (N,) times :data:`QA`, ``w_psqt`` (768,; when the net has it) times ``QA * QA_OUT``, and, for a net
+    without ``hidden`` layers, ``w_out`` (2N,: the side to move's accumulator first) times :data:`QA_OUT` and
+    ``b_out`` (1,) times ``QA * QA_OUT``; each is the float32 weight times its factor, rounded half to even. The
+    evaluator uses these and nothing else, so an export of them (``mimic export``) scores as it does."""
+    def fixed(a: np.ndarray, *factors: int) -> np.ndarray:
+        x = np.asarray(a, dtype=np.float64)
+        for f in factors:  # one factor at a time, left to right, as the evaluator always has
+            x = x * f
+        return np.rint(x).astype(np.int64)
+
+    out = {"w_in": fixed(arrays["w_in"], QA), "b_in": fixed(arrays["b_in"], QA)}
+    if "w_psqt" in arrays:
+        out["w_psqt"] = fixed(arrays["w_psqt"], QA, QA_OUT)
+    if not hidden:
+        out["w_out"] = fixed(arrays["w_out"][:, 0], QA_OUT)
+        out["b_out"] = fixed(arrays["b_out"], QA, QA_OUT)
+    return out
+
+
 def _check_header(header: Mapping[str, Any], source: str) -> tuple[int, tuple[int, ...], float, bool]:
     """The header's units, hidden widths, scale and PSQT flag; :class:`NetFileError` naming ``source`` and the
     key."""
@@ -221,12 +242,10 @@ class PNet:
             if a.size and float(np.abs(a).max()) > WEIGHT_LIMIT:
                 raise NetFileError(f"{source}: {name} holds {float(np.abs(a).max()):g}, beyond +-{WEIGHT_LIMIT:g}")
         n = self.units
-        w_in = np.rint(self.arrays["w_in"].astype(np.float64) * QA).astype(np.int64)
-        b_in = np.rint(self.arrays["b_in"].astype(np.float64) * QA).astype(np.int64)
+        ints = integer_weights(self.arrays, self.hidden)
+        w_in, b_in, w_psqt = ints["w_in"], ints["b_in"], ints.get("w_psqt")
         # One row per (colour, piece type, square): its first-layer column from White's view, then Black's, then
         # (psqt) its PSQT weight from White's view and from Black's.
-        w_psqt = (np.rint(self.arrays["w_psqt"].astype(np.float64) * QA * QA_OUT).astype(np.int64) if self.psqt
-                  else None)
         table = np.zeros((2, 7, 64, 2 * n + (2 if self.psqt else 0)), dtype=np.int64)
         for colour in chess.COLORS:
             for pt in chess.PIECE_TYPES:
@@ -245,9 +264,9 @@ class PNet:
         # The output side, for White to move (its accumulator first) and for Black (halves swapped).
         swap = np.r_[n:2 * n, 0:n]
         if not self.hidden:
-            w = np.rint(self.arrays["w_out"][:, 0].astype(np.float64) * QA_OUT).astype(np.int64)
+            w = ints["w_out"]
             self._out: tuple[np.ndarray, np.ndarray] = (w[swap], w)
-            self._bias_out = int(np.rint(float(self.arrays["b_out"][0]) * QA * QA_OUT))
+            self._bias_out = int(ints["b_out"][0])
             self._unit = self.scale / (QA * QA_OUT)
         else:
             w1 = self.arrays["w_h1"] / np.float32(QA)

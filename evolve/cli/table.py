@@ -41,6 +41,8 @@ COMMANDS: dict[str, Command] = {
     "tournament": Command("evolve.cli.tournament", "a round robin or gauntlet with jointly fitted Elo ratings"),
     "book": Command("evolve.cli.book", "DeepRed's experience tree: import games into a book (SQLite)"),
     "suite": Command("evolve.cli.suite", "solve a test suite (bm/am; STS points)"),
+    "export": Command("evolve.cli.export",
+                      "an organism as C, Rust or JSON tables and constants; a perspective net as raw integers"),
     "demo": Command("evolve.cli.demo", "the main job on embedded defaults: label, evolve, report"),
 }
 """Every command, in the order ``mimic --help`` lists them."""
