@@ -1,6 +1,7 @@
 """The pupil study's tables (results/pupil-study/run.sh): one table per factor, one row per exact fit played.
 
     python tools/pupil_study.py results/pupil-study > results/pupil-study/study.md
+    python tools/pupil_study.py results/pupil-study --best-net sp200k sp1m sp2m   # the net row that scored best
 
 For each row folder it reads what run.sh wrote: the labels it was fitted on and its held-out error and loss
 (``fit.log``), the match against the expert at 2,000 nodes (``vs-expert-2000n.log``), STS at 10,000 nodes
@@ -53,6 +54,30 @@ FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
 )
 
 
+NET_FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
+    ("The perspective net: how many", "One net of 64 units a perspective (results/pnet's settings, 30 epochs), on "
+     "the first N self-play labels.", (("sp200k", "200,000"), ("sp1m", "1,000,000"), ("sp2m", "2,000,000"))),
+    ("The perspective net: the mentor's depth", "The same 200,000 positions as the organism's depth rows.", (
+        ("depth-2", "depth 2"), ("depth-4", "depth 4"), ("sp200k", "depth 8"), ("depth-10", "depth 10"))),
+    ("The perspective net: where the positions come from", "DAgger rounds with the net's own search, 100,000 "
+     "positions each, added to the last round's.", (
+        ("sp200k", "self-play (the base)"), ("dagger-1", "round 1"), ("dagger-2", "round 2"),
+        ("dagger-3", "round 3"), ("crowd", "the crowd's median"), ("crowd-sf", "Stockfish's score of the crowd"))),
+    ("The perspective net: width and the mean of nets", "On the size that taught one net best (the first table).", (
+        ("width-128", "one net, 128 units"), ("width-256", "one net, 256 units"),
+        ("width-320", "one net, 320 units (the mean's total)"), ("mean-5x64", "the mean of five 64-unit nets"))),
+)
+
+SCORE = re.compile(r"^Score of .* vs expert: \d+ - \d+ - \d+\s+\[([\d.]+)\] (\d+)", re.M)
+
+
+def score(folder: Path) -> float | None:
+    """The last score against the expert in a row's match log (the row's view), or ``None`` before its match."""
+    log = folder / "vs-expert-2000n.log"
+    found = SCORE.findall(log.read_text()) if log.exists() else []
+    return float(found[-1][0]) if found else None
+
+
 def fit_error(folder: Path) -> str:
     """The fit's held-out error of its nearest organism (cp) and, for the wdl loss, its held-out loss."""
     log = folder / "fit.log"
@@ -78,7 +103,25 @@ def heldout(path: Path, spec: str | None = None) -> str:
     return "–"
 
 
+def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]) -> None:
+    for title, what, rows in factors:
+        print(f"## {title}\n\n{what}\n")
+        print("| row | labels | vs expert, 2,000 nodes | STS | fit, held out | heldout-tcec | heldout-mixed | "
+              "material |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, labels in rows:
+            d = root / name
+            print(f"| {name} | {labels} | {match_line(d)} | {sts_points(d)} | {fit_error(d)} | "
+                  f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | "
+                  f"{material(d)[0] if (d / 'organism.json').exists() else '–'} |")
+        print()
+
+
 def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[2] == "--best-net":  # run.sh: which of these net rows scored best
+        played = [(s, name) for name in sys.argv[3:] if (s := score(Path(sys.argv[1]) / "pnet" / name)) is not None]
+        print(max(played)[1] if played else sys.argv[3])
+        return
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "results/pupil-study")
     expert = {s: heldout(REPO / f"results/{s}/errors.md", "expert") for s in ("heldout-tcec", "heldout-mixed")}
     print(f"# The pupil study: what teaches a shallow searcher\n\nMade by `tools/pupil_study.py {root}` from the files "
@@ -89,16 +132,10 @@ def main() -> None:
           "the depth-2 mean error (cp) on the two held-out sets (the expert's: "
           f"{expert['heldout-tcec']} on heldout-tcec, {expert['heldout-mixed']} on heldout-mixed), and the material "
           "genes in cp (pawn, knight, bishop, rook, queen) with their mean ratio to PeSTO's.\n")
-    for title, what, rows in FACTORS:
-        print(f"## {title}\n\n{what}\n")
-        print("| row | labels | vs expert, 2,000 nodes | STS | fit, held out | heldout-tcec | heldout-mixed | "
-              "material |")
-        print("|---|---|---|---|---|---|---|---|")
-        for name, labels in rows:
-            d = root / name
-            print(f"| {name} | {labels} | {match_line(d)} | {sts_points(d)} | {fit_error(d)} | "
-                  f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {material(d)[0]} |")
-        print()
+    table(root, FACTORS)
+    print("Each perspective-net row is one net (or a mean of nets) played as it is, with the same measures; its "
+          "fit column is empty (the net's own held-out loss is in its train.md).\n")
+    table(root / "pnet", NET_FACTORS)
 
 
 if __name__ == "__main__":

@@ -55,14 +55,14 @@ label() {  # OUT MENTOR N SOURCE [label flags...]: N positions of SOURCE labelle
     $resume "$@" > "$out.log" 2>&1 || [ $? -eq 1 ]  # 1: some positions failed, counted in the log
 }
 
-play() {  # DIR ORGANISM: the match, STS and the held-out errors
+play() {  # DIR SPEC: the match, STS and the held-out errors of a player (organism:FILE, pnet:FILE)
   local d=$1 o=$2
-  $M match "organism:$o" expert --games 200 --jobs $J --nodes 2000 --sprt 0,20,0.05,0.05 --sprt-min-games 40 \
+  $M match "$o" expert --games 200 --jobs $J --nodes 2000 --sprt 0,20,0.05,0.05 --sprt-min-games 40 \
     --pgn $d/vs-expert-2000n.pgn --resume >> $d/vs-expert-2000n.log 2>&1  # appended: a rerun keeps the record
-  $M suite benchmarks/data/sts-v3.epd --engine "organism:$o@nodes=10000" --movetime 60 --jobs $J --no-progress \
+  $M suite benchmarks/data/sts-v3.epd --engine "$o@nodes=10000" --movetime 60 --jobs $J --no-progress \
     --csv $d/sts-10000n.csv --resume >> $d/sts-10000n.log 2>&1
   for set in heldout-tcec heldout-mixed; do
-    [ -s $d/$set.md ] || $PY benchmarks/heldout_error.py results/$set/labels.epd --depth 2 --evals "organism:$o" \
+    [ -s $d/$set.md ] || $PY benchmarks/heldout_error.py results/$set/labels.epd --depth 2 --evals "$o" \
       --jobs $J > $d/$set.md.tmp && mv $d/$set.md.tmp $d/$set.md
   done
 }
@@ -74,7 +74,21 @@ row() {  # NAME LABELS [fit flags...]: the exact fit (organism.json, fit.log), t
   for arg in "$@"; do [ "$arg" = l1 ] && loss=l1; done
   [ -s $d/organism.json ] || $M fit "$labels" --genome rich --seed 1 --jobs $J --out $d/organism.json \
     $([ $loss = wdl ] && echo --loss wdl) "$@" > $d/fit.log 2>&1
-  play $d $d/organism.json
+  play $d organism:$d/organism.json
+}
+
+TRAIN=(--units 64 --epochs 30 --seed 1 --psqt --weight-decay 1)  # results/pnet's settings
+net() {  # NAME LABELS [train-pnet flags...]: a perspective net (pnet/NAME/pnet.npz), then play it
+  local d=$R/pnet/$1 labels=$2; shift 2
+  mkdir -p $d
+  if [ ! -f $d/pnet.npz ]; then
+    local resume=
+    if compgen -G "$d/checkpoint.npz" > /dev/null || compgen -G "$d/member-*/checkpoint.npz" > /dev/null; then
+      resume=--resume
+    fi
+    $M train-pnet "$labels" --out $d "${TRAIN[@]}" "$@" $resume >> $d/train.log 2>&1
+  fi
+  play $d pnet:$d/pnet.npz
 }
 
 need sf-selfplay-d8
@@ -117,4 +131,28 @@ if (cd results/data/crowd && sha256sum --quiet -c labels.epd.gz.sha256 2>/dev/nu
 else
   echo "rows crowd and crowd-sf wait for results/data/crowd (bash results/data/crowd/run.sh)" >&2
 fi
+# The perspective net where its rows may differ from the organism's: how many, the mentor's depth, the crowd, DAgger
+# with its own search; then its width (64, 128, 256 units a perspective; the mean of five 64-unit nets against one net
+# of 64 and one of 320, the mean's total width) on the self-play labels that taught it best of the three sizes.
+net sp200k $D/sp200k.epd
+net sp1m $D/sp1m.epd
+net sp2m $SP
+for depth in 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
+pupil=$R/pnet/sp200k/pnet.npz all=$D/sp200k.epd
+for k in 1 2 3; do
+  label $D/pnet-dagger-$k-new.epd stockfish@depth=8 100000 "search:pnet:$pupil@nodes=2000" --tree-every 50
+  [ -s $D/pnet-dagger-$k.epd ] || { cat $all $D/pnet-dagger-$k-new.epd > $D/pnet-dagger-$k.epd.tmp && \
+    mv $D/pnet-dagger-$k.epd.tmp $D/pnet-dagger-$k.epd; }
+  net dagger-$k $D/pnet-dagger-$k.epd
+  pupil=$R/pnet/dagger-$k/pnet.npz all=$D/pnet-dagger-$k.epd
+done
+if (cd results/data/crowd && sha256sum --quiet -c labels.epd.gz.sha256 2>/dev/null); then
+  net crowd results/data/crowd/labels.epd.gz
+  net crowd-sf results/data/crowd/labels.epd.gz --score 1
+fi
+best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whose net scored best against the expert
+labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
+for units in 128 256 320; do net width-$units $labels --units $units; done
+net mean-5x64 $labels --members 5
+
 $PY tools/pupil_study.py $R > $R/study.md
