@@ -112,11 +112,12 @@ class Start:
             return lines
         lines += ["", "The tables were projected onto the material and piece-square genes by least squares (files "
                   "mirrored: a gene is its square's and its mirror's mean less the piece's material; the material "
-                  "gene the tables' level over both phases; the king's level free, as it cancels)"
+                  "gene takes the tables' level over both phases; the king's level is free, as it cancels)"
                   + (f"; {len(self.clipped)} piece-square genes lay beyond their range and were clipped ("
                      + ", ".join(f"{n} {v:.0f}" for n, v in self.clipped[:6])
                      + (", ..." if len(self.clipped) > 6 else "") + ")" if self.clipped else "")
-                  + ". The start's piece values (material + square, cp for a White piece) against the tables':", "",
+                  + ". How far the start's piece values (material + square, for a White piece) lie from the tables', "
+                  "in centipawns over the squares a piece can stand on (the king's up to its level):", "",
                   "| piece | mg RMS | mg largest | eg RMS | eg largest |", "|---|---|---|---|---|"]
         d = distances(self.tables, self.values())
         for mg, eg in zip(d[::2], d[1::2], strict=True):
