@@ -4,7 +4,8 @@ genes of the run's genome (:func:`read_start`, a :class:`Start`).
 ``FILE`` is a JSON object in one of three forms, told apart by its keys:
 
 * **an organism file** (``"format": "mimic-organism"``, :mod:`organisms.organism`): its decoded values by gene
-  name, in any encoding; a paper organism may start a rich genome (its piece-square genes then take the default);
+  name, in any encoding; a paper organism may start a rich genome, and any organism whose genes a user's layout
+  (``--genome myterms.py``) has may start it (the genes it lacks then take the default);
 * **PeSTO-layout tables** (any of the keys ``mg_value``, ``eg_value``, ``mg_table``, ``eg_table``; all four
   needed): ``mg_value``/``eg_value`` six material values (a list, pawn, knight, bishop, rook, queen, king, or an
   object by those names; the king's may be left out: it cancels), ``mg_table``/``eg_table`` six 64-entry tables (a
@@ -12,7 +13,8 @@ genes of the run's genome (:func:`read_start`, a :class:`Start`).
   (``"a8"``, PeSTO's arrays as printed and the default, or ``"a1"``: :data:`organisms.pst_import.SQUARE_ORDERS`)
   and ``genes``, named values (as below) for the genes the tables do not set (mobility, pawn structure, tempo,
   ...). The tables are projected onto the genome's material and piece-square genes by least squares
-  (:mod:`organisms.pst_import`); they need a genome with piece-square genes (``--genome rich``);
+  (:mod:`organisms.pst_import`); they need a genome with every one of them (``--genome rich``, or a user's layout
+  that has them all);
 * **named values**: ``{"pawn": 100, "knight": 320, "pst_knight_c3_mg": 12, ...}``, gene names as mimic names them
   (``mimic genes --genome LAYOUT`` lists them), centipawns per unit of the feature of that name (the paper's
   genes are non-negative magnitudes, piece-square genes signed offsets added to the piece's material gene, files
@@ -146,13 +148,17 @@ def check_range(values: np.ndarray, genome: Genome, source: str) -> None:
                             "rather than clamps them)")
 
 
+def layout_name(genome: Genome) -> str:
+    """The ``--genome`` that makes ``genome``: ``paper``, ``rich`` or a user layout's source."""
+    return genome.layout.source if genome.layout is not None else (layout_of(genome.names) or "LAYOUT")
+
+
 def _unknown(name: str, genome: Genome, source: str, where: str = "") -> InitFileError:
-    layout = layout_of(genome.names) or "this run's"
     close = difflib.get_close_matches(name, genome.names, n=1)
     hint = (f" (did you mean {close[0]!r}?)" if close else
             " (a rich genome's gene: --genome rich)" if name in RICH_FEATURE_NAMES else "")
-    return InitFileError(f"{source}: {where}{name!r} is not a gene of the {layout} genome{hint}; mimic genes "
-                         f"--genome {layout_of(genome.names) or 'LAYOUT'} lists them")
+    return InitFileError(f"{source}: {where}{name!r} is not a gene of the {layout_name(genome)} genome{hint}; "
+                         f"mimic genes --genome {layout_name(genome)} lists them")
 
 
 def _named(data: dict[str, Any], genome: Genome, source: str, where: str = "") -> dict[str, float]:
@@ -239,9 +245,11 @@ def read_start(path: str | Path, genome: Genome) -> Start:
                                 f"({', '.join(TABLE_KEYS)}) or gene values by name")
         form, given = "organism", _organism_values(data, genome, source)
     elif any(k in data for k in TABLE_KEYS):
-        if not all(n in genome.names for n in pst_gene_names()):
-            raise SettingsError(f"--init {source}: PeSTO-layout tables need a genome with piece-square genes "
-                                f"(--genome rich); this run's has none")
+        lacking = [n for n in pst_gene_names() if n not in genome.names]
+        if lacking:
+            raise SettingsError(f"--init {source}: PeSTO-layout tables need a genome with every material and "
+                                f"piece-square gene (--genome rich); the {layout_name(genome)} genome lacks "
+                                f"{len(lacking)}, e.g. {lacking[0]}")
         tables, named = _tables(data, genome, source)
         projection = project(tables, genome)
         form, given, clipped = "tables", {**projection.values, **named}, projection.clipped
@@ -258,12 +266,13 @@ def read_start(path: str | Path, genome: Genome) -> Start:
 
 def _organism_values(data: dict[str, Any], genome: Genome, source: str) -> dict[str, float]:
     """An organism file's values by gene name (validated by :meth:`Organism.from_dict`); a paper organism may start
-    a rich genome, any other difference of genes is refused."""
+    a rich genome, and any organism whose genes a user's layout has may start it (the genes it lacks take the
+    default); any other difference of genes is refused."""
     organism = Organism.from_dict(data, source)
     values = organism.values()
     missing = [n for n in genome.names if n not in values]
     extra = [n for n in values if n not in genome.names]
-    if extra or (missing and organism.layout != "paper"):
+    if extra or (missing and organism.layout != "paper" and genome.layout is None):
         raise SettingsError(f"{source}: the organism's genes ({organism.layout} layout) are not this run's genome's "
                             f"(unknown genes: {extra[:3] or 'none'}, missing: {missing[:3] or 'none'})")
     return values

@@ -145,8 +145,8 @@ def test_a_missing_file_and_tables_for_the_paper_genome_are_refused(tmp_path: Pa
     with pytest.raises(InitFileError, match=r"nothing\.json: cannot read the --init file"):
         read_start(tmp_path / "nothing.json", layout_genome("paper"))
     done = cli("fit", labels, "--init", write(tmp_path / "t.json", TABLES))
-    assert done.returncode == 2 and "PeSTO-layout tables need a genome with piece-square genes (--genome rich)" \
-        in done.stderr, done.stderr
+    assert done.returncode == 2, done.stderr
+    assert "PeSTO-layout tables need a genome with every material and piece-square gene (--genome rich)" in done.stderr
 
 
 # ------------------------------------------------------------------ tables
@@ -344,3 +344,19 @@ def test_genes_lists_the_names_and_its_template_is_an_init_file(tmp_path: Path, 
     start = read_start(write(tmp_path / "t.json", values), layout_genome("rich"))
     assert start.form == "values" and start.defaulted == () and start.values()["knight"] == pytest.approx(
         nearest(300, 10, 0, 1200))
+
+
+def test_a_user_layout_takes_named_values_and_tables(tmp_path: Path, cli: CliRunner) -> None:
+    # docs/examples/threats.py: the rich genes plus pawn_threat_mg/eg (7 bits over [0, 120]) and bishop_pawns_mg/eg.
+    spec = str(Path(__file__).resolve().parent.parent / "docs" / "examples" / "threats.py")
+    listed = cli("genes", "--genome", spec)
+    assert listed.returncode == 0 and any(line.split()[:4] == ["pawn_threat_mg", "7", "0", "120"]
+                                          for line in listed.stdout.splitlines())
+    genome = layout_genome(spec)
+    # PeSTO-layout tables with the user's own gene beside them: round(40 * 127 / 120) = 42 -> 42 * 120 / 127.
+    start = read_start(write(tmp_path / "t.json", {**TABLES, "genes": {"pawn_threat_mg": 40}}), genome)
+    assert start.form == "tables" and start.values()["pawn_threat_mg"] == pytest.approx(42 * 120 / 127)
+    assert "pawn_threat_eg" in start.defaulted and start.values()["pawn_threat_eg"] == 0
+    # A name it does not have is refused naming the layout.
+    with pytest.raises(InitFileError, match=r"'pawn_threats' is not a gene of the .*threats\.py genome \(did you mean"):
+        read_start(write(tmp_path / "v.json", {"pawn_threats": 4}), genome)

@@ -7,7 +7,7 @@ import argparse
 import json
 
 from evolve.cli.common import default
-from evolve.cli.options import Parents
+from evolve.cli.options import Parents, genome_layout
 from evolve.cli.table import command_parser
 
 NAME = "genes"
@@ -22,9 +22,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                                    "unit of the feature of the same name), in chromosome order. These are the names "
                                    "an --init file of gene values uses, e.g. {\"pawn\": 100, \"pst_knight_c3_mg\": "
                                    "12}; a gene it does not name takes 0.")
-    p.add_argument("--genome", choices=list(LAYOUTS), default=default(RunSettings, "genome"),
-                   help="the genome layout: paper (49 genes) or rich (417: those plus signed middle-game and endgame "
-                        "piece-square genes, files mirrored)")
+    p.add_argument("--genome", type=genome_layout, default=default(RunSettings, "genome"),
+                   metavar="{" + ",".join(LAYOUTS) + ",FILE.py[:NAME],MODULE:NAME}",
+                   help="the genome layout: paper (49 genes), rich (417: those plus signed middle-game and endgame "
+                        "piece-square genes, files mirrored), or your own term file or module (docs/terms.md)")
     p.add_argument("--json", action="store_true",
                    help="print an --init template instead: a JSON object of every gene at the value it takes when "
                         "an --init file leaves it out (0)")
