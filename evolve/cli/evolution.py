@@ -44,10 +44,15 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     m.add_argument("--agreement", choices=AGREEMENTS, default=default(RunSettings, "agreement"),
                    help="agreement loss: 1 - rate (count) or 1 - rate^2 (the paper's squared count; it "
                         "matters only with --selection roulette)")
-    p.add_argument("--init", default=None, metavar="ORGANISM.json|fit",
-                   help="start from this organism file (its chromosome and population-1 mutated copies) instead of "
-                        "random chromosomes; fit (mentor objective): from the nearest organism of the exact fit of "
-                        "the run's --loss")
+    p.add_argument("--init", default=None, metavar="FILE.json|fit",
+                   help="start from an engine's existing values (the nearest chromosome and population-1 mutated "
+                        "copies) instead of random chromosomes: an organism file; gene values by name, "
+                        '{"pawn": 100, "pst_knight_c3_mg": 12, ...} (mimic genes lists the names; genes not given '
+                        "take 0); or PeSTO-layout tables, {\"mg_value\": [6], \"eg_value\": [6], \"mg_table\": "
+                        "{\"pawn\": [64], ...}, \"eg_table\": {...}} (squares a8..h1 as PeSTO prints them, or "
+                        "\"square_order\": \"a1\"; --genome rich), projected onto the genes by least squares. The "
+                        "summary shows the change term by term (changes.csv: every gene). fit (mentor objective): "
+                        "from the nearest organism of the exact fit of the run's --loss")
     p.add_argument("--lambda", dest="lam", type=finite_float, default=default(RunSettings, "lam"),
                    help="result objective: weight exp(-n/lambda), n = plies to the game's end")
     p.add_argument("--checkpoint-every", type=positive_int, default=default(RunSettings, "checkpoint_every"),

@@ -29,29 +29,37 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         f"given, {DEFAULT_LOSS} (the default stays {DEFAULT_LOSS} until the study of issue 24 picks "
                         "one)")
     p.add_argument("--out", default=None, help="write the nearest organism to this JSON file")
+    p.add_argument("--init", default=None, metavar="FILE.json",
+                   help="an engine's existing values (an organism file, gene values by name or PeSTO-layout tables; "
+                        "see mimic evolve --init): the win-probability fit's L-BFGS-B starts from them (the L1 and "
+                        "L2 fits are convex: the same optimum from any start), and each fit's change from them is "
+                        "shown term by term (with --out, every gene's in NAME-changes.csv beside the organism)")
 
 
 def run(args: argparse.Namespace) -> int:
     from evolve.data.dataset import load_dataset
+    from evolve.ga.changes import changes_section, write_changes_csv
     from evolve.ga.fit import Fit
     from evolve.ga.fit_cache import cached_exact_fit
     from evolve.ga.losses import DEFAULT_LOSS, LOSSES
     from evolve.ga.objective_api import Objective
     from organisms import Organism
     from organisms.genome import layout_genome
+    from organisms.imported import read_start
 
     prog = "mimic fit"
     args.loss = list(dict.fromkeys(args.loss or [DEFAULT_LOSS]))  # each loss once, in the order given
     for loss in args.loss:
         if loss in LOSSES:
             LOSSES[loss].check(args)  # before the labels are read
+    genome = layout_genome(args.genome)
+    start = read_start(args.init, genome) if args.init else None  # before the labels: a bad file fails at once
     try:
         ds = load_dataset(args.labels, args.target, args.cap, args.held_out, args.seed, n_jobs=args.jobs,
                           layout=args.genome, quiet=args.quiet_labels, score=args.score)
     except OSError as exc:
         fail(prog, os_error(exc, args.labels))
         return 2
-    genome = layout_genome(args.genome)
     if args.out and Path(args.out).is_dir():
         fail(prog, f"{args.out}: is a directory (--out names the organism file to write)")
         return 2
@@ -62,13 +70,19 @@ def run(args: argparse.Namespace) -> int:
     for built in objectives.values():
         for line in built.describe():
             print(line)
+    if start is not None:
+        print(f"--init {args.init}: a fit that starts somewhere (the win-probability fit's L-BFGS-B) starts from these "
+              "values; the L1 and L2 fits are convex (the same optimum from any start)")
+        for line in start.lines():
+            print(line)
     for loss in args.loss:
         objective = objectives.get(loss)
         fit: Fit | None
         if objective is None:  # an exact fit that is no loss of mimic evolve (l2)
             fit = cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, loss)
         else:
-            fit = objective.ceiling(ds, genome, cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, "l1"))
+            fit = objective.ceiling(ds, genome, cached_exact_fit(ds.features, ds.y, ds.train, ds.held, genome, "l1"),
+                                    start=None if start is None else start.given)
         if fit is None:
             print(f"{loss.upper()}: this loss has no exact fit")
             continue
@@ -81,15 +95,29 @@ def run(args: argparse.Namespace) -> int:
               f"{q_train:.2f} / {q_held:.2f}")
         for line in objective.fit_lines(fit, ds, nearest.weights) if objective is not None else []:
             print(line)
-        if args.out:
-            path = args.out if len(args.loss) == 1 else args.out.replace(".json", f"-{loss}.json")
+        path = (args.out if len(args.loss) == 1 else args.out.replace(".json", f"-{loss}.json")) if args.out else None
+        changes = None if path is None else Path(path).with_name(Path(path).stem + "-changes.csv")
+        if start is not None:
+            print(f"\n{loss.upper()}: the change from --init to this fit's nearest organism\n")
+            for line in changes_section(start, nearest.weights, changes.name if changes else None,
+                                        "this fit's nearest organism", imported=False):
+                print(line)
+            print()
+        if path is not None:
             nearest.meta = {"fit": loss, "labels": args.labels, "train_error": fit.train_mae,
                             "held_out_error": fit.held_mae, "command": command_line(),
+                            **({"init": args.init} if start is not None else {}),
                             "exact_weights": dict(zip(genome.names, fit.weights.tolist(), strict=True))}
             try:
                 nearest.save(path)
             except OSError as exc:
                 fail(prog, f"cannot write the organism: {os_error(exc, path)}")
                 return 1
-            print(f"  nearest organism written to {path}")
+            if start is not None and changes is not None:
+                try:
+                    write_changes_csv(changes, start, nearest.weights)
+                except OSError as exc:
+                    fail(prog, f"cannot write the changes: {os_error(exc, changes)}")
+                    return 1
+            print(f"  nearest organism written to {path}" + (f", its changes to {changes}" if start else ""))
     return 0

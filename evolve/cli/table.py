@@ -26,6 +26,7 @@ COMMANDS: dict[str, Command] = {
                       "evolve an organism against a label file, or a player's games (DEAP GA)"),
     "recognize": Command("evolve.cli.recognize", "clone players from their games and tell who played a game"),
     "fit": Command("evolve.cli.fit", "the exact-fit ceiling: the same linear model solved by LP or least squares"),
+    "genes": Command("evolve.cli.genes", "a genome layout's genes: the names an --init file of gene values uses"),
     "train-net": Command("evolve.cli.train_net",
                          "train a Giraffe-style evaluation net: from labels, then TD-Leaf self-play"),
     "train-pnet": Command("evolve.cli.train_pnet",

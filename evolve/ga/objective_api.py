@@ -50,9 +50,11 @@ class Objective(Protocol):
         """:meth:`losses` and each organism's cp error, from one product (when :attr:`reports_cp`)."""
         ...
 
-    def ceiling(self, ds: Dataset, genome: Genome, l1: Fit) -> Fit | None:
+    def ceiling(self, ds: Dataset, genome: Genome, l1: Fit, start: np.ndarray | None = None) -> Fit | None:
         """The same linear model solved for this loss on the training rows within the genes' bounds (cached like
-        the labels; ``l1``: the exact L1 fit of the same rows, already solved), or None when it has none."""
+        the labels; ``l1``: the exact L1 fit of the same rows, already solved), or None when it has none. A solver
+        that starts somewhere (a loss that is not convex) starts from ``start`` when given (``mimic fit --init``),
+        else from the L1 fit's weights; a convex loss's optimum does not depend on it."""
         ...
 
     def ceiling_loss(self, fit: Fit) -> float | None:
@@ -112,7 +114,7 @@ class ObjectiveDefaults:
         losses = self.losses(weights, rows)
         return losses, np.full(len(losses), np.nan)
 
-    def ceiling(self, ds: Dataset, genome: Genome, l1: Fit) -> Fit | None:
+    def ceiling(self, ds: Dataset, genome: Genome, l1: Fit, start: np.ndarray | None = None) -> Fit | None:
         return None
 
     def ceiling_loss(self, fit: Fit) -> float | None:

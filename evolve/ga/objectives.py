@@ -68,8 +68,8 @@ class MentorLoss(ObjectiveDefaults):
         pred = f @ np.atleast_2d(weights).T  # (rows, population)
         return np.abs(pred - y[:, None]).mean(axis=0)
 
-    def ceiling(self, ds: Dataset, genome: Genome, l1: Fit) -> Fit | None:
-        return l1
+    def ceiling(self, ds: Dataset, genome: Genome, l1: Fit, start: np.ndarray | None = None) -> Fit | None:
+        return l1  # the L1 fit is a linear programme: its optimum does not depend on a start
 
     def ceiling_loss(self, fit: Fit) -> float | None:
         return fit.held_mae

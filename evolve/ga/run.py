@@ -24,7 +24,8 @@ from evolve.ga.summary import write_results
 from evolve.ga.wdl import MODELS, check_loss_power
 from organisms import Organism
 from organisms.features import LAYOUTS, feature_names
-from organisms.genome import DEFAULT_ENCODING, Genome, layout_genome
+from organisms.genome import DEFAULT_ENCODING, MATERIAL_GENES, Genome, layout_genome
+from organisms.imported import Start, read_start
 from search.runtime.errors import RunExists, SettingsError
 
 
@@ -35,8 +36,9 @@ class RunSettings:
     centipawns, ``lam`` in plies). ``genome`` is the layout evolved: ``paper`` (49 genes), ``rich``
     (417, with piece-square genes) or a user's file. The ``moves`` objective's options: ``player`` (a name as
     :func:`evolve.data.moves.player_matches` reads it), ``skip_plies``, ``moves_loss`` (``agreement`` or
-    ``likelihood``) and ``agreement`` (``count`` or ``squared``). ``init``: an organism file whose
-    chromosome (and mutated copies of it) is generation 0, instead of random chromosomes; ``"fit"`` (the
+    ``likelihood``) and ``agreement`` (``count`` or ``squared``). ``init``: a file whose values (the
+    nearest chromosome, and mutated copies of it) are generation 0, instead of random chromosomes: an organism
+    file, named gene values or PeSTO-layout tables (:func:`organisms.imported.read_start`); ``"fit"`` (the
     mentor objective only): the nearest organism of the exact fit of the run's own loss (:data:`INIT_FIT`).
     The mentor objective's loss: ``loss``, a name of :data:`evolve.ga.losses.LOSSES` (``l1``, the paper's, mean
     absolute centipawns, or ``wdl``, win-probability space: ``loss_power``, ``wdl_model``, ``lambda_result``).
@@ -135,6 +137,7 @@ class RunOutcome:
     polished_ratio: float | None = None
     measures: dict[str, float] | None = None  # Objective.winner_measures (the moves objective's agreement, ...)
     cp_errors: tuple[float, ...] | None = None  # Objective.reports_cp: the winner's mean |eval − mentor| (cp)
+    start: Start | None = None  # where generation 0 started (--init): the summary's change from it, term by term
 
     @property
     def fit_l1(self) -> Fit | None:
@@ -151,27 +154,9 @@ class RunOutcome:
 
 
 def initial_chromosome(path: str | Path, genome: Genome) -> np.ndarray:
-    """The chromosome of the organism file ``path`` (validated by :meth:`Organism.load`) in ``genome``:
-    its values by gene name re-encoded (another encoding is fine). A paper organism starts a rich run
-    with its piece-square genes at 0, and any organism whose genes a user's layout has starts it with the others at
-    0 (the nearest value of their range); any other difference of genes is refused."""
-    organism = Organism.load(path)
-    values = organism.values()
-    missing = [n for n in genome.names if n not in values]
-    extra = [n for n in values if n not in genome.names]
-    if extra or (missing and organism.layout != "paper" and genome.layout is None):
-        raise SettingsError(f"{path}: the organism's genes ({organism.layout} layout) are not this run's genome's "
-                         f"(unknown genes: {extra[:3] or 'none'}, missing: {missing[:3] or 'none'})")
-    start = np.array([values[n] if n in values else min(max(0.0, g.low), g.high)
-                      for n, g in zip(genome.names, genome.genes, strict=True)])
-    # A value beyond a gene's range by more than half its grid step would be clamped: not where the user started.
-    outside = np.flatnonzero((start < genome.low - genome.scale / 2) | (start > genome.high + genome.scale / 2))
-    if len(outside):
-        i = int(outside[0])
-        raise SettingsError(f"--init {path}: gene {genome.names[i]} is {start[i]:g}, outside this run's range "
-                            f"[{genome.low[i]:g}, {genome.high[i]:g}] ({len(outside)} gene(s) outside; they would be "
-                            f"clamped): start from an organism of this layout")
-    return genome.encode(start)
+    """The chromosome an ``--init`` file gives ``genome`` (:func:`organisms.imported.read_start`: an organism file in
+    any encoding, named gene values or PeSTO-layout tables; a gene beyond its range refused)."""
+    return read_start(path, genome).bits
 
 
 def build_objective(ds: Dataset, kind: str, lam: float, settings: RunSettings | None = None) -> Objective:
@@ -204,7 +189,10 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, dataset: D
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     genome = layout_genome(settings.genome, settings.encoding)
-    initial = initial_chromosome(settings.init, genome) if settings.init and settings.init != INIT_FIT else None
+    start = read_start(settings.init, genome) if settings.init and settings.init != INIT_FIT else None
+    note = start.note() if start is not None else None
+    if report is not None and note is not None:
+        report(note)
     ds: Dataset | MoveData
     objective: Objective
     if settings.objective == "moves":
@@ -250,13 +238,13 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, dataset: D
         if ceiling is None:  # RunSettings allows --init fit with the mentor objective only: a loss without a fit
             raise SettingsError(f"--init fit starts from the exact fit of the run's loss; --loss {settings.loss} has "
                                 "none")
-        initial = Organism.from_weights(ceiling.weights, genome).bits
+        start = Start.of_weights(ceiling.weights, genome)
     descent = None
     if settings.objective == "result":
         descent = coordinate_descent(genome, objective, train, held)
         seconds["GreKo coordinate descent"] = descent.seconds
 
-    ev = Evolution(genome, objective, train, held, settings.ga, initial=initial)
+    ev = Evolution(genome, objective, train, held, settings.ga, initial=None if start is None else start.bits)
     if resume and checkpoint_exists(checkpoint):
         ev.load(checkpoint)
     total = settings.ga.generations + 1
@@ -292,7 +280,7 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, dataset: D
     outcome = RunOutcome(organism, train_loss, held_loss, fits, ceiling, descent, ratio, seconds, ds, objective,
                          records, polished, polished_ratio,
                          measures=objective.winner_measures(organism.weights, train, held),
-                         cp_errors=objective.winner_cp(organism.weights, train, held))
+                         cp_errors=objective.winner_cp(organism.weights, train, held), start=start)
     write_results(out, settings, outcome, command)
     return outcome
 
@@ -307,5 +295,10 @@ def format_outcome(o: RunOutcome) -> list[str]:
         lines.append(f"GA + memetic polish ({o.polished.passes} coordinate-descent passes): training "
                      f"{o.polished.train_loss:.4g} {unit}, held out {o.polished.held_loss:.4g} {unit}"
                      + (f"; / exact held-out = {o.polished_ratio:.3f}" if o.polished_ratio is not None else ""))
+    if o.start is not None:
+        old, new = o.start.values(), o.organism.values()
+        material = [f"{n} {old[n]:.0f} -> {new[n]:.0f}" for n in MATERIAL_GENES if n in old]
+        lines.append("change from the start (--init): " + ", ".join(material)
+                     + ("; " if material else "") + "every gene in summary.md and changes.csv")
     lines.append("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in o.seconds.items()))
     return lines

@@ -1,10 +1,12 @@
 """What ``mimic evolve`` writes beside its organism: the logbook, the curve, the exact L1 fit's weights, the
-settings and ``summary.md`` (:func:`write_results`), from a finished run's :class:`evolve.ga.run.RunOutcome`.
+settings, ``summary.md`` and, for a run with ``--init``, ``changes.csv`` (:func:`write_results`), from a finished
+run's :class:`evolve.ga.run.RunOutcome`.
 
 What an objective adds (its settings rows, its errors section, its ceiling on the curve, what ``settings.json``
 records of what it fitted) comes from the objective itself (:class:`evolve.ga.objective_api.Objective`).
 
-May import: numpy, ``evolve.ga`` (objective_api, report), ``evolve.data``, ``mentor.labels``, ``search.runtime``.
+May import: numpy, ``evolve.ga`` (objective_api, report, changes), ``evolve.data``, ``mentor.labels``,
+``search.runtime``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evolve.data.dataset import Dataset
+from evolve.ga.changes import changes_section, write_changes_csv
 from evolve.ga.report import plot_curve, plot_pst, values_table, write_logbook
 from mentor.sidecar import SidecarError, comment_lines, provenance_lines
 from search.runtime.atomic import write_atomic
@@ -89,12 +92,17 @@ def write_results(out: Path, settings: RunSettings, o: RunOutcome, command: str)
               "named _mg/_eg, oriented so that every value is a magnitude).", ""]
     lines += values_table(o.organism.genome, o.organism.weights,
                           o.fit_l1.weights if o.fit_l1 is not None else None)
+    if o.start is not None:
+        write_changes_csv(out / "changes.csv", o.start, o.organism.weights)
+        lines += ["", "## Change from the start (--init)", "",
+                  *changes_section(o.start, o.organism.weights, "changes.csv", "the GA's winner")]
     total = sum(o.seconds.values())
     lines += ["", "## Wall time", "", *(f"- {k}: {v:.2f} s" for k, v in o.seconds.items()),
               f"- total: {total:.2f} s", "",
               "Files: `organism.json` (the winner), `logbook.csv`, `curve.png`, `settings.json`, "
               "`checkpoint.npz` (resume with `--resume`)" + (", `fit-l1.json`" if o.fit_l1 else "")
-              + (", `organism-polished.json`" if o.polished is not None else "") + "."]
+              + (", `organism-polished.json`" if o.polished is not None else "")
+              + (", `changes.csv`" if o.start is not None else "") + "."]
     write_atomic(out / "summary.md", "\n".join(lines) + "\n")
 
 

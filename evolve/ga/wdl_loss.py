@@ -56,10 +56,11 @@ class WdlLoss(ObjectiveDefaults):
 
     both_units = losses_and_cp
 
-    def ceiling(self, ds: Dataset, genome: Genome, l1: Fit) -> Fit | None:
+    def ceiling(self, ds: Dataset, genome: Genome, l1: Fit, start: np.ndarray | None = None) -> Fit | None:
         from evolve.ga.fit_cache import cached_wdl_fit
 
-        return cached_wdl_fit(ds.features, ds.y, ds.train, ds.held, genome, self.target, l1.weights, data_key=l1.key)
+        return cached_wdl_fit(ds.features, ds.y, ds.train, ds.held, genome, self.target,
+                              l1.weights if start is None else start, data_key=l1.key)
 
     def ceiling_loss(self, fit: Fit) -> float | None:
         return fit.held_loss
