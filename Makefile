@@ -18,7 +18,7 @@ help:
 	@echo "make engines       install Debian's stockfish and phalanx when missing (root only)"
 	@echo "make sunfish       sunfish's UCI engine in its own venv (.venv-sunfish), for benchmarks"
 	@echo "make bench-engine  benchmarks/engine.py: nodes/s and WAC against sunfish"
-	@echo "make wheel         build dist/mimic_chess-*.whl, the package for worker machines (README: On a Dask cluster)"
+	@echo "make wheel         build dist/mimic_chess-*.whl, the package for worker machines (docs/cluster.md)"
 	@echo "make clean         remove the venvs and the tool caches"
 
 $(BIN)/python:

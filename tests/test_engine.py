@@ -182,7 +182,7 @@ def test_node_limit_is_exact_after_the_first_iteration() -> None:
         r = Engine(Material()).search(board, Limit(nodes=nodes))
         # Depth 1 takes far fewer nodes, so the limit stops a later iteration at exactly that node.
         assert r.depth >= 2 and r.nodes == nodes and r.move in board.legal_moves
-    # The first iteration always completes (README, "The engine"): one node is not enough for it.
+    # The first iteration always completes (docs/concepts.md, "The engine"): one node is not enough for it.
     r = Engine(Material()).search(board, Limit(nodes=1))
     assert r.depth == 1 and r.nodes > 1 and r.move in board.legal_moves
 

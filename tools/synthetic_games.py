@@ -1,9 +1,9 @@
-"""Write the synthetic game set of ``mimic recognize``'s example in README.md: the tests' games.
+"""Write the synthetic game set of ``mimic recognize``'s example in docs/recognition.md: the tests' games.
 
     python tools/synthetic_games.py OUT.pgn [--games 32] [--plies 36] [--seed 0]
 
 Alpha (random organism 1) against Beta (random organism 2), colours alternating, 6 random plies (seeded) and
-then each side's 1-ply moves (``evolve.recognition.synthetic``): the README's example. The tests' shipped
+then each side's 1-ply moves (``evolve.recognition.synthetic``): docs/recognition.md's example. The tests' shipped
 ``tests/data/synthetic.pgn`` is ``--games 35 --plies 26``. About 10 s for 32 games.
 """
 

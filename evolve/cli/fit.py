@@ -26,8 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     p.add_argument("--loss", choices=names, action="append", default=None,
                    help=f"{', '.join(names[:-1])} or {names[-1]} (the exact fits, and the ceiling of each loss of "
                         f"mimic evolve --loss, the win-probability loss's K fitted as there); repeatable; when not "
-                        f"given, {DEFAULT_LOSS} (the default stays {DEFAULT_LOSS} until the study of issue 24 picks "
-                        "one)")
+                        f"given, {DEFAULT_LOSS}")
     p.add_argument("--out", default=None, help="write the nearest organism to this JSON file")
     p.add_argument("--init", default=None, metavar="FILE.json",
                    help="an engine's existing values (an organism file, gene values by name or PeSTO-layout tables; "

@@ -137,7 +137,7 @@ class Parents:
         p = _parent()
         g = p.add_argument_group("win-probability loss (--loss wdl)",
                                  "The organism's eval through sigmoid(eval/K) against the mentor's score through a "
-                                 "win-probability model, K fitted on the training rows first (see README).")
+                                 "win-probability model, K fitted on the training rows first (see docs/evolving.md).")
         g.add_argument("--loss-power", type=positive_float, default=default(RunSettings, "loss_power"), metavar="P",
                        help="the error's power, above 1: |sigmoid(eval/K) - p|^P (nnue-pytorch uses 2.5)")
         g.add_argument("--wdl-model", choices=MODELS, default=default(RunSettings, "wdl_model"),
@@ -168,7 +168,7 @@ class Parents:
         p = argparse.ArgumentParser(add_help=False, parents=[cls.data()] if data else [])
         g = p.add_argument_group("genetic algorithm",
                                  "Defaults: the paper's; with --genome rich, the rich genome's where they differ "
-                                 "(shown as 'rich: ...'; see README). A flag given always wins.")
+                                 "(shown as 'rich: ...'; see docs/evolving.md). A flag given always wins.")
         g.add_argument("--population", type=int, default=None,
                        help=shown("population", "organisms per generation"))
         g.add_argument("--generations", type=int, default=None, help=shown("generations", "generations"))

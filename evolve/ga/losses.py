@@ -60,7 +60,7 @@ def _wdl(ds: Dataset, s: LossSettings) -> Objective:
 
 
 DEFAULT_LOSS = "l1"
-"""The mentor objective's loss when none is named (the paper's; it stays until the study of issue 24 picks one)."""
+"""The mentor objective's loss when none is named (the paper's)."""
 
 LOSSES: dict[str, Loss] = {
     "l1": Loss("mean |eval - mentor score| in cp, the paper's", lambda ds, s: MentorLoss(ds.features, ds.y)),

@@ -175,7 +175,7 @@ def build_objective(ds: Dataset, kind: str, lam: float, settings: RunSettings | 
 def evolve(settings: RunSettings, command: str, resume: bool = False, dataset: Dataset | None = None,
            report: Callable[[str], None] | None = None,
            on_generation: Callable[[GenerationRecord, int, int], None] | None = None) -> RunOutcome:
-    """Run (or resume) one evolution and write its results; see the package README.
+    """Run (or resume) one evolution and write its results; see docs/evolving.md.
 
     ``report`` receives console lines worth seeing before the evolution starts (malformed label lines);
     ``on_generation(record, done, total)`` each generation's record as it ends, with the generations done and in

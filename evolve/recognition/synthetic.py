@@ -1,5 +1,5 @@
 """Synthetic game sets whose players are known organisms: the tests' recognition set and ``mimic recognize``'s
-worked example in README.md (``python tools/synthetic_games.py synthetic.pgn``).
+worked example in docs/recognition.md (``python tools/synthetic_games.py synthetic.pgn``).
 
 Two random organisms, Alpha (``Organism.random(1)``) and Beta (``Organism.random(2)``), play each other with
 colours alternating: the first :data:`SKIP` plies are random (seeded), then each side plays its 1-ply choice.
