@@ -10,17 +10,23 @@ arithmetic docs/export.md states), its header by ``struct`` as docs/export.md la
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from types import ModuleType
 
 import chess
 import pytest
 
 from organisms import Organism
+from organisms.features import TERM_NAMES
+from organisms.genome import layout_genome
 from organisms.terms import board_terms
+from organisms.userlayout import LayoutError
 
 from .conftest import run_mimic
 
@@ -29,6 +35,7 @@ RICH = ROOT / "results/rich-stockfish/organism.json"
 PAPER = ROOT / "results/paper-stockfish/organism.json"
 NET = ROOT / "results/pnet/pnet.npz"
 LABELS = ROOT / "results/heldout-mixed/labels.epd"
+EXAMPLE = ROOT / "docs/examples/threats.py"
 CC = shutil.which("cc")
 RUSTC = shutil.which("rustc") or next((p for p in (Path.home() / ".cargo/bin/rustc",) if p.exists()), None)
 PIECES = ("pawn", "knight", "bishop", "rook", "queen", "king")
@@ -48,12 +55,17 @@ def _genes(path: Path) -> dict[str, float]:
     return {g["name"]: g["value"] for g in json.loads(path.read_text())["genes"]}
 
 
-def _expected(genes: dict[str, float]) -> dict[str, object]:
-    """Tables (a1 = 0, White's view), material and term weights from the gene names alone."""
+def _expected(genes: dict[str, float], user: frozenset[str] = frozenset()) -> dict[str, object]:
+    """Tables (a1 = 0, White's view), material and term weights from the gene names alone (``user``: a user term's
+    genes, left out here). A material value, a table entry or the tempo without a gene is 0; a positional term is
+    listed when it has a gene, in the order its genes come."""
     psq = {phase: [[0.0] * 64 for _ in PIECES] for phase in ("mg", "eg")}
-    mg, eg = [0.0] * N_TERMS, [0.0] * N_TERMS
+    mg: dict[str, float] = {}
+    eg: dict[str, float] = {}
     terms: list[str] = []
     for name, value in genes.items():
+        if name in user:
+            continue
         m = re.fullmatch(r"pst_(\w+)_([a-h])([1-8])_(mg|eg)", name)
         if m:
             file, rank = ord(m[2]) - ord("a"), int(m[3]) - 1
@@ -68,9 +80,10 @@ def _expected(genes: dict[str, float]) -> dict[str, object]:
         sign = -1.0 if term in PENALTIES or name == "king_center_mg" else 1.0
         for p, row in (("mg", mg), ("eg", eg)):
             if phase in (p, "both"):
-                row[terms.index(term)] = sign * value
-    material = [genes[p] for p in PIECES[:5]] + [0.0]
-    return {"psq": psq, "term_mg": mg, "term_eg": eg, "terms": terms, "material": material, "tempo": genes["tempo"]}
+                row[term] = sign * value
+    material = [genes.get(p, 0.0) for p in PIECES[:5]] + [0.0]
+    return {"psq": psq, "term_mg": [mg.get(t, 0.0) for t in terms], "term_eg": [eg.get(t, 0.0) for t in terms],
+            "terms": terms, "material": material, "tempo": genes.get("tempo", 0.0)}
 
 
 def _code(board: chess.Board, square: int) -> int:
@@ -265,3 +278,312 @@ def test_pesto_layout_compiles_and_evaluates_as_pesto(tmp_path: Path) -> None:
         mgp = min(phase, 24)
         total = (mg[us] - mg[1 - us]) * mgp + (eg[us] - eg[1 - us]) * (24 - mgp)
         assert int(score) == (abs(total) // 24) * (1 if total >= 0 else -1)  # C's division truncates towards zero
+
+
+# ------------------------------------------------------------------ organisms of a user's layout (docs/terms.md)
+
+USER_LAYOUT = '''"""The export tests' layout: rich less the bishop pair, king centrality's endgame gene, the queen's
+table and the rook's material value, plus three terms; SMALL: the knight's table and one term, no tempo, none of
+mimic's terms."""
+import chess
+
+from organisms.userterms import Layout, Term
+
+
+def pawn_advance(board):
+    """Each side's pawns' ranks from its own side (rank 2 = 1 .. rank 7 = 6), summed, over 3: not whole numbers."""
+    counts = []
+    for color in (chess.WHITE, chess.BLACK):
+        ranks = [chess.square_rank(s) if color else 7 - chess.square_rank(s) for s in board.pieces(chess.PAWN, color)]
+        counts.append(sum(ranks) / 3)
+    return counts[0], counts[1]
+
+
+def loose_pieces(board):
+    """Each side's knights, bishops, rooks and queens that none of its own pieces defends. */ ends no comment."""
+    counts = []
+    for color in (chess.WHITE, chess.BLACK):
+        pieces = board.occupied_co[color] & ~board.pawns & ~board.kings
+        counts.append(sum(1 for s in chess.scan_forward(pieces) if not board.is_attacked_by(color, s)))
+    return counts[0], counts[1]
+
+
+def king_rank(board):
+    return [chess.square_rank(board.king(chess.WHITE)), 7 - chess.square_rank(board.king(chess.BLACK))]
+
+
+LAYOUT = Layout(builtins=["rich"], drop=["bishop_pair", "king_center_eg", "pst_queen", "rook"],
+                terms=[Term("pawn_advance", board=pawn_advance, bits=8, low=0, high=40, taper="mg+eg"),
+                       Term("loose_pieces", board=loose_pieces, bits=7, low=0, high=60, sign=-1),
+                       Term("king_rank", board=king_rank, bits=6, low=0, high=30, taper="eg")])
+SMALL = Layout(builtins=["pst_knight"], terms=[Term("loose_pieces", board=loose_pieces, bits=7, low=0, high=60,
+                                                    sign=-1)])
+'''
+USER_SPECS = {  # the Term declarations above (and docs/examples/threats.py's): name -> (taper, sign)
+    "mine": {"pawn_advance": ("mg+eg", 1), "loose_pieces": ("all", -1), "king_rank": ("eg", 1)},
+    "small": {"loose_pieces": ("all", -1)},
+    "example": {"pawn_threat": ("mg+eg", 1), "bishop_pawns": ("mg+eg", -1)},
+}
+
+
+def _term_module(path: Path) -> ModuleType:
+    """The term file run as a module of its own (its functions are the reference counts, not the exporter's)."""
+    spec = importlib.util.spec_from_file_location(f"export_terms_{path.stem}_{path.stat().st_size}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _user_organism(tmp_path: Path, which: str) -> tuple[Path, ModuleType]:
+    """An organism file of the layout ``which`` (``mine``, ``small``: :data:`USER_LAYOUT` written here; ``example``:
+    docs/examples/threats.py) and its term file's module. Built-in genes take the shipped rich organism's values,
+    user genes chosen values within their ranges (the example: random genes, as tests/test_user_terms.py's)."""
+    if which == "example":
+        organism = Organism.random(4, layout_genome(str(EXAMPLE)))
+        module = _term_module(EXAMPLE)
+    else:
+        terms = tmp_path / "export_terms.py"
+        terms.write_text(USER_LAYOUT)
+        genome = layout_genome(str(terms) + (":SMALL" if which == "small" else ""))
+        rich = _genes(RICH)
+        chosen = {"pawn_advance_mg": 11.0, "pawn_advance_eg": 23.5, "loose_pieces": 17.25, "king_rank_eg": 9.0}
+        organism = Organism.from_weights({n: rich.get(n, chosen.get(n, 0.0)) for n in genome.names}, genome)
+        module = _term_module(terms)
+    path = tmp_path / f"{which}.json"
+    organism.save(path)
+    return path, module
+
+
+def _user_differences(module: ModuleType, spec: dict[str, tuple[str, int]], board: chess.Board) -> list[float]:
+    """Each user term's White count minus Black's, from the term file's own ``board`` functions."""
+    return [float(white) - float(black) for white, black in (getattr(module, name)(board) for name in spec)]
+
+
+def _user_rows(boards: list[chess.Board], terms: list[str], module: ModuleType, spec: dict[str, tuple[str, int]],
+               zero_user: bool = False) -> str:
+    """One line per position: 64 piece codes (a1 .. h8), White to move, the counts of the positional terms listed
+    (by name, White's minus Black's), then the user terms' (exact doubles, or zeros)."""
+    lines = []
+    for b in boards:
+        _, raw = board_terms(b)
+        counts = dict(zip(TERM_NAMES, raw, strict=True))
+        user = [0.0] * len(spec) if zero_user else _user_differences(module, spec, b)
+        lines.append(" ".join([*(str(_code(b, s)) for s in range(64)), str(int(b.turn)),
+                               *(str(counts[t]) for t in terms), *map(repr, user)]))
+    return "\n".join(lines) + "\n"
+
+
+def _user_c_harness(terms: bool) -> str:
+    """A harness printing the export's names (a line), its values (a line), then the score of each row read; the
+    positional terms' array and argument only when the layout has some (``terms``)."""
+    def only(line: str) -> list[str]:
+        return [line] if terms else []
+
+    return "\n".join([
+        "#include <stdio.h>",
+        '#include "{export}"',
+        "int main(void)",
+        "{{",
+        "    int board[64], white;",
+        "    double user[MIMIC_N_USER_TERMS];",
+        *only("    int terms[MIMIC_N_TERMS];"),
+        *only('    for (int t = 0; t < MIMIC_N_TERMS; t++) printf("%s ", mimic_term_names[t]);'),
+        '    printf("|");',
+        '    for (int k = 0; k < MIMIC_N_USER_TERMS; k++) printf(" %s", mimic_user_term_names[k]);',
+        '    printf("\\n");',
+        '    for (int p = 0; p < 6; p++) printf("%.17g ", mimic_material[p]);',
+        *only("    for (int t = 0; t < MIMIC_N_TERMS; t++)"),
+        *only('        printf("%.17g %.17g ", mimic_term_mg[t], mimic_term_eg[t]);'),
+        "    for (int p = 0; p < 6; p++)",
+        '        for (int s = 0; s < 64; s++) printf("%.17g %.17g ", mimic_psq_mg[p][s], mimic_psq_eg[p][s]);',
+        "    for (int k = 0; k < MIMIC_N_USER_TERMS; k++)",
+        '        printf("%.17g %.17g ", mimic_user_term_mg[k], mimic_user_term_eg[k]);',
+        '    printf("\\n");',
+        "    for (;;) {{",
+        '        for (int s = 0; s < 64; s++) if (scanf("%d", &board[s]) != 1) return 0;',
+        '        if (scanf("%d", &white) != 1) return 1;',
+        *only('        for (int t = 0; t < MIMIC_N_TERMS; t++) if (scanf("%d", &terms[t]) != 1) return 1;'),
+        '        for (int k = 0; k < MIMIC_N_USER_TERMS; k++) if (scanf("%lf", &user[k]) != 1) return 1;',
+        f'        printf("%d\\n", mimic_evaluate(board, white, {"terms, " if terms else ""}user));',
+        "    }}",
+        "}}",
+        ""])
+
+
+def _expected_user(genes: dict[str, float], spec: dict[str, tuple[str, int]]) -> tuple[list[float], list[float]]:
+    """Each user term's mg and eg weight from its declaration alone (docs/terms.md: taper ``all`` is one gene NAME
+    for both phases, ``mg``/``eg`` one gene NAME_mg/NAME_eg for that phase, none for the other; times ``sign``)."""
+    mg, eg = [], []
+    for name, (taper, sign) in spec.items():
+        mg.append(sign * genes[name] if taper == "all" else sign * genes[f"{name}_mg"] if "mg" in taper else 0.0)
+        eg.append(sign * genes[name] if taper == "all" else sign * genes[f"{name}_eg"] if "eg" in taper else 0.0)
+    return mg, eg
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
+@pytest.mark.parametrize("which", ["mine", "small", "example"])
+def test_a_user_layouts_c_export_returns_mimics_evaluation(tmp_path: Path, which: str) -> None:
+    source, module = _user_organism(tmp_path, which)
+    spec = USER_SPECS[which]
+    genes = _genes(source)
+    user_genes = frozenset(g for g in genes if g.split("_mg")[0].split("_eg")[0] in spec or g in spec)
+    want = _expected(genes, user_genes)
+    terms: list[str] = want["terms"]  # type: ignore[assignment]
+    export = _export(tmp_path, source, "--format", "c")
+    comment = " ".join(export.read_text().split("*/", 1)[0].replace(" * ", " ").split())  # the head, unwrapped
+    term_file = Path(str(module.__file__))
+    spec_text = f"{term_file.resolve()}{':SMALL' if which == 'small' else ''}"  # the layout as --genome named it
+    assert f"{spec_text} (SHA-256 {hashlib.sha256(term_file.read_bytes()).hexdigest()})" in comment
+    for name in spec:  # each term's definition beside its name, in order
+        assert re.search(rf"\[\d\] {name} \(taper ", comment), name
+    harness = _compile_c(tmp_path, export, _user_c_harness(bool(terms)))
+    boards = BOARDS[:400]
+    run = subprocess.run([str(harness)], input=_user_rows(boards, terms, module, spec), capture_output=True,
+                         text=True, check=True)
+    names, values, *scores = run.stdout.splitlines()
+    assert names.split() == [*terms, "|", *spec]  # the built-in terms the layout has, then the user's, in order
+    got = [float(x) for x in values.split()]
+    assert got[:6] == want["material"]
+    n = 2 * len(terms)
+    assert got[6:6 + n:2] == want["term_mg"] and got[7:6 + n:2] == want["term_eg"]
+    psq = got[6 + n:6 + n + 768]
+    assert psq[0::2] == [x for row in want["psq"]["mg"] for x in row]  # type: ignore[index]
+    assert psq[1::2] == [x for row in want["psq"]["eg"] for x in row]  # type: ignore[index]
+    assert (got[6 + n + 768::2], got[7 + n + 768::2]) == _expected_user(genes, spec)
+    organism = Organism.load(source)
+    want_scores = [organism.evaluate(b) for b in boards]
+    assert [int(s) for s in scores] == want_scores  # 0 cp apart on 400 positions
+    assert len(set(want_scores)) > 100
+    # The user terms' counts are inputs that matter: with them zeroed, many scores move.
+    zeroed = subprocess.run([str(harness)], input=_user_rows(boards, terms, module, spec, zero_user=True),
+                            capture_output=True, text=True, check=True).stdout.splitlines()[2:]
+    assert sum(a != b for a, b in zip(zeroed, scores, strict=True)) > 100
+
+
+def test_the_mine_layout_drops_what_it_says(tmp_path: Path) -> None:
+    # What USER_LAYOUT's drop list takes out, read from the export's values: the rook's material value and the
+    # queen's tables are 0, the bishop pair is not listed, king centrality keeps its middle-game weight only.
+    source, _ = _user_organism(tmp_path, "mine")
+    data = json.loads(_export(tmp_path, source, "--format", "json").read_text())
+    rich = _genes(RICH)
+    assert data["material"]["mg"] == [rich["pawn"], rich["knight"], rich["bishop"], 0.0, rich["queen"], 0.0]
+    assert data["piece_square"]["mg"]["queen"] == [0.0] * 64 == data["piece_square"]["eg"]["queen"]
+    assert data["piece_square"]["mg"]["rook"] != [0.0] * 64
+    names = [t["name"] for t in data["terms"]]
+    assert "bishop_pair" not in names and len(names) == 25
+    king = data["terms"][names.index("king_center")]
+    assert (king["mg"], king["eg"], king["from"]["eg"]) == (-rich["king_center_mg"], 0.0, None)
+
+
+@pytest.mark.skipif(RUSTC is None, reason="no Rust compiler (rustc) on PATH or in ~/.cargo/bin")
+def test_a_user_layouts_rust_export_returns_mimics_evaluation(tmp_path: Path) -> None:
+    source, module = _user_organism(tmp_path, "mine")
+    spec = USER_SPECS["mine"]
+    terms: list[str] = _expected(_genes(source), frozenset(_genes(source)) - frozenset(_genes(RICH)))["terms"]  # type: ignore[assignment]
+    export = _export(tmp_path, source, "--format", "rust")
+    lib = subprocess.run([str(RUSTC), "--edition", "2021", "--crate-type", "lib", "-D", "warnings", str(export),
+                          "--crate-name", "organism", "--out-dir", str(tmp_path)], capture_output=True, text=True)
+    assert lib.returncode == 0, lib.stderr
+    (tmp_path / "main.rs").write_text(USER_RUST_HARNESS.format(export=export))
+    main = subprocess.run([str(RUSTC), "--edition", "2021", str(tmp_path / "main.rs"), "-o",
+                           str(tmp_path / "harness")], capture_output=True, text=True)
+    assert main.returncode == 0, main.stderr
+    boards = BOARDS[:300]
+    run = subprocess.run([str(tmp_path / "harness")], input=_user_rows(boards, terms, module, spec),
+                         capture_output=True, text=True, check=True)
+    names, *scores = run.stdout.splitlines()
+    assert names.split() == [*terms, "|", *spec]
+    organism = Organism.load(source)
+    assert [int(s) for s in scores] == [organism.evaluate(b) for b in boards]
+
+
+USER_RUST_HARNESS = """#![allow(dead_code)]
+include!("{export}");
+use std::io::Read;
+fn main() {{
+    println!("{{}} | {{}}", TERM_NAMES.join(" "), USER_TERM_NAMES.join(" "));
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text).unwrap();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for row in words.chunks(64 + 1 + N_TERMS + N_USER_TERMS) {{
+        let n: Vec<i32> = row[..65 + N_TERMS].iter().map(|x| x.parse().unwrap()).collect();
+        let user: Vec<f64> = row[65 + N_TERMS..].iter().map(|x| x.parse().unwrap()).collect();
+        let board: [i32; 64] = n[..64].try_into().unwrap();
+        let terms: [i32; N_TERMS] = n[65..].try_into().unwrap();
+        let user: [f64; N_USER_TERMS] = user[..].try_into().unwrap();
+        println!("{{}}", evaluate(&board, n[64] == 1, &terms, &user));
+    }}
+}}
+"""
+
+
+def test_a_user_layouts_json_names_its_terms_and_file(tmp_path: Path) -> None:
+    source, _ = _user_organism(tmp_path, "example")
+    genes = _genes(source)
+    spec = USER_SPECS["example"]
+    data = json.loads(_export(tmp_path, source, "--format", "json").read_text())
+    recorded = json.loads(source.read_text())
+    assert data["user_layout"]["source"] == recorded["layout"] == str(EXAMPLE.resolve())
+    digest = hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
+    assert data["user_layout"]["sha256"] == recorded["layout_sha256"] == digest
+    mg, eg = _expected_user(genes, spec)
+    assert [(u["name"], u["mg"], u["eg"], u["taper"], u["sign"]) for u in data["user_terms"]] == [
+        (name, m, e, taper, sign) for (name, (taper, sign)), m, e in zip(spec.items(), mg, eg, strict=True)]
+    assert data["user_terms"][1]["from"] == {"mg": {"gene": "bishop_pawns_mg", "sign": -1},
+                                             "eg": {"gene": "bishop_pawns_eg", "sign": -1}}
+    assert data["user_terms"][0]["counts"].startswith("pawn_threat(board), pawn_threat_batch(rows): Knights, bishops")
+    assert data["genes"] == genes and len(data["terms"]) == N_TERMS  # the example keeps all of rich
+    assert "user_term_counts" in data and str(EXAMPLE.resolve()) in data["user_term_counts"]
+    pesto = json.loads(_export(tmp_path, source, "--format", "json", "--layout", "pesto").read_text())
+    assert pesto["user_terms"] == data["user_terms"] and "user terms" in pesto["evaluation"]
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler (cc) on PATH")
+def test_a_user_layouts_pesto_export_keeps_its_terms_beside(tmp_path: Path) -> None:
+    # PeSTO's layout: material and tables only in pesto_eval; the user terms' weights are constants beside it.
+    source, _ = _user_organism(tmp_path, "mine")
+    export = _export(tmp_path, source, "--layout", "pesto")
+    _compile_c(tmp_path, export, PESTO_HARNESS)
+    text = export.read_text()
+    genes = _genes(source)
+    assert f"#define MIMIC_USER_LOOSE_PIECES {genes['loose_pieces']!r}" in text
+    assert "    -MIMIC_USER_LOOSE_PIECES, /* loose_pieces */" in text and "int pesto_eval(" in text
+
+
+def test_a_user_organism_whose_term_file_changed_or_went_is_refused(tmp_path: Path) -> None:
+    source, _ = _user_organism(tmp_path, "mine")
+    terms = tmp_path / "export_terms.py"
+    for change in ("edit", "remove"):
+        if change == "edit":
+            terms.write_text(terms.read_text() + "# edited\n")
+        else:
+            terms.unlink()
+        with pytest.raises(LayoutError) as loading:
+            Organism.load(source)
+        out = tmp_path / f"refused-{change}.c"
+        done = run_mimic("export", source, "--out", out)
+        assert done.returncode == 2 and not out.exists()
+        assert done.stderr.splitlines() == [f"mimic export: {loading.value}"]  # as loading it is refused
+        assert ("has changed since the organism was made" if change == "edit" else "is missing") in done.stderr
+
+
+def test_user_genes_that_cannot_be_constants_are_refused_for_c_and_rust(tmp_path: Path) -> None:
+    # Two terms whose names differ only in case would be one C macro and one Rust constant; a name Rust's own
+    # arrays take (USER_TERM_MG) collides in Rust alone. JSON exports both.
+    terms = tmp_path / "cases.py"
+    terms.write_text("from organisms.userterms import Layout, Term\ndef f(board):\n    return 1, 0\n"
+                     "LAYOUT = Layout(builtins=['tempo'], terms=[Term('threat', board=f), Term('THREAT', board=f)])\n"
+                     "ARRAY = Layout(builtins=['tempo'], terms=[Term('term', board=f, taper='mg')])\n")
+    for spec, refused in ((str(terms), ("c", "rust")), (f"{terms}:ARRAY", ("rust",))):
+        source = tmp_path / f"o{len(spec)}.json"
+        Organism.random(1, layout_genome(spec)).save(source)
+        for fmt in ("c", "rust", "json"):
+            done = run_mimic("export", source, "--format", fmt)
+            if fmt in refused:
+                assert done.returncode == 2, fmt
+                (line,) = done.stderr.splitlines()
+                assert re.fullmatch(rf"mimic export: --format {fmt}: the user term gene '\w+' would be the constant "
+                                    r"\w+, which is .+ \(--format json exports it\)", line), line
+            else:
+                assert done.returncode == 0, done.stderr

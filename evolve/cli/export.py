@@ -21,7 +21,8 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     defaults = ", ".join(f"{fmt} for {'an' if kind[0] in 'aeiou' else 'a'} {kind} file"
                          for kind, fmt in DEFAULT_FORMAT.items())
     p = command_parser(subparsers, NAME, [],
-                       description="Write an organism (organism.json, paper or rich layout) as C, Rust or JSON: every "
+                       description="Write an organism (organism.json: paper, rich or a user's layout, whose own terms "
+                                   "are exported as named weights and further inputs) as C, Rust or JSON: every "
                                    "gene a named constant, material and middle-game/endgame piece-square tables over "
                                    "64 squares, the units, point of view, square order and phase formula stated, and "
                                    "an evaluation function that returns mimic's centipawns; or a perspective net "

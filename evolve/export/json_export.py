@@ -8,6 +8,11 @@ text), then the numbers: ``pieces`` (their order), ``material`` (``mg``, ``eg``:
 evaluation's order: ``name``, ``mg``, ``eg``, ``from`` (per phase the gene and its sign, or null), ``counts``),
 ``tempo``, and ``genes`` (every gene's decoded value by name, the organism file's order). The pesto layout's
 material and piece-square values are whole centipawns; every other number is the exact float64 value.
+
+An organism of a user's layout adds the notes ``mimic_features`` and ``user_term_counts``, ``user_layout``
+(``source``, ``sha256``, ``description``: the term file as the organism file records it) and ``user_terms`` (a list
+in the evaluation's order: ``name``, ``mg``, ``eg``, ``from``, ``taper``, ``sign``, ``counts``); ``terms`` lists the
+positional terms it has a gene of.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import json
 import re
 from typing import Any
 
-from evolve.export.organism import PIECES, TERM_DEFINITIONS, TERMS, OrganismTables, Weight, notes, pesto_order, whole
+from evolve.export.organism import PIECES, TERM_DEFINITIONS, OrganismTables, Weight, notes, pesto_order, whole
 
 FORMAT = "mimic-export"
 VERSION = 1
@@ -37,6 +42,11 @@ def export_dict(t: OrganismTables, layout: str = "mimic") -> dict[str, Any]:
         return [number(x) for x in (pesto_order(row) if pesto else row)]
 
     material = [number(x) for x in t.material()]
+    user: dict[str, Any] = {} if t.user is None else {
+        "user_layout": {"source": t.user.source, "sha256": t.user.sha256, "description": t.user.description},
+        "user_terms": [{"name": u.name, "mg": t.value(u.mg), "eg": t.value(u.eg),
+                        "from": {"mg": _gene(u.mg), "eg": _gene(u.eg)}, "taper": u.taper, "sign": u.sign,
+                        "counts": u.counts} for u in t.user.terms]}
     return {
         "format": FORMAT, "version": VERSION, "kind": "organism", "layout": layout, **notes(t, layout),
         "pieces": list(PIECES),
@@ -44,7 +54,8 @@ def export_dict(t: OrganismTables, layout: str = "mimic") -> dict[str, Any]:
         "piece_square": {"mg": {p: table(r) for p, r in zip(PIECES, t.psq_mg, strict=True)},
                          "eg": {p: table(r) for p, r in zip(PIECES, t.psq_eg, strict=True)}},
         "terms": [{"name": n, "mg": t.value(mg), "eg": t.value(eg), "from": {"mg": _gene(mg), "eg": _gene(eg)},
-                   "counts": TERM_DEFINITIONS[n]} for n, mg, eg in zip(TERMS, t.term_mg, t.term_eg, strict=True)],
+                   "counts": TERM_DEFINITIONS[n]} for n, mg, eg in zip(t.terms, t.term_mg, t.term_eg, strict=True)],
+        **user,
         "tempo": t.tempo,
         "genes": dict(t.genes),
     }

@@ -113,5 +113,6 @@ def export_file(path: str | Path, fmt: str | None = None, layout: str | None = N
     write = FORMATS[fmt].write
     assert write is not None
     text = write(organism_tables(organism, str(path), _sha256(path)), layout) + "\n"
-    return Export(text, kind, fmt, f"{path}: a {organism.layout} organism ({len(organism.genome)} genes) as {fmt}, "
-                                   f"{layout} layout")
+    what = (f"a {organism.layout} organism" if organism.genome.layout is None else
+            f"an organism of the user layout {organism.layout}")
+    return Export(text, kind, fmt, f"{path}: {what} ({len(organism.genome)} genes) as {fmt}, {layout} layout")
