@@ -210,13 +210,15 @@ def test_a_failing_engine_forfeits_and_the_match_goes_on(stockfish: str, tmp_pat
                                                         draw_moves=0, draw_score=0, max_plies=60))
 
     def strike() -> None:
-        # Strike a few moves into game 1: once Stockfish has used 0.5 s of CPU. Its start-up (the net) takes
-        # about 0.2 s of CPU and each move 0.1 s, so that is at least 3 moves in, however loaded the machine
-        # is (a wall-clock delay struck during start-up on a busy machine: "could not start", not "crashed").
+        # Strike a move or two into game 1: once Stockfish has used 0.35 s of CPU. Its start-up (the net) takes
+        # about 0.2 s of CPU and each move at most 0.1 s, so that is past start-up however loaded the machine is (a
+        # wall-clock delay struck during start-up on a busy machine: "could not start", not "crashed"), and early
+        # enough that a loaded machine, which gives each 0.1 s move less CPU, has not finished the game first (at
+        # 0.5 s, with two other engines busy on 2 cores, game 1 sometimes ended in mate before the strike).
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             pids = _stockfish_children()
-            if pids and _cpu_seconds(pids[0]) >= 0.5:
+            if pids and _cpu_seconds(pids[0]) >= 0.35:
                 for pid in _stockfish_children():
                     os.kill(pid, sig)
                 return
