@@ -78,6 +78,40 @@ _TERMS: list[tuple[str, tuple[tuple[int, int], ...]]] = [
     ("knight_outpost", ((ALL, 1),)),
 ]
 TERM_NAMES: tuple[str, ...] = tuple(name for name, _ in _TERMS)
+TERM_DEFINITIONS: dict[str, str] = {
+    **{piece: f"its {piece}s (material: the gene is a {piece}'s value)"
+       for piece in ("pawn", "knight", "bishop", "rook", "queen")},
+    "knight_mobility": "squares the side's knights attack that hold none of its pieces and no enemy pawn attacks",
+    "bishop_mobility": "the same for its bishops (diagonals, stopped by any piece)",
+    "rook_mobility": "the same for its rooks (ranks and files, stopped by any piece)",
+    "queen_mobility": "the same for its queens",
+    "knight_center": "its knights' centrality: 3 on d4-e5, 2 on the ring c3-f6 around them, 1 on the next ring, 0 on "
+                     "the edge",
+    "bishop_center": "the same for its bishops",
+    "king_center": "its king's centrality (the same rings)",
+    "doubled_pawn": "its pawns with one of its pawns behind them on the same file",
+    "isolated_pawn": "its pawns with none of its pawns on a neighbouring file",
+    "backward_pawn": "its pawns whose stop square an enemy pawn attacks and none of its pawns can ever defend",
+    **{f"passed_pawn_rank{r}": f"its passed pawns (no enemy pawn in front on the same or a neighbouring file) on "
+                               f"rank {r} (its own side's view)" for r in range(2, 8)},
+    "connected_pawn": "its pawns defended by one of its pawns or beside one on the same rank",
+    "king_shield": "its pawns one or two ranks in front of its king, on the king's file or a neighbouring one",
+    "king_open_file": "files (the king's and its neighbours) with none of its pawns",
+    "king_attack": "squares of the enemy king's zone (its square and neighbours) attacked, counted per knight, "
+                   "bishop, rook and queen",
+    "king_tropism": "7 minus the distance (king steps) to the enemy king, summed over its knights to queens",
+    "rook_open_file": "its rooks on a file without pawns",
+    "rook_half_open_file": "its rooks on a file with enemy pawns but none of its own",
+    "rook_seventh": "its rooks on the seventh rank (its own side's view)",
+    "bishop_pair": "1 when it has two bishops or more",
+    "knight_outpost": "its knights on ranks 4-6 (its view) that one of its pawns defends and no enemy pawn can ever "
+                      "attack",
+}
+"""What each term counts for one side, by name (:data:`TERM_NAMES`; :mod:`organisms.terms` is the definition, Black's
+count is made on the board flipped vertically, from its own side). docs/terms.md's table of built-in terms and
+``mimic export``'s comments are written from it."""
+TEMPO_DEFINITION = "+1 for the side to move (the feature is the side to move's: no count of each side)"
+"""What the ``tempo`` feature is."""
 N_TERMS = len(TERM_NAMES)
 _SUFFIX = {ALL: "", MG: "_mg", EG: "_eg"}
 
@@ -132,6 +166,16 @@ def _pst_column(piece: int, square: int) -> int:
 PST_MG_COLUMN: tuple[tuple[int, ...], ...] = tuple(tuple(_pst_column(p, s) for s in range(64)) for p in range(6))
 """``PST_MG_COLUMN[piece][own-view square]``: the mg column in the PST block (eg: plus ``4 * ranks``)."""
 PST_EG_SHIFT: tuple[int, ...] = tuple(4 * len(r) for r in PST_RANKS)
+
+
+def pst_definition(piece: str) -> str:
+    """What a piece-square feature ``pst_PIECE_SQUARE_PHASE`` of ``piece`` (a name of :data:`PST_PIECES`) counts for
+    one side, and what its gene is."""
+    whose = "its king" if piece == "king" else f"its {piece}s"
+    gene = ("the gene is the king's value there (it has no material value)" if piece == "king" else
+            f"the gene is a signed offset added to a {piece}'s material value")
+    return (f"{whose} on the square or on its file mirror (c3 counts c3 and f3), each side's squares seen from its "
+            f"own side (Black's flipped vertically); {gene}")
 
 
 def feature_names(layout: str = "paper") -> tuple[str, ...]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from evolve.export.organism import (
     PIECES,
-    TERM_DEFINITIONS,
     OrganismTables,
     Weight,
     identifiers,
@@ -24,6 +23,7 @@ from evolve.export.organism import (
     scalar_genes,
     whole,
 )
+from organisms.features import TERM_DEFINITIONS
 from organisms.terms import PHASE_MAX
 
 USER_PREFIX = "MIMIC_USER_"

@@ -21,7 +21,8 @@ import json
 import re
 from typing import Any
 
-from evolve.export.organism import PIECES, TERM_DEFINITIONS, OrganismTables, Weight, notes, pesto_order, whole
+from evolve.export.organism import PIECES, OrganismTables, Weight, notes, pesto_order, whole
+from organisms.features import TERM_DEFINITIONS
 
 FORMAT = "mimic-export"
 VERSION = 1

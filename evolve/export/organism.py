@@ -52,35 +52,6 @@ TERMS = TERM_NAMES[5:]
 PHASE_WEIGHTS = {"knight": 1, "bishop": 1, "rook": 2, "queen": 4}
 _PST = frozenset(PST_FEATURE_NAMES)
 
-TERM_DEFINITIONS: dict[str, str] = {
-    "knight_mobility": "squares the side's knights attack that hold none of its pieces and no enemy pawn attacks",
-    "bishop_mobility": "the same for its bishops (diagonals, stopped by any piece)",
-    "rook_mobility": "the same for its rooks (ranks and files, stopped by any piece)",
-    "queen_mobility": "the same for its queens",
-    "knight_center": "its knights' centrality: 3 on d4-e5, 2 on the ring c3-f6 around them, 1 on the next ring, 0 on "
-                     "the edge",
-    "bishop_center": "the same for its bishops",
-    "king_center": "its king's centrality (the same rings)",
-    "doubled_pawn": "its pawns with one of its pawns behind them on the same file",
-    "isolated_pawn": "its pawns with none of its pawns on a neighbouring file",
-    "backward_pawn": "its pawns whose stop square an enemy pawn attacks and none of its pawns can ever defend",
-    **{f"passed_pawn_rank{r}": f"its passed pawns (no enemy pawn in front on the same or a neighbouring file) on "
-                               f"rank {r} (its own side's view)" for r in range(2, 8)},
-    "connected_pawn": "its pawns defended by one of its pawns or beside one on the same rank",
-    "king_shield": "its pawns one or two ranks in front of its king, on the king's file or a neighbouring one",
-    "king_open_file": "files (the king's and its neighbours) with none of its pawns",
-    "king_attack": "squares of the enemy king's zone (its square and neighbours) attacked, counted per knight, "
-                   "bishop, rook and queen",
-    "king_tropism": "7 minus the distance (king steps) to the enemy king, summed over its knights to queens",
-    "rook_open_file": "its rooks on a file without pawns",
-    "rook_half_open_file": "its rooks on a file with enemy pawns but none of its own",
-    "rook_seventh": "its rooks on the seventh rank (its own side's view)",
-    "bishop_pair": "1 when it has two bishops or more",
-    "knight_outpost": "its knights on ranks 4-6 (its view) that one of its pawns defends and no enemy pawn can ever "
-                      "attack",
-}
-"""What each positional term counts for one side (organisms/terms.py is the definition; Black's is counted on the
-board flipped vertically, from its own side)."""
 DOC_CHARS = 300
 """At most this many characters of a user term's docstring are quoted as its definition."""
 
@@ -275,8 +246,13 @@ def _source_note(t: OrganismTables) -> str:
     u = t.user
     return (f"{t.source} (SHA-256 {t.sha256}), a mimic organism of the user's genome layout {u.source} (a term file, "
             f"SHA-256 {u.sha256}{'; ' + u.description if u.description else ''}): {len(t.genes)} genes, "
-            f"{u.builtins} of mimic's own features and {len(t.user_genes)} of its {len(u.terms)} terms; "
-            f"{t.encoding} encoding")
+            f"{u.builtins} of mimic's own features and {_count(len(t.user_genes), 'gene')} of "
+            f"{_count(len(u.terms), 'user term')}; {t.encoding} encoding")
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 gene``, ``3 genes``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _user_notes(t: OrganismTables) -> dict[str, str]:
