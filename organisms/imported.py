@@ -1,11 +1,15 @@
 """Where ``mimic evolve`` and ``mimic fit`` start from (``--init FILE``): an engine's existing values read into the
 genes of the run's genome (:func:`read_start`, a :class:`Start`).
 
-``FILE`` is a JSON object in one of three forms, told apart by its keys:
+``FILE`` is a JSON object in one of four forms, told apart by its keys:
 
 * **an organism file** (``"format": "mimic-organism"``, :mod:`organisms.organism`): its decoded values by gene
   name, in any encoding; a paper organism may start a rich genome, and any organism whose genes a user's layout
-  (``--genome myterms.py``) has may start it (the genes it lacks then take the default);
+  (``--genome myterms.py``) has may start it (the genes it lacks then take the default). An organism of a user's
+  layout is read by gene name without its term file being run: a term file changed or gone since the organism was
+  made is a warning (:attr:`Start.warning`), not an error;
+* **an organism's export** (``"format": "mimic-export"``, ``mimic export --format json``): its ``genes``, the
+  organism's values by name, under the same rules;
 * **PeSTO-layout tables** (any of the keys ``mg_value``, ``eg_value``, ``mg_table``, ``eg_table``; all four
   needed): ``mg_value``/``eg_value`` six material values (a list, pawn, knight, bishop, rook, queen, king, or an
   object by those names; the king's may be left out: it cancels), ``mg_table``/``eg_table`` six 64-entry tables (a
@@ -27,7 +31,7 @@ half the gene's grid step) is refused, naming gene, value and range, whatever th
 tables' projection clips instead, and says so). Anything else wrong with the file (not JSON, a wrong type, a wrong
 table length, a non-finite number, an unknown gene) is an :class:`InitFileError` naming the file and the key.
 
-May import: chess, numpy, ``organisms`` (features, genome, organism, pst_import), ``search/runtime/``.
+May import: chess, numpy, ``organisms`` (features, genome, organism, pst_import, userfiles), ``search/runtime/``.
 """
 
 from __future__ import annotations
@@ -39,22 +43,26 @@ from typing import Any
 
 import numpy as np
 
-from organisms.features import PST_PIECES, RICH_FEATURE_NAMES, layout_of
+from organisms.features import LAYOUTS, PST_PIECES, RICH_FEATURE_NAMES, layout_of
 from organisms.genome import Genome
-from organisms.organism import FORMAT, MAX_FILE_BYTES, Organism
+from organisms.organism import FORMAT, MAX_FILE_BYTES, Organism, file_values
 from organisms.pst_import import SQUARE_ORDERS, Tables, distances, project, pst_gene_names
+from organisms.userfiles import find_recorded
 from search.runtime.errors import InputError, SettingsError
 from search.runtime.readback import finite, json_type, read_json
 
 DEFAULT_VALUE = 0.0
 """The value of a gene an ``--init`` file does not set (cp per unit of feature): the term is absent from the
 engine whose values are imported (a gene whose range does not hold it takes the nearest end of its range)."""
+EXPORT_FORMAT = "mimic-export"
+"""The ``format`` of ``mimic export --format json`` (``evolve.export.json_export.FORMAT``): its ``genes`` are an
+organism's values by name."""
 TABLE_KEYS = ("mg_value", "eg_value", "mg_table", "eg_table")
 """The keys of PeSTO-layout tables (all four needed)."""
 TABLE_OPTIONS = ("square_order", "genes")
 """The optional keys of PeSTO-layout tables."""
-FORMS = {"organism": "an organism file", "values": "named gene values", "tables": "PeSTO-layout tables",
-         "fit": "the exact fit of the run's loss"}
+FORMS = {"organism": "an organism file", "export": "an organism's mimic export (JSON)", "values": "named gene values",
+         "tables": "PeSTO-layout tables", "fit": "the exact fit of the run's loss"}
 """What a run starts from, by form, as the report names it."""
 
 
@@ -68,7 +76,7 @@ class Start:
     """Where a run starts: gene values of ``genome`` (cp per unit of feature, genome order) as its source gives
     them (``given``; tables: their projection), ``defaulted`` the genes it did not set (they hold
     :data:`DEFAULT_VALUE`); for tables, the tables and the projected genes clipped to their range (name, the
-    unclipped value)."""
+    unclipped value); ``warning``: a line to show before the work, or None."""
 
     source: str
     form: str
@@ -77,6 +85,8 @@ class Start:
     defaulted: tuple[str, ...] = ()
     tables: Tables | None = None
     clipped: tuple[tuple[str, float], ...] = ()
+    warning: str | None = None
+    """An organism's term file changed or gone since it was made (its values were taken by name), or None."""
 
     @property
     def bits(self) -> np.ndarray:
@@ -91,7 +101,7 @@ class Start:
     def note(self) -> str | None:
         """One console line worth seeing before the work: genes defaulted, tables clipped; None when nothing is."""
         parts = []
-        if self.defaulted and self.form != "organism":
+        if self.defaulted and self.form not in ("organism", "export"):
             parts.append(f"{len(self.defaulted)} of {len(self.genome)} genes not in the file take {DEFAULT_VALUE:g}")
         if self.tables is not None:
             worst = max(distances(self.tables, self.values()), key=lambda d: d.largest)
@@ -238,12 +248,16 @@ def read_start(path: str | Path, genome: Genome) -> Start:
     data = read_json(path, "--init file", max_bytes=MAX_FILE_BYTES, error=InitFileError)
     tables: Tables | None = None
     clipped: tuple[tuple[str, float], ...] = ()
+    warning: str | None = None
+    """An organism's term file changed or gone since it was made (its values were taken by name), or None."""
+    warning = None
     if "format" in data or (isinstance(data.get("genes"), list) and not any(k in data for k in TABLE_KEYS)):
-        if data.get("format") != FORMAT:
+        if data.get("format") not in (FORMAT, EXPORT_FORMAT):
             what = f"format is {str(data['format'])[:40]!r}" if "format" in data else "a list of genes but no format"
-            raise InitFileError(f"{source}: {what}: an --init file is a {FORMAT} file, PeSTO-layout tables "
-                                f"({', '.join(TABLE_KEYS)}) or gene values by name")
-        form, given = "organism", _organism_values(data, genome, source)
+            raise InitFileError(f"{source}: {what}: an --init file is a {FORMAT} file, a {EXPORT_FORMAT} file of an "
+                                f"organism, PeSTO-layout tables ({', '.join(TABLE_KEYS)}) or gene values by name")
+        form = "organism" if data["format"] == FORMAT else "export"
+        given, warning = (_organism_values if form == "organism" else _export_values)(data, genome, source)
     elif any(k in data for k in TABLE_KEYS):
         lacking = [n for n in pst_gene_names() if n not in genome.names]
         if lacking:
@@ -261,18 +275,47 @@ def read_start(path: str | Path, genome: Genome) -> Start:
     default = np.clip(DEFAULT_VALUE, genome.low, genome.high)
     values = np.array([given.get(n, default[j]) for j, n in enumerate(genome.names)], dtype=np.float64)
     check_range(values, genome, source)
-    return Start(source, form, genome, values, defaulted, tables, clipped)
+    return Start(source, form, genome, values, defaulted, tables, clipped, warning)
 
 
-def _organism_values(data: dict[str, Any], genome: Genome, source: str) -> dict[str, float]:
-    """An organism file's values by gene name (validated by :meth:`Organism.from_dict`); a paper organism may start
-    a rich genome, and any organism whose genes a user's layout has may start it (the genes it lacks take the
-    default); any other difference of genes is refused."""
-    organism = Organism.from_dict(data, source)
-    values = organism.values()
+def _organism_values(data: dict[str, Any], genome: Genome, source: str) -> tuple[dict[str, float], str | None]:
+    """An organism file's values by gene name and a warning (or None). The organism of a user's layout is read by
+    gene name without its term file being run (only its values are needed): a term file changed or gone since
+    (:func:`organisms.userfiles.find_recorded`) is the warning, not an error. Which genes may differ:
+    :func:`_fits`."""
+    layout = data.get("layout", "paper")
+    if layout in LAYOUTS:
+        return _fits(Organism.from_dict(data, source).values(), str(layout), genome, source), None
+    values = file_values(data, source)
+    sha = data.get("layout_sha256")
+    if not isinstance(layout, str) or not isinstance(sha, str):
+        raise InitFileError(f"{source}: unknown 'layout' {str(layout)[:40]!r} (one of {', '.join(LAYOUTS)}, or a "
+                            "user's term file with its 'layout_sha256')")
+    found = find_recorded(layout, sha, source)
+    warning = None if found.spec is not None else (f"--init {source}: its genome layout {found.problem}; its gene "
+                                                   "values are taken by name, without running it")
+    return _fits(values, layout, genome, source), warning
+
+
+def _export_values(data: dict[str, Any], genome: Genome, source: str) -> tuple[dict[str, float], None]:
+    """A ``mimic export --format json`` file's gene values by name (``genes``: the organism's decoded values, exact
+    in either table layout); an export of a net is refused. Which genes may differ: :func:`_fits`."""
+    if data.get("kind") != "organism" or not isinstance(data.get("genes"), dict):
+        raise InitFileError(f"{source}: a {EXPORT_FORMAT} file of kind {str(data.get('kind'))[:20]!r}, not an "
+                            "organism's with its gene values by name ('genes')")
+    values = {name: finite(v, f"genes.{name}", source, error=InitFileError) for name, v in data["genes"].items()}
+    user = data.get("user_layout")
+    layout = str(user.get("source")) if isinstance(user, dict) else (layout_of(tuple(values)) or "unknown")
+    return _fits(values, layout, genome, source), None
+
+
+def _fits(values: dict[str, float], layout: str, genome: Genome, source: str) -> dict[str, float]:
+    """``values`` (an organism's, of ``layout``) if they may start ``genome``: a paper organism may start a rich
+    genome, and any organism whose genes a user's layout has may start it (the genes it lacks take the default); any
+    other difference of genes is refused."""
     missing = [n for n in genome.names if n not in values]
     extra = [n for n in values if n not in genome.names]
-    if extra or (missing and organism.layout != "paper" and genome.layout is None):
-        raise SettingsError(f"{source}: the organism's genes ({organism.layout} layout) are not this run's genome's "
+    if extra or (missing and layout != "paper" and genome.layout is None):
+        raise SettingsError(f"{source}: the organism's genes ({layout} layout) are not this run's genome's "
                             f"(unknown genes: {extra[:3] or 'none'}, missing: {missing[:3] or 'none'})")
     return values

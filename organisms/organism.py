@@ -38,11 +38,12 @@ from organisms.features import (
     feature_names,
     layout_of,
 )
-from organisms.genome import Genome, default_genome
+from organisms.genome import Genome, LayoutRef, default_genome
 from organisms.linear import TermWeights, square_table_sum
 from organisms.terms import PHASE_MAX, raw_terms
 from organisms.userfeatures import UserTerms
-from organisms.userlayout import load_checked, recorded_layout
+from organisms.userfiles import recorded_layout
+from organisms.userlayout import load_checked
 from search.runtime.atomic import write_atomic
 from search.runtime.readback import ReadbackError, parse_json, read_text
 
@@ -199,20 +200,7 @@ class Organism:
         """Inverse of :meth:`to_dict`. A ``value`` edited by hand (so that it no longer matches its
         ``chromosome``), or a gene with no ``chromosome``, is re-encoded to the nearest bit pattern.
         A file without ``layout`` is ``paper`` (it predates the rich layout)."""
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise OrganismFileError(f"{source}: not a {FORMAT} file")
-        if data.get("feature_version") != FEATURE_VERSION:
-            raise OrganismFileError(f"{source}: made for feature version {str(data.get('feature_version'))[:40]}, "
-                             f"this is {FEATURE_VERSION}")
-        items = data.get("genes")
-        if not isinstance(items, list):
-            raise OrganismFileError(f"{source}: 'genes' must be a list")
-        for i, item in enumerate(items):
-            if not isinstance(item, dict):
-                raise OrganismFileError(f"{source}: gene {i} must be an object, got {type(item).__name__}")
-            missing = [k for k in ("name", "bits", "low", "high") if k not in item]
-            if missing:
-                raise OrganismFileError(f"{source}: gene {i} lacks {', '.join(missing)}")
+        items = _items(data, source)
         layout = data.get("layout", "paper")
         sha = data.get("layout_sha256")
         ref = None
@@ -224,41 +212,12 @@ class Organism:
             ref, layout, names = user.ref, user.source, user.names
         else:
             names = feature_names(layout)
-        encoding = data.get("encoding", "binary")
-        if not isinstance(encoding, str):
-            raise OrganismFileError(f"{source}: 'encoding' must be a string")
-        try:
-            genome = Genome.from_list(items, encoding, ref)
-        except (KeyError, TypeError, ValueError, OverflowError) as exc:
-            raise OrganismFileError(f"{source}: {exc}") from exc
+        genome = _genome(items, data, source, ref)
         if genome.names != names:
             raise OrganismFileError(f"{source}: the genes must be the {layout} layout's features of version "
                              f"{FEATURE_VERSION}, in order ({len(names)} genes from {names[0]!r} to {names[-1]!r})")
-        bits = np.zeros(genome.total_bits, dtype=np.uint8)
-        for j, (g, item) in enumerate(zip(genome.genes, items, strict=True)):
-            start = int(genome.offsets[j])
-            chrom = item.get("chromosome")
-            value = item.get("value")
-            if chrom is not None:
-                if not isinstance(chrom, str) or len(chrom) != g.bits or set(chrom) - {"0", "1"}:
-                    raise OrganismFileError(f"{source}: gene {g.name}: chromosome must be {g.bits} 0/1 characters")
-                gene_bits = np.array([int(c) for c in chrom], dtype=np.uint8)
-                probe = np.zeros((1, genome.total_bits), dtype=np.uint8)
-                probe[0, start:start + g.bits] = gene_bits
-                decoded = genome.decode(probe)[0, j]
-                if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)
-                                          or not math.isfinite(value)):
-                    raise OrganismFileError(f"{source}: gene {g.name}: value must be a finite number, got {value!r}")
-                if value is None or abs(float(value) - decoded) <= genome.scale[j] / 2:
-                    bits[start:start + g.bits] = gene_bits
-                    continue
-            if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-                raise OrganismFileError(f"{source}: gene {g.name} has neither a chromosome nor a finite numeric value")
-            one = genome.low.copy()
-            one[j] = float(value)
-            bits[start:start + g.bits] = genome.encode(one)[start:start + g.bits]
         meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
-        return cls(genome, bits, meta)
+        return cls(genome, _bits(items, genome, source), meta)
 
     @classmethod
     def from_json(cls, text: str, source: str = "<organism>") -> Organism:
@@ -285,6 +244,72 @@ class Organism:
     def values(self) -> dict[str, float]:
         """Decoded gene values by name."""
         return dict(zip(self.genome.names, self.weights.tolist(), strict=True))
+
+
+def _items(data: object, source: str) -> list[dict[str, Any]]:
+    """The ``genes`` of an organism file's object, each an object with a name, bits and a range (checked)."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise OrganismFileError(f"{source}: not a {FORMAT} file")
+    if data.get("feature_version") != FEATURE_VERSION:
+        raise OrganismFileError(f"{source}: made for feature version {str(data.get('feature_version'))[:40]}, "
+                                f"this is {FEATURE_VERSION}")
+    items = data.get("genes")
+    if not isinstance(items, list):
+        raise OrganismFileError(f"{source}: 'genes' must be a list")
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise OrganismFileError(f"{source}: gene {i} must be an object, got {type(item).__name__}")
+        missing = [k for k in ("name", "bits", "low", "high") if k not in item]
+        if missing:
+            raise OrganismFileError(f"{source}: gene {i} lacks {', '.join(missing)}")
+    return items
+
+
+def _genome(items: list[dict[str, Any]], data: dict[str, Any], source: str, ref: LayoutRef | None) -> Genome:
+    encoding = data.get("encoding", "binary")
+    if not isinstance(encoding, str):
+        raise OrganismFileError(f"{source}: 'encoding' must be a string")
+    try:
+        return Genome.from_list(items, encoding, ref)
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise OrganismFileError(f"{source}: {exc}") from exc
+
+
+def _bits(items: list[dict[str, Any]], genome: Genome, source: str) -> np.ndarray:
+    """The chromosome of an organism file's genes: each gene's ``chromosome``, or its ``value`` re-encoded to the
+    nearest bit pattern when the two disagree by more than half a step (edited by hand) or there is no chromosome."""
+    bits = np.zeros(genome.total_bits, dtype=np.uint8)
+    for j, (g, item) in enumerate(zip(genome.genes, items, strict=True)):
+        start = int(genome.offsets[j])
+        chrom = item.get("chromosome")
+        value = item.get("value")
+        if chrom is not None:
+            if not isinstance(chrom, str) or len(chrom) != g.bits or set(chrom) - {"0", "1"}:
+                raise OrganismFileError(f"{source}: gene {g.name}: chromosome must be {g.bits} 0/1 characters")
+            gene_bits = np.array([int(c) for c in chrom], dtype=np.uint8)
+            probe = np.zeros((1, genome.total_bits), dtype=np.uint8)
+            probe[0, start:start + g.bits] = gene_bits
+            decoded = genome.decode(probe)[0, j]
+            if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)
+                                      or not math.isfinite(value)):
+                raise OrganismFileError(f"{source}: gene {g.name}: value must be a finite number, got {value!r}")
+            if value is None or abs(float(value) - decoded) <= genome.scale[j] / 2:
+                bits[start:start + g.bits] = gene_bits
+                continue
+        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+            raise OrganismFileError(f"{source}: gene {g.name} has neither a chromosome nor a finite numeric value")
+        one = genome.low.copy()
+        one[j] = float(value)
+        bits[start:start + g.bits] = genome.encode(one)[start:start + g.bits]
+    return bits
+
+
+def file_values(data: dict[str, Any], source: str) -> dict[str, float]:
+    """An organism file's decoded gene values by name, read as :meth:`Organism.from_dict` reads them but without its
+    layout: a user layout's term file is neither looked for nor run (``--init`` needs the values only)."""
+    items = _items(data, source)
+    genome = _genome(items, data, source, None)
+    return dict(zip(genome.names, genome.decode(_bits(items, genome, source)[None, :])[0].tolist(), strict=True))
 
 
 def _pst_tables(weights: np.ndarray) -> list[list[list[float]]]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from organisms.features import ALL, EG, MG, N_FEATURES, TEMPO, _rows_to_features, bitboard_row, pst_features
 from organisms.terms import PHASE_MAX
-from organisms.userlayout import UserLayout, load_checked
+from organisms.userlayout import UserLayout, line_of, load_checked, one_line
 from organisms.userterms import Term
 from search.runtime.errors import MimicError
 
@@ -59,9 +59,31 @@ def _failure(term: Term, source: str, problem: str, fen: str) -> TermError:
     return TermError(f"term {term.name!r} of {source}: {problem}, at {fen}")
 
 
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
+def _raised(exc: BaseException, file: str) -> str:
+    """``raised Type: message (line N)``: the exception on one line and the line of the term file (``file``) the
+    innermost frame in it was at."""
+    return f"raised {one_line(exc)}{line_of(exc, file)}"
+
+
+_State = tuple[int, int, int, int, int, int, int, int, bool, int, int | None, int, int]
+
+
+def _state(board: chess.Board) -> _State:
+    """What a term must leave as it found it: the pieces, the side to move, castling rights, the en-passant square and
+    the clocks."""
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK], board.turn, board.castling_rights,
+            board.ep_square, board.halfmove_clock, board.fullmove_number)
+
+
+def _fen(state: _State) -> str:
+    """The FEN of a board in ``state`` (:func:`_state`): the position a term was given, after it changed it."""
+    board = chess.Board.empty()
+    board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings = state[:6]
+    board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK] = state[6], state[7]
+    board.occupied = state[6] | state[7]
+    board.turn, board.castling_rights, board.ep_square, board.halfmove_clock, board.fullmove_number = state[8:]
+    return board.fen()
 
 
 def _difference(value: object, term: Term, source: str, fen: Callable[[], str]) -> float:
@@ -83,21 +105,23 @@ def _difference(value: object, term: Term, source: str, fen: Callable[[], str]) 
     return d
 
 
-def board_difference(term: Term, board: chess.Board, source: str) -> float:
-    """White's count minus Black's of a ``board`` term on ``board`` (checked: see the module docstring)."""
+def board_difference(term: Term, board: chess.Board, source: str, file: str) -> float:
+    """White's count minus Black's of a ``board`` term on ``board`` (checked: see the module docstring); ``source``
+    names the layout in errors, ``file`` is its term file (an error names the line of it that raised)."""
     assert term.board is not None
-    occupied, turn = board.occupied, board.turn
+    before = _state(board)
     try:
         value = term.board(board)
     except Exception as exc:  # the user's code: any exception is the term's
-        raise _failure(term, source, f"raised {_one_line(exc)}", board.fen()) from exc
-    if board.occupied != occupied or board.turn != turn:
-        raise _failure(term, source, "changed the board it was given (a term may only read it)", board.fen())
+        raise _failure(term, source, _raised(exc, file), _fen(before)) from exc
+    if _state(board) != before:
+        raise _failure(term, source, "changed the board it was given (a term may only read it)", _fen(before))
     return _difference(value, term, source, board.fen)
 
 
-def _batch_differences(term: Term, rows: np.ndarray, source: str) -> np.ndarray:
-    """White's counts minus Black's of a ``batch`` term on ``rows`` (checked: see the module docstring)."""
+def _batch_differences(term: Term, rows: np.ndarray, source: str, file: str) -> np.ndarray:
+    """White's counts minus Black's of a ``batch`` term on ``rows`` (checked: see the module docstring; ``source`` and
+    ``file`` as for :func:`board_difference`)."""
     assert term.batch is not None
     n = len(rows)
     view = rows.view()
@@ -110,7 +134,7 @@ def _batch_differences(term: Term, rows: np.ndarray, source: str) -> np.ndarray:
         value = term.batch(view)
     except Exception as exc:  # the user's code: find the first position it fails on alone
         first = next((i for i in range(n) if _raises(term.batch, view[i:i + 1])), 0)
-        raise _failure(term, source, f"raised {_one_line(exc)}", fen(first)) from exc
+        raise _failure(term, source, _raised(exc, file), fen(first)) from exc
     raw = np.asarray(value)
     if raw.dtype.kind not in "biuf":
         raise _failure(term, source, f"returned {raw.dtype} values, not numbers", fen(0))
@@ -141,10 +165,10 @@ def term_differences(layout: UserLayout, rows: np.ndarray) -> np.ndarray:
         if term.batch is None:
             scalar.append((g, term))
             continue
-        out[g] = _batch_differences(term, rows, layout.source)
+        out[g] = _batch_differences(term, rows, layout.source, layout.file)
         if term.board is not None:
             for i, row in enumerate(rows[:CHECK_ROWS].tolist()):
-                d = board_difference(term, board_of_row(row), layout.source)
+                d = board_difference(term, board_of_row(row), layout.source, layout.file)
                 if not math.isclose(d, out[g, i], rel_tol=1e-9, abs_tol=1e-9):
                     raise _failure(term, layout.source, f"its board and batch forms disagree (White minus Black: "
                                    f"{d:g} and {out[g, i]:g})", board_of_row(row).fen())
@@ -152,7 +176,7 @@ def term_differences(layout: UserLayout, rows: np.ndarray) -> np.ndarray:
         for i, row in enumerate(rows.tolist()):
             board = board_of_row(row)
             for g, term in scalar:
-                out[g, i] = board_difference(term, board, layout.source)
+                out[g, i] = board_difference(term, board, layout.source, layout.file)
     return out
 
 
@@ -205,7 +229,7 @@ class UserTerms:
 
     def __init__(self, layout: UserLayout, weights: Sequence[float]) -> None:
         """``weights``: the organism's, one per feature of ``layout.names``."""
-        self.source = layout.source
+        self.source, self.file = layout.source, layout.file
         self.terms: list[tuple[Term, float, float]] = []
         for group in layout.groups:
             mg = eg = 0.0
@@ -221,9 +245,13 @@ class UserTerms:
         phi = phase / PHASE_MAX
         total = 0.0
         for term, mg, eg in self.terms:
-            if term.board is not None:
-                d = board_difference(term, board, self.source)
-            else:
-                d = float(_batch_differences(term, np.array([bitboard_row(board)], dtype=np.uint64), self.source)[0])
-            total += d * (mg * phi + eg * (1.0 - phi))
+            total += term_difference(term, board, self.source, self.file) * (mg * phi + eg * (1.0 - phi))
         return total
+
+
+def term_difference(term: Term, board: chess.Board, source: str, file: str) -> float:
+    """White's count minus Black's of ``term`` on one board, as the engine takes it: its ``board`` form, else its
+    ``batch`` form on the board's one row (checked; ``source`` and ``file`` as for :func:`board_difference`)."""
+    if term.board is not None:
+        return board_difference(term, board, source, file)
+    return float(_batch_differences(term, np.array([bitboard_row(board)], dtype=np.uint64), source, file)[0])

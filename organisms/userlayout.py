@@ -3,9 +3,9 @@
 
 The file's bytes are read once, hashed (SHA-256) and run from those very bytes, so the digest names the code that
 made the features: it keys their cache (:attr:`UserLayout.feature_set`) and is recorded beside the layout's
-source in every organism file and genome made with it (:class:`organisms.genome.LayoutRef`); an organism whose
-layout file has changed since, or is gone, is refused. The digest covers that one file (a module the file imports
-is not in it). A worker process rebuilds the layout from its source and checks the digest
+source in every organism file and genome made with it (:class:`organisms.genome.LayoutRef`); where an organism
+file finds it again is :mod:`organisms.userfiles`. The digest covers that one file (a module the file imports is not
+in it). A worker process rebuilds the layout from its source and checks the digest
 (:func:`load_checked`), so only strings travel to workers, never code or pickles.
 
 A layout is loaded once per process and digest (:func:`load_layout`). Its errors are :class:`LayoutError`
@@ -38,8 +38,8 @@ USER_FORMAT = 1
 DEFAULT_NAME = "LAYOUT"
 """The name a term file binds its :class:`~organisms.userterms.Layout` to, unless the spec names another."""
 
-_FILE = re.compile(r"(?P<path>.+\.py)(?::(?P<name>[A-Za-z_]\w*))?")
-_MODULE = re.compile(r"(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<name>[A-Za-z_]\w*)")
+FILE_SPEC = re.compile(r"(?P<path>.+\.py)(?::(?P<name>[A-Za-z_]\w*))?")
+MODULE_SPEC = re.compile(r"(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<name>[A-Za-z_]\w*)")
 SPEC_FORMS = "paper, rich, a term file FILE.py[:NAME] or a module PACKAGE.MODULE:NAME"
 
 
@@ -56,7 +56,7 @@ def is_builtin(layout: str) -> bool:
 def check_spec(text: str) -> str:
     """``text`` if it is a layout's name or has the form of a user layout's spec (nothing is loaded), else
     :class:`LayoutError` saying which forms there are."""
-    if is_builtin(text) or _FILE.fullmatch(text) or _MODULE.fullmatch(text):
+    if is_builtin(text) or FILE_SPEC.fullmatch(text) or MODULE_SPEC.fullmatch(text):
         return text
     raise LayoutError(f"unknown genome layout {text!r} (one of {SPEC_FORMS})")
 
@@ -76,7 +76,8 @@ class UserLayout:
     """A loaded, checked user layout. ``names``: every feature (and gene), built-in ones first; ``builtin``: their
     columns in ``organisms.features.RICH_FEATURE_NAMES``; ``groups``: the user's terms, with their columns in
     ``names``. ``source``: the canonical spec (an absolute path, ``:NAME`` when not ``LAYOUT``, or
-    ``MODULE:NAME``); ``sha256``: of the file's bytes; ``attr``: the name the layout is bound to."""
+    ``MODULE:NAME``); ``sha256``: of the file's bytes; ``attr``: the name the layout is bound to; ``file``: the term
+    file's absolute path (a module's file), whose lines errors name."""
 
     source: str
     sha256: str
@@ -86,6 +87,7 @@ class UserLayout:
     builtin: tuple[int, ...]
     groups: tuple[TermGroup, ...]
     description: str = ""
+    file: str = ""
 
     @property
     def ref(self) -> LayoutRef:
@@ -110,6 +112,12 @@ class UserLayout:
 
 
 _LOADED: dict[tuple[str, str], UserLayout] = {}
+_BYTES: dict[str, bytes] = {}
+
+
+def term_file_bytes(sha256: str) -> bytes:
+    """The bytes of the term file loaded in this process whose digest is ``sha256`` (the very bytes that ran)."""
+    return _BYTES[sha256]
 
 
 def load_layout(text: str, expect: str | None = None) -> UserLayout:
@@ -119,24 +127,25 @@ def load_layout(text: str, expect: str | None = None) -> UserLayout:
     check_spec(text)
     if is_builtin(text):
         raise LayoutError(f"{text!r} is one of mimic's own layouts, not a user's")
-    match = _FILE.fullmatch(text)
+    match = FILE_SPEC.fullmatch(text)
     if match is not None:
         path = Path(match["path"]).expanduser().resolve()
         name = match["name"] or DEFAULT_NAME
-        data = _read(path, text)
+        data = read_term_file(path, text)
         sha = _check_digest(hashlib.sha256(data).hexdigest(), expect, text)
         source = str(path) + ("" if name == DEFAULT_NAME else f":{name}")
         if (source, sha) not in _LOADED:
-            _LOADED[(source, sha)] = _build(_run_file(path, data, sha), name, source, sha)
+            _LOADED[(source, sha)] = _build(_run_file(path, data, sha), name, source, sha, str(path))
+            _BYTES[sha] = data
         return _LOADED[(source, sha)]
-    match = _MODULE.fullmatch(text)
+    match = MODULE_SPEC.fullmatch(text)
     assert match is not None
     module_name = match["module"]
-    origin = _origin(module_name, text)
-    sha = _check_digest(hashlib.sha256(_read(Path(origin), text)).hexdigest(), expect, text)
+    origin = module_file(module_name, text)
+    sha = _check_digest(hashlib.sha256(read_term_file(Path(origin), text)).hexdigest(), expect, text)
     if (text, sha) not in _LOADED:
         stale = any(src == text for src, _ in _LOADED)  # imported before, from other bytes
-        _LOADED[(text, sha)] = _build(_import(module_name, text, stale), match["name"], text, sha)
+        _LOADED[(text, sha)] = _build(_import(module_name, text, stale, origin), match["name"], text, sha, origin)
     return _LOADED[(text, sha)]
 
 
@@ -165,47 +174,28 @@ def load_checked(source: str, sha256: str) -> UserLayout:
         raise LayoutChanged(f"{exc} while features were being made: run again") from exc
 
 
-def recorded_layout(source: str, sha256: str, where: str) -> UserLayout:
-    """The user layout an organism file ``where`` records as ``source`` with the digest ``sha256``: the term file
-    at ``source``, else a file of the same name beside ``where`` (a results folder that ships its term file);
-    refused (:class:`LayoutError`, naming both files) when neither exists or its digest differs, before any of it
-    runs."""
-    text = source
-    match = _FILE.fullmatch(source)
-    if match is not None and not Path(match["path"]).exists():
-        beside = Path(where).parent / Path(match["path"]).name
-        if not beside.exists():
-            raise LayoutError(f"{where}: its genome layout {match['path']} is missing (and no {beside.name} beside "
-                              f"the organism)")
-        text = str(beside) + (f":{match['name']}" if match["name"] else "")
-    try:
-        return load_layout(text, sha256)
-    except LayoutChanged as exc:
-        raise LayoutError(f"{where}: its genome layout {text} has changed since the organism was made (SHA-256 "
-                          f"{sha256[:12]}… recorded, {exc.now[:12]}… now): restore the file, or make the organism "
-                          "again with this one") from None
-    except LayoutError as exc:
-        raise LayoutError(f"{where}: its genome layout: {exc}") from exc
-
-
-def _read(path: Path, text: str) -> bytes:
+def read_term_file(path: Path, text: str) -> bytes:
+    """The bytes of the term file ``path`` (a regular file); a :class:`LayoutError` naming ``text`` if unreadable."""
     try:
         return read_regular(path, "term file", error=LayoutError)
     except OSError as exc:
         raise LayoutError(f"{text}: cannot read the term file: {exc.strerror or exc}") from exc
 
 
-def _where(exc: BaseException, filename: str) -> str:
-    """`` (line N)`` of the innermost frame of ``exc``'s traceback in ``filename`` (a SyntaxError's own line)."""
+def line_of(exc: BaseException, filename: str) -> str:
+    """`` (line N)`` of the innermost frame of ``exc``'s traceback in the file ``filename`` (a SyntaxError's own
+    line); ``""`` when none of its frames is in that file."""
     if isinstance(exc, SyntaxError) and exc.lineno:
         return f" (line {exc.lineno})"
     lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
     return f" (line {lines[-1]})" if lines else ""
 
 
-def _one_line(exc: BaseException) -> str:
-    """``Type: message`` on one line, at most 200 characters of message."""
-    text = " ".join(str(exc).split())
+def one_line(exc: BaseException) -> str:
+    """``Type: message`` on one line, at most 200 characters of message (a SyntaxError's message without the file
+    and line its text appends: :func:`line_of` gives the line)."""
+    message = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
+    text = " ".join(message.split())
     return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
 
 
@@ -221,28 +211,29 @@ def _run_file(path: Path, data: bytes, sha: str) -> types.ModuleType:
         exec(compile(data, str(path), "exec"), module.__dict__)
     except Exception as exc:  # the user's code: any exception is the file's
         sys.modules.pop(name, None)
-        raise LayoutError(f"{path}: the term file raised {_one_line(exc)}{_where(exc, str(path))}") from exc
+        raise LayoutError(f"{path}: the term file raised {one_line(exc)}{line_of(exc, str(path))}") from exc
     return module
 
 
-def _origin(name: str, text: str) -> str:
+def module_file(name: str, text: str) -> str:
     """The file of module ``name``, found without running it (its parent packages are imported)."""
     try:
         spec = importlib.util.find_spec(name)
     except Exception as exc:  # a parent package's code: any exception is the user's
-        raise LayoutError(f"{text}: cannot find module {name}: {_one_line(exc)}") from exc
+        raise LayoutError(f"{text}: cannot find module {name}: {one_line(exc)}") from exc
     if spec is None or not spec.origin or not Path(spec.origin).is_file():
         raise LayoutError(f"{text}: no module {name} with a file (a term module must be a .py file on sys.path)")
     return spec.origin
 
 
-def _import(name: str, text: str, again: bool) -> types.ModuleType:
-    """The module ``name``, imported (``again``: reloaded, its file changed since it was imported)."""
+def _import(name: str, text: str, again: bool, origin: str) -> types.ModuleType:
+    """The module ``name`` (its file ``origin``), imported (``again``: reloaded, its file changed since it was
+    imported)."""
     try:
         module = importlib.import_module(name)
         return importlib.reload(module) if again else module
     except Exception as exc:  # the user's code: any exception is the module's
-        raise LayoutError(f"{text}: cannot import {name}: {_one_line(exc)}") from exc
+        raise LayoutError(f"{text}: cannot import {name}: {one_line(exc)}{line_of(exc, origin)}") from exc
 
 
 def _builtin_columns(names: object, where: str, what: str) -> list[int]:
@@ -294,7 +285,7 @@ def _check_term(term: object, i: int, where: str) -> Term:
     return term
 
 
-def _build(module: types.ModuleType, name: str, source: str, sha: str) -> UserLayout:
+def _build(module: types.ModuleType, name: str, source: str, sha: str, file: str) -> UserLayout:
     """The checked :class:`UserLayout` of ``module``'s :class:`~organisms.userterms.Layout` bound to ``name``."""
     where = source
     layout = getattr(module, name, None)
@@ -330,4 +321,4 @@ def _build(module: types.ModuleType, name: str, source: str, sha: str) -> UserLa
     if not names:
         raise LayoutError(f"{where}: the layout has no features (name builtins, declare terms, or both)")
     description = layout.description if isinstance(layout.description, str) else ""
-    return UserLayout(source, sha, name, tuple(names), tuple(genes), builtin, tuple(groups), description[:200])
+    return UserLayout(source, sha, name, tuple(names), tuple(genes), builtin, tuple(groups), description[:200], file)

@@ -9,18 +9,22 @@ least squares on paper."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
+import shutil
 from pathlib import Path
 
 import chess
 import numpy as np
 import pytest
 
+from organisms import Organism
 from organisms.features import features
 from organisms.genome import layout_genome
 from organisms.imported import InitFileError, read_start
 from organisms.pst_import import Tables, distances, project
+from search.runtime.errors import SettingsError
 
 from .conftest import CliRunner, write_expert_labels
 
@@ -368,3 +372,69 @@ def test_a_user_layout_takes_named_values_and_tables(tmp_path: Path, cli: CliRun
     # A name it does not have is refused naming the layout.
     with pytest.raises(InitFileError, match=r"'pawn_threats' is not a gene of the .*threats\.py genome \(did you mean"):
         read_start(write(tmp_path / "v.json", {"pawn_threats": 4}), genome)
+
+
+# ------------------------------------------------------------------ organisms of an edited term file, exports
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "threats.py"
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_an_organism_of_an_edited_term_file_starts_a_run_of_the_new_one(tmp_path: Path, cli: CliRunner,
+                                                                        labels: Path) -> None:
+    terms = tmp_path / "threats.py"
+    shutil.copy(EXAMPLE, terms)
+    old_genome = layout_genome(str(terms))
+    old = tmp_path / "old" / "organism.json"
+    organism = Organism.random(3, old_genome)
+    organism.save(old)  # no copy of the term file beside it
+    values = organism.values()
+    recorded = _sha(terms)
+    # A harmless edit and a new term: the old organism's 421 values carried over by name, the new gene at 0.
+    terms.write_text(EXAMPLE.read_text().replace("    ],\n    description=", "        Term(\"rim_knights\", "
+                                                 "board=lambda b: (0, 0), bits=5, low=0, high=31),\n    ],\n"
+                                                 "    description="))
+    warning = (f"warning: --init {old}: its genome layout {terms.resolve()} has changed since the organism was made "
+               f"(SHA-256 {recorded[:12]}… recorded, {_sha(terms)[:12]}… now); its gene values are taken by name, "
+               "without running it")
+    done = cli("evolve", labels, "--genome", terms, "--init", old, "--target", "root", "--generations", "1",
+               "--population", "4", "--sample", "40", "--out", tmp_path / "new", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0] == warning
+    start = read_start(old, layout_genome(str(terms)))
+    assert start.form == "organism" and start.defaulted == ("rim_knights",)
+    assert start.values() == {**values, "rim_knights": 0.0}
+    fitted = cli("fit", labels, "--genome", terms, "--init", old, "--target", "root")
+    assert fitted.returncode == 0 and fitted.stderr.splitlines() == [warning], fitted.stderr
+    # The recorded file gone, and replaced by one that would fail if run: still read by name, never run.
+    new = tmp_path / "new.py"
+    shutil.copy(terms, new)
+    terms.write_text("raise SystemExit('the old term file ran')\n")
+    start = read_start(old, layout_genome(str(new)))
+    assert start.warning is not None and "has changed since the organism was made" in start.warning
+    terms.unlink()
+    start = read_start(old, layout_genome(str(new)))
+    assert start.warning == (f"--init {old}: its genome layout {terms.resolve()} is missing (and no threats.py beside "
+                             "the organism); its gene values are taken by name, without running it")
+    assert start.values()["pawn_threat_mg"] == values["pawn_threat_mg"]
+    # Unchanged (here: a copy beside the organism holds the recorded bytes): no warning.
+    shutil.copy(EXAMPLE, old.parent / "threats.py")
+    assert read_start(old, layout_genome(str(new))).warning is None
+
+
+@pytest.mark.parametrize("layout", ["mimic", "pesto"])
+def test_an_organisms_json_export_starts_a_run(tmp_path: Path, cli: CliRunner, layout: str) -> None:
+    rich = Path(__file__).resolve().parent.parent / "results" / "rich-stockfish" / "organism.json"
+    export = tmp_path / "export.json"
+    assert cli("export", rich, "--format", "json", "--layout", layout, "--out", export).returncode == 0
+    start = read_start(export, layout_genome("rich"))
+    # The export's genes are the organism's decoded values (exact in both layouts): each is its own nearest value.
+    assert start.form == "export" and start.defaulted == ()
+    assert start.values() == pytest.approx(Organism.load(rich).values(), abs=1e-9)
+    with pytest.raises(SettingsError, match=r"the organism's genes \(rich layout\) are not this run's genome's"):
+        read_start(export, layout_genome("paper"))
+    with pytest.raises(InitFileError, match=r"a mimic-export file of kind 'pnet', not an organism's"):
+        read_start(write(tmp_path / "net.json", {"format": "mimic-export", "kind": "pnet"}), layout_genome("rich"))

@@ -72,6 +72,10 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _genes(path: Path) -> dict[str, float]:
+    return {g["name"]: g["value"] for g in json.loads(path.read_text())["genes"]}
+
+
 def test_a_term_counted_by_hand(tmp_path: Path) -> None:
     terms = tmp_path / "rooks.py"
     terms.write_text(OPEN_ROOKS)
@@ -140,11 +144,14 @@ def test_features_in_workers_and_cached_by_content(tmp_path: Path) -> None:
     terms.write_text(terms.read_text() + "# another version\n")  # new content, new key
     feature_matrix(rows[:100], cache_dir=cache, layout=str(terms))
     assert len(list(cache.glob("*.npz"))) == 2
-    # A term that fails in a worker is the same one line as in this process.
+    # A term that fails in a worker is the same one line as in this process, naming the line of the term file that
+    # raised: the assert goes where the example's `return ((white_attacks` was (1-based), which moves down one.
     bad = tmp_path / "bad.py"
     failing = "assert board.turn\n    return ((white_attacks"  # the board form fails with Black to move
     bad.write_text(EXAMPLE.read_text().replace("return ((white_attacks", failing))
-    with pytest.raises(TermError, match=r"^term 'pawn_threat' of .*bad\.py: raised AssertionError, at \S+ b - - 0 1$"):
+    line = 1 + next(i for i, text in enumerate(EXAMPLE.read_text().splitlines()) if "return ((white_attacks" in text)
+    with pytest.raises(TermError, match=rf"^term 'pawn_threat' of .*bad\.py: raised AssertionError \(line {line}\), "
+                                        r"at \S+ b - - 0 1$"):
         feature_matrix(rows, n_jobs=2, use_cache=False, layout=str(bad))
 
 
@@ -154,10 +161,19 @@ def test_evolve_fit_play_and_refuse_a_changed_layout(cli: CliRunner, labels: Pat
     data = ["--genome", str(terms), "--target", "root"]
     fitted = cli("fit", labels, *data, "--out", tmp_path / "fit.json")
     assert fitted.returncode == 0, fitted.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.py")) == ["threats.py"]  # beside the term file itself: no copy
+    # The fit prints each user gene's value: the organism file's (to the 3 decimals printed).
+    values = _genes(tmp_path / "fit.json")
+    for gene in ("pawn_threat_mg", "pawn_threat_eg", "bishop_pawns_mg", "bishop_pawns_eg"):
+        row = re.search(rf"^    {gene} +(\S+) +(\S+) +\[", fitted.stdout, re.M)
+        assert row is not None, fitted.stdout
+        assert float(row[1]) == pytest.approx(values[gene], abs=5e-4)
     evolved = cli("evolve", labels, *data, "--generations", "2", "--population", "8", "--sample", "40",
                   "--out", tmp_path / "run", "--no-progress")
     assert evolved.returncode == 0, evolved.stderr
     organism = tmp_path / "run" / "organism.json"
+    copy = tmp_path / "run" / "threats.py"
+    assert copy.read_bytes() == EXAMPLE.read_bytes() and "threats.py (the term file)" in evolved.stdout
     for path in (tmp_path / "fit.json", organism):
         data_ = json.loads(path.read_text())
         assert data_["layout"] == str(terms.resolve()) and data_["layout_sha256"] == _sha(terms)
@@ -169,18 +185,64 @@ def test_evolve_fit_play_and_refuse_a_changed_layout(cli: CliRunner, labels: Pat
     assert played.returncode == 0, played.stderr
     assert pgn.read_text().count("[Result ") == 2
 
+    # The term file edited: the evolved organism loads from the copy beside it; fit.json, beside the edited file
+    # itself, is refused in one line.
     terms.write_text(terms.read_text() + "# edited\n")
-    refused = cli("match", f"organism:{organism}@depth=1", "material@depth=1", "--games", "2", "--jobs", "1")
+    assert Organism.load(organism).layout == str(copy.resolve())
+    refused = cli("match", f"organism:{tmp_path / 'fit.json'}@depth=1", "material@depth=1", "--games", "2")
     assert refused.returncode == 2
     (line,) = refused.stderr.strip().splitlines()
-    assert re.match(rf"mimic match: .*{re.escape(str(organism))}: its genome layout {re.escape(str(terms.resolve()))}"
-                    r" has changed since the organism was made \(SHA-256 [0-9a-f]{12}… recorded", line), line
-    # The file gone: refused, unless a copy of it (the same bytes) sits beside the organism.
-    terms.unlink()
-    with pytest.raises(LayoutError, match=r"its genome layout .*threats\.py is missing"):
+    assert re.fullmatch(rf"mimic match: .*fit\.json: its genome layout {re.escape(str(terms.resolve()))} has changed "
+                        r"since the organism was made \(SHA-256 [0-9a-f]{12}… recorded, [0-9a-f]{12}… now\): restore "
+                        r"the file, or make the organism again with this one", line), line
+    # The copy edited too: refused, naming both files.
+    shutil.copy(terms, copy)
+    with pytest.raises(LayoutError, match=rf"has changed since .* now; {re.escape(str(copy))} beside the organism is "
+                                          r"not it either"):
         Organism.load(organism)
-    shutil.copy(EXAMPLE, organism.parent / "threats.py")
-    assert Organism.load(organism).layout == str((organism.parent / "threats.py").resolve())
+    # The original gone: refused, unless a file of the recorded bytes sits beside the organism.
+    terms.unlink()
+    with pytest.raises(LayoutError, match=rf"its genome layout .*threats\.py is missing, and {re.escape(str(copy))} "
+                                          r"beside the organism is not it"):
+        Organism.load(organism)
+    copy.unlink()
+    with pytest.raises(LayoutError, match=r"its genome layout .*threats\.py is missing \(and no threats\.py beside"):
+        Organism.load(organism)
+    shutil.copy(EXAMPLE, copy)
+    assert Organism.load(organism).layout == str(copy.resolve())
+
+
+def test_a_different_file_where_the_copy_goes_is_refused_before_any_work(cli: CliRunner, labels: Path,
+                                                                         tmp_path: Path) -> None:
+    terms = tmp_path / "threats.py"
+    shutil.copy(EXAMPLE, terms)
+    (tmp_path / "out").mkdir()
+    other = tmp_path / "out" / "threats.py"
+    other.write_text("# another file of the same name\n")
+    for command in (["fit", labels, "--out", tmp_path / "out" / "fit.json"],
+                    ["evolve", labels, "--out", tmp_path / "out", "--generations", "1", "--no-progress"]):
+        done = cli(*command, "--genome", terms)
+        assert done.returncode == 2 and done.stdout == "", done.stdout  # before the labels are read
+        assert done.stderr.splitlines() == [
+            f"mimic {command[0]}: {other} exists and is not the term file {terms.resolve()}, whose copy goes beside "
+            "the organism: move it away, or choose another --out"]
+    assert other.read_text() == "# another file of the same name\n" and not (tmp_path / "out" / "fit.json").exists()
+
+
+def test_a_term_whose_genes_are_0_is_not_computed_in_play(tmp_path: Path) -> None:
+    # docs/terms.md, "What runs when": extraction runs every term; the engine only the terms it weighs.
+    terms = tmp_path / "zero.py"
+    terms.write_text("from organisms.userterms import Layout, Term\n"
+                     "def boom(board):\n    raise RuntimeError('ran')\n"
+                     "LAYOUT = Layout(builtins=['paper'], terms=[Term('boom', board=boom, taper='mg+eg')])\n")
+    genome = layout_genome(str(terms))
+    weights = dict.fromkeys(genome.names, 0.0) | {"pawn": 100.0}
+    board = chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")
+    assert Organism.from_weights(weights, genome).evaluate(board) > 0  # boom never ran
+    with pytest.raises(TermError, match=r"raised RuntimeError: ran \(line 3\)"):
+        Organism.from_weights(weights | {"boom_eg": 1.0}, genome).evaluate(board)
+    with pytest.raises(TermError, match=r"raised RuntimeError: ran \(line 3\)"):
+        features(board, str(terms))
 
 
 def test_a_rich_organism_starts_a_user_layout_run(tmp_path: Path) -> None:
@@ -246,6 +308,13 @@ def test_a_bad_term_is_one_line_naming_it_and_the_position(cli: CliRunner, label
     found = re.fullmatch(rf"mimic fit: term 't' of {re.escape(str(terms.resolve()))}: (.+), at (.+)", line)
     assert found, line
     assert holds(chess.Board(found[2])), line  # a real position, one the term fails on
+    # The position as the term was given it: one of the labels' (for "changes", not the board it left behind).
+    given = {(b.board_fen(), b.turn) for b in (chess.Board.from_epd(t)[0] for t in labels.read_text().splitlines())}
+    named = chess.Board(found[2])
+    assert (named.board_fen(), named.turn) in given, line
+    if "raise " in code:  # the line of the file that raised (1-based; the file's two import lines come first)
+        raised = 1 + next(i for i, text in enumerate(terms.read_text().splitlines()) if "raise " in text)
+        assert found[1].endswith(f" (line {raised})"), line
 
 
 BAD_LAYOUTS = {
@@ -258,7 +327,9 @@ BAD_LAYOUTS = {
     "LAYOUT = Layout(terms=[Term('x', board=f, bits=0)])": r"term 'x': gene x: bits must be within 1\.\.52",
     "LAYOUT = Layout(terms=[Term('x')])": r"term 'x': give board=",
     "LAYOUT = Layout(terms=[Term('x', board=f, sign=2)])": r"term 'x': sign must be 1",
-    "x = 1 / 0": r"the term file raised ZeroDivisionError: division by zero \(line 4\)",
+    "x = 1 / 0": r"the term file raised ZeroDivisionError: division by zero \(line 4\)$",
+    "x = (1 +": r"the term file raised SyntaxError: '\(' was never closed \(line 4\)$",  # the line once
+    "x = 1 +": r"the term file raised SyntaxError: invalid syntax \(line 4\)$",
 }
 
 

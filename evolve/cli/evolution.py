@@ -24,7 +24,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                                    "moves --player NAME), and write results (organism.json, logbook.csv, curve.png, "
                                    "summary.md).")
     p.add_argument("labels", help="EPD label file (from mimic label); for --objective moves, a PGN file of games")
-    p.add_argument("--out", required=True, help="results folder, e.g. results/NAME")
+    p.add_argument("--out", required=True,
+                   help="results folder, e.g. results/NAME (with --genome FILE.py, the term file is copied into it, so "
+                        "that the organism loads wherever the folder goes)")
     p.add_argument("--objective", choices=OBJECTIVES, default=default(RunSettings, "objective"),
                    help="mentor: mean |eval - mentor score|; result: sigma(eval/K) against game results; "
                         "moves: agreement with a player's moves (a 1-ply choice over capture-resolved children)")
@@ -46,7 +48,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "matters only with --selection roulette)")
     p.add_argument("--init", default=None, metavar="FILE.json|fit",
                    help="start from an engine's existing values (the nearest chromosome and population-1 mutated "
-                        "copies) instead of random chromosomes: an organism file; gene values by name, "
+                        "copies) instead of random chromosomes: an organism file (its values by gene name; a user "
+                        "layout's term file is not run, and may have changed since) or its mimic export JSON; gene "
+                        "values by name, "
                         '{"pawn": 100, "pst_knight_c3_mg": 12, ...} (mimic genes lists the names; genes not given '
                         "take 0); or PeSTO-layout tables, {\"mg_value\": [6], \"eg_value\": [6], \"mg_table\": "
                         "{\"pawn\": [64], ...}, \"eg_table\": {...}} (squares a8..h1 as PeSTO prints them, or "
@@ -75,5 +79,6 @@ def run(args: argparse.Namespace) -> int:
         outcome = evolve(settings, command_line(), resume=args.resume, report=warn, on_generation=bar)
     for line in format_outcome(outcome):
         print(line)
-    print(f"results in {args.out}/ (summary.md, organism.json, logbook.csv, curve.png)")
+    shipped = f", {outcome.term_file.name} (the term file)" if outcome.term_file is not None else ""
+    print(f"results in {args.out}/ (summary.md, organism.json, logbook.csv, curve.png{shipped})")
     return 0

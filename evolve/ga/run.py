@@ -26,6 +26,7 @@ from organisms import Organism
 from organisms.features import LAYOUTS, feature_names
 from organisms.genome import DEFAULT_ENCODING, MATERIAL_GENES, Genome, layout_genome
 from organisms.imported import Start, read_start
+from organisms.userfiles import ship_term_file
 from search.runtime.errors import RunExists, SettingsError
 
 
@@ -138,6 +139,7 @@ class RunOutcome:
     measures: dict[str, float] | None = None  # Objective.winner_measures (the moves objective's agreement, ...)
     cp_errors: tuple[float, ...] | None = None  # Objective.reports_cp: the winner's mean |eval − mentor| (cp)
     start: Start | None = None  # where generation 0 started (--init): the summary's change from it, term by term
+    term_file: Path | None = None  # a user layout's term file copied beside the organism (organisms.userfiles)
 
     @property
     def fit_l1(self) -> Fit | None:
@@ -189,10 +191,12 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, dataset: D
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     genome = layout_genome(settings.genome, settings.encoding)
+    if genome.layout is not None:  # a different file where the term file's copy goes: refused before any work
+        ship_term_file(genome.layout, out, write=False)
     start = read_start(settings.init, genome) if settings.init and settings.init != INIT_FIT else None
-    note = start.note() if start is not None else None
-    if report is not None and note is not None:
-        report(note)
+    for line in (start.warning, start.note()) if start is not None else ():
+        if report is not None and line is not None:
+            report(line)
     ds: Dataset | MoveData
     objective: Objective
     if settings.objective == "moves":
@@ -265,6 +269,7 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, dataset: D
     meta.update(objective.organism_meta())
     organism = Organism(genome, bits, meta=meta)
     organism.save(out / "organism.json")
+    term_file = ship_term_file(genome.layout, out) if genome.layout is not None else None
     ceiling_loss = objective.ceiling_loss(ceiling) if ceiling is not None else None
     ratio = held_loss / ceiling_loss if ceiling_loss else None
     polished = polished_ratio = None
@@ -280,7 +285,8 @@ def evolve(settings: RunSettings, command: str, resume: bool = False, dataset: D
     outcome = RunOutcome(organism, train_loss, held_loss, fits, ceiling, descent, ratio, seconds, ds, objective,
                          records, polished, polished_ratio,
                          measures=objective.winner_measures(organism.weights, train, held),
-                         cp_errors=objective.winner_cp(organism.weights, train, held), start=start)
+                         cp_errors=objective.winner_cp(organism.weights, train, held), start=start,
+                         term_file=term_file)
     write_results(out, settings, outcome, command)
     return outcome
 
