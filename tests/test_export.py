@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -22,6 +23,8 @@ from types import ModuleType
 import chess
 import pytest
 
+from evolve.export.explain import explain
+from evolve.export.organism import organism_tables
 from organisms import Organism
 from organisms.features import TERM_NAMES
 from organisms.genome import layout_genome
@@ -535,6 +538,7 @@ def test_a_user_layouts_json_names_its_terms_and_file(tmp_path: Path) -> None:
     assert data["user_terms"][0]["counts"].startswith("pawn_threat(board), pawn_threat_batch(rows): Knights, bishops")
     assert data["genes"] == genes and len(data["terms"]) == N_TERMS  # the example keeps all of rich
     assert "user_term_counts" in data and str(EXAMPLE.resolve()) in data["user_term_counts"]
+    assert "421 genes, 417 of mimic's own features and 4 genes of 2 user terms;" in data["source"]
     pesto = json.loads(_export(tmp_path, source, "--format", "json", "--layout", "pesto").read_text())
     assert pesto["user_terms"] == data["user_terms"] and "user terms" in pesto["evaluation"]
 
@@ -587,3 +591,68 @@ def test_user_genes_that_cannot_be_constants_are_refused_for_c_and_rust(tmp_path
                                     r"\w+, which is .+ \(--format json exports it\)", line), line
             else:
                 assert done.returncode == 0, done.stderr
+
+
+# ------------------------------------------------------------------ checking a port: --explain, reference scores
+
+
+def test_explain_by_hand_on_a_king_and_pawn_against_king() -> None:
+    # White: Ke1, Pe2; Black: Ke8; Black to move. Counted by hand (organisms/terms.py's definitions): the pawn (1);
+    # it is isolated (no pawn on d or f: 1) and passed on its rank 2 (no black pawn ahead: 1); White's king shield
+    # holds it (e2 is one rank in front of e1: 1, Black's 0); open files by the king: White's d and f (2), Black's
+    # d, e and f (3): -1. Everything else 0. Phase 0 (no pieces): phi = 0, so each contribution is count * EG, the
+    # king-safety terms (middle game only) add 0, and the paper organism has no tables.
+    board = chess.Board("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1")
+    organism = Organism.load(PAPER)
+    genes = _genes(PAPER)
+    got = explain(organism_tables(organism, str(PAPER), ""), organism, board)
+    counts = {i.name: i.count for i in got.inputs if i.count}
+    assert counts == {"pawn": 1, "isolated_pawn": 1, "passed_pawn_rank2": 1, "king_shield": 1, "king_open_file": -1}
+    assert [i.where for i in got.inputs[:6]] == ["board"] * 5 + ["terms[0]"]
+    v = genes["pawn"] - genes["isolated_pawn_eg"] + genes["passed_pawn_rank2_eg"]
+    assert got.phase == 0 and got.psq == 0 and got.white_view == pytest.approx(v)
+    assert got.score == math.floor(-v + genes["tempo"] + 0.5) == organism.evaluate(board) == got.mimic
+    done = run_mimic("export", PAPER, "--explain", board.fen())
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == f"score: {got.score} cp from Black's view (mimic's Organism.evaluate: " \
+                                           f"{organism.evaluate(board)})"
+    refused = run_mimic("export", PAPER, "--explain", board.fen(), "--format", "json")
+    assert refused.returncode == 2 and refused.stderr.splitlines() == [
+        "mimic export: --explain prints one position's evaluation and exports nothing: drop --format"]
+
+
+@pytest.mark.parametrize("which", ["rich", "example"])
+def test_explain_gives_the_terms_counts_and_mimics_score(tmp_path: Path, which: str) -> None:
+    if which == "rich":
+        source, module, spec = RICH, None, {}
+    else:
+        source, module = _user_organism(tmp_path, "example")
+        spec = USER_SPECS["example"]
+    organism = Organism.load(source)
+    tables = organism_tables(organism, str(source), "")
+    for board in BOARDS[:300]:
+        got = explain(tables, organism, board)
+        assert got.score == got.mimic == organism.evaluate(board)
+        _, raw = board_terms(board)
+        counts = dict(zip(TERM_NAMES, raw, strict=True))
+        builtin = [i for i in got.inputs if not i.where.startswith("user")]
+        assert [i.count for i in builtin] == [counts[i.name] for i in builtin]  # organisms/terms.py's counts
+        user = [i.count for i in got.inputs if i.where.startswith("user")]
+        assert user == (_user_differences(module, spec, board) if module is not None else [])
+        assert sum(i.contribution for i in got.inputs) + got.psq == pytest.approx(got.white_view, abs=1e-9)
+
+
+def test_reference_scores_are_mimics_and_leave_positions_in_check_out(tmp_path: Path) -> None:
+    # docs/export.md: `mimic label --mentor builtin:organism:ORG@eval --source my.epd` writes Organism.evaluate's
+    # score of each position; a position in check (the rook on e2 checks White's king) is left out.
+    check = chess.Board("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1")
+    mine = tmp_path / "my.epd"
+    mine.write_text("".join(b.epd() + "\n" for b in [*BOARDS[:12], check]))
+    out = tmp_path / "ref.epd"
+    done = run_mimic("label", "--mentor", f"builtin:organism:{RICH}@eval", "--source", mine, "--out", out)
+    assert done.returncode == 0, done.stderr
+    labelled = [chess.Board.from_epd(line) for line in out.read_text().splitlines()]
+    organism = Organism.load(RICH)
+    assert [b.epd() for b, _ in labelled] == [b.epd() for b in BOARDS[:12] if not b.is_check()]
+    assert [ops["ce"] for _, ops in labelled] == [organism.evaluate(b) for b, _ in labelled]
+    assert f"in check {1 + sum(b.is_check() for b in BOARDS[:12])}" in done.stdout  # this one and the labels' own

@@ -39,6 +39,11 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    help="write here (its folder is created); without it, text goes to standard output (a net's "
                         "binary export needs --out)")
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    p.add_argument("--explain", default=None, metavar="FEN",
+                   help="instead of exporting, print an organism's evaluation of the position FEN input by input, in "
+                        "the order the exported evaluation (mimic layout) takes them: each term's count (White's "
+                        "minus Black's), its weights and what it adds, then the sums and the score, so that a port "
+                        "can be checked term by term")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +51,17 @@ def run(args: argparse.Namespace) -> int:
     from search.runtime.atomic import write_atomic
 
     prog = "mimic export"
+    if args.explain is not None:
+        given = [flag for flag, value in (("--out", args.out), ("--format", args.format), ("--layout", args.layout))
+                 if value is not None]
+        if given:
+            fail(prog, f"--explain prints one position's evaluation and exports nothing: drop {', '.join(given)}")
+            return 2
+        from evolve.export.explain import explain_file
+
+        for line in explain_file(args.source, args.explain).lines():
+            print(line)
+        return 0
     if args.out is not None:
         out = Path(args.out)
         if out.is_dir():

@@ -64,7 +64,7 @@ class Export:
     """One line: what was exported (for the command's report)."""
 
 
-def _kind(path: str | Path) -> str:
+def source_kind(path: str | Path) -> str:
     """The kind of source file ``path`` is, told by its first bytes: a net is a zip archive; anything else is read as
     an organism. ``InputError`` naming it when it is not a regular file or cannot be opened."""
     try:
@@ -75,7 +75,7 @@ def _kind(path: str | Path) -> str:
     return NET if head == ZIP_MAGIC else ORGANISM
 
 
-def _sha256(path: str | Path) -> str:
+def file_sha256(path: str | Path) -> str:
     """The SHA-256 of the bytes of ``path`` (a file its reader has already checked), read in chunks."""
     digest = hashlib.sha256()
     with open_regular(path, "organism or net file", error=InputError) as fh:
@@ -89,7 +89,7 @@ def export_file(path: str | Path, fmt: str | None = None, layout: str | None = N
     for an organism, table ``layout`` (``mimic`` by default, or ``pesto``). ``InputError`` naming the file for a
     file that cannot be read or is not one of these (the organism and net readers' own errors name what is wrong);
     ``SettingsError`` for a format or layout that does not fit the source."""
-    kind = _kind(path)
+    kind = source_kind(path)
     fmt = fmt or DEFAULT_FORMAT[kind]
     if fmt not in FORMATS:
         raise SettingsError(f"--format {fmt}: unknown (one of {', '.join(FORMATS)})")
@@ -101,7 +101,7 @@ def export_file(path: str | Path, fmt: str | None = None, layout: str | None = N
         if layout is not None:
             raise SettingsError(f"--layout is for organisms' tables; {path} is a net file")
         net = PNet.load(path)
-        blob = pnet_bytes(net, {"source": str(path), "source_sha256": _sha256(path), "mimic": mimic_version()})
+        blob = pnet_bytes(net, {"source": str(path), "source_sha256": file_sha256(path), "mimic": mimic_version()})
         members = net.header.get("members")
         mean = f", the mean of {len(members)} nets" if isinstance(members, list) and members else ""
         return Export(blob, kind, fmt, f"{path}: a perspective net of {net.units} units{mean}, "
@@ -112,7 +112,7 @@ def export_file(path: str | Path, fmt: str | None = None, layout: str | None = N
     organism = Organism.load(path)
     write = FORMATS[fmt].write
     assert write is not None
-    text = write(organism_tables(organism, str(path), _sha256(path)), layout) + "\n"
+    text = write(organism_tables(organism, str(path), file_sha256(path)), layout) + "\n"
     what = (f"a {organism.layout} organism" if organism.genome.layout is None else
             f"an organism of the user layout {organism.layout}")
     return Export(text, kind, fmt, f"{path}: {what} ({len(organism.genome)} genes) as {fmt}, {layout} layout")
