@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,17 @@ def test_recognize_progress_bars_follow_the_library_stages(capsys: pytest.Captur
     assert "games" in err and "2/2" in err and "positions" in err and "3/3" in err
     assert progress_callback(argparse.Namespace(no_progress=True)) is None
     assert isinstance(progress_callback(argparse.Namespace(no_progress=False)), StageBars)
+
+
+def test_a_closed_standard_output_ends_the_command_quietly() -> None:
+    # `mimic genes | head`: the reader has gone before mimic writes. Here no reader ever exists (the pipe's reading
+    # end is closed before mimic starts), so its first write fails: the command ends as SIGPIPE ends `cat`, exit
+    # 128 + 13 = 141, and says nothing on stderr.
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "evolve.cli", "genes", "--genome", "rich"], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")

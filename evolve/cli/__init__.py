@@ -3,8 +3,9 @@
 :func:`main` parses the command line, imports only the chosen command's module (see :mod:`evolve.cli.table`),
 enters the parallel backend, runs the command and turns a :class:`~search.runtime.errors.MimicError` into one
 line ``mimic CMD: message`` and its ``exit_code`` (2 for what the user gave, 1 for a run that could not go on): the
-one place exceptions become exit codes. An ``OSError`` no command foresaw is one line and exit 1; anything else is a
-traceback (a bug). May import everything (see ARCHITECTURE.md).
+one place exceptions become exit codes. An ``OSError`` no command foresaw is one line and exit 1; standard output
+closed by its reader (``mimic genes | head``) ends the command in silence with exit 141 (:data:`STDOUT_GONE`), as
+SIGPIPE ends Unix tools; anything else is a traceback (a bug). May import everything (see ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
+import select
 import sys
 from collections.abc import Collection, Sequence
 from types import ModuleType
@@ -73,6 +76,21 @@ def _enter_backend(args: argparse.Namespace, stack: contextlib.ExitStack) -> boo
     return True
 
 
+STDOUT_GONE = 128 + 13
+"""The exit code when standard output's reader has gone (``mimic genes | head``): that of a process SIGPIPE ended,
+as ``cat`` and ``yes`` end, in silence."""
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (``poll`` reports an error on its writing end)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), or no real stdout (a test's capture)
+        return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mimic`` on ``argv`` (default: ``sys.argv[1:]``); the exit code (0 done, 1 failed, 2 usage or input
     error); never exits (argparse's ``--help`` and usage errors become their exit codes, 0 and 2)."""
@@ -92,7 +110,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.ExitStack() as stack:
             if hasattr(args, "backend") and not _enter_backend(args, stack):
                 return 2
-            return int(module.run(args))
+            code = int(module.run(args))
+        sys.stdout.flush()  # here, not at exit: a reader gone is caught below
+        return code
+    except BrokenPipeError as exc:
+        if not _stdout_gone():
+            fail(prog, os_error(exc))  # another pipe (an engine's): a failure like any other
+            return 1
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more for the gone reader
+        return STDOUT_GONE
     except MimicError as exc:
         fail(prog, os_error(exc) if isinstance(exc, OSError) else str(exc))
         return exc.exit_code
