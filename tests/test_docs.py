@@ -86,6 +86,37 @@ def test_the_generator_check_mode_agrees(capsys: pytest.CaptureFixture[str]) -> 
     assert _generator().main(["--check"]) == 0, capsys.readouterr().err
 
 
+def _term_generator():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("make_term_docs", ROOT / "tools" / "make_term_docs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_table_of_built_in_terms_is_what_the_code_says_now(capsys: pytest.CaptureFixture[str]) -> None:
+    # docs/terms.md's table is what tools/make_term_docs.py writes from organisms/features.py now.
+    generator = _term_generator()
+    assert generator.rewrite(TEXTS["docs/terms.md"]) == TEXTS["docs/terms.md"], (
+        "docs/terms.md's table of built-in terms is stale: run `python tools/make_term_docs.py` and commit it")
+    assert generator.main(["--check"]) == 0, capsys.readouterr().err
+
+
+def test_the_table_of_built_in_terms_has_every_name_builtins_takes() -> None:
+    # One row per built-in term, the tempo and each piece's table: each name a term file's `builtins` accepts, its
+    # weight's direction as the features' orientation says (a penalty: -1; king centrality: -1 mg, +1 eg).
+    from organisms.features import FEATURE_SPEC, PST_PIECES, TERM_NAMES
+
+    table = TEXTS["docs/terms.md"].split("<!-- built-in terms:", 1)[1].split("<!-- end of the built-in terms -->")[0]
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| `(\w+)` \| [^|]+ \| ([^|]+) \|", table, re.M)}
+    assert list(rows) == [*TERM_NAMES, "tempo", *(f"pst_{p}" for p in PST_PIECES)]
+    for t, name in enumerate(TERM_NAMES):
+        signs = [sign for term, _, sign in FEATURE_SPEC if term == t]
+        expected = ("a bonus" if set(signs) == {1} else "a penalty" if set(signs) == {-1} else
+                    "a penalty (mg), a bonus (eg)")
+        assert rows[name].strip() == expected, name
+
+
 def test_the_reference_lists_every_command_and_option() -> None:
     # What the generator reads: each command's heading, and every option string of every command, in the page.
     text = TEXTS["docs/commands.md"]
