@@ -14,7 +14,8 @@ A user's layout (``--genome myterms.py``, :mod:`organisms.userlayout`) is named 
 :class:`~organisms.genome.LayoutRef`: its built-in features are evaluated as above (the features it left out
 weigh 0) and its own terms are called on the board (:class:`organisms.userfeatures.UserTerms`). Its file records
 ``layout`` (the term file's absolute path, or ``MODULE:NAME``) and ``layout_sha256`` (of the file's bytes); loading
-it finds the file there or, failing that, beside the organism file, and refuses one whose digest differs.
+it takes the recorded file or, failing that, the file of the same name beside the organism file, whichever has the
+recorded digest, and refuses the organism when neither has (:mod:`organisms.userfiles`).
 Loading such an organism runs that term file: it is Python code, to be trusted as any program is.
 """
 

@@ -13,7 +13,9 @@ else ``board`` is called once per position on a :class:`chess.Board` built from 
 no castling rights, en passant or clocks), the same board for every term of that position. A term that raises,
 returns anything but a pair of finite numbers (``(N, 2)`` for ``batch``), changes its board, or whose two forms
 disagree on the first :data:`CHECK_ROWS` positions of an extraction is a :class:`TermError`: one line naming the
-term, its file and the position (FEN), exit 2. In the engine, ``board`` gets the engine's own board.
+term, its file, for an exception the line of the term file it was at, and the position as the term was given it
+(FEN), exit 2. In the engine, ``board`` gets the engine's own board, and only the terms the organism weighs run
+(:class:`UserTerms`).
 
 May import: chess, numpy; ``organisms.features``, ``organisms.terms``, ``organisms.userlayout``,
 ``organisms.userterms``, ``search.runtime``.
