@@ -190,6 +190,9 @@ COMMITTED_LABELS = {  # heldout-mixed: every line parsed with chess.Board.from_e
     # 2026-11-28 (the SHA-256 of the compressed bytes, the lines of the decompressed text); its sample is its first 200
     "data/search-tree/labels.epd.gz": ("a1373a8147c08b7259d226e7008bce260fa50d4251bc9b2066a68b6eae4aac68", 200971),
     "data/search-tree/sample.epd": ("50bc96fcc56e8b4876c608d5518fcb49492406b1b666f9291577653f00ef664a", 200),
+    # data/sf-selfplay-d8 (issue 38): its 66.7 MB file is not committed (its SHA-256 is beside it); the sample, its
+    # first 200 lines, every one parsed with chess.Board.from_epd, then recorded, on 2026-11-28
+    "data/sf-selfplay-d8/sample.epd": ("5729609703b81b2c9b21fe103f2f3392dd74c25b0345be9400e135abdcd0c79e", 200),
 }
 
 
