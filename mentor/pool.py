@@ -113,16 +113,14 @@ def mentor_identity(config: MentorConfig) -> str:
 def _file_digest(spec: str) -> str:
     """``, sha256 …`` of the file a player spec names after its kind (``pnet:PATH``), so that a mentor's name
     changes with its net or organism; ``""`` when the spec names no readable file."""
-    import hashlib
-
-    from search.runtime.files import NotRegularFile, read_regular
+    from search.runtime.files import NotRegularFile, sha256_of
 
     path = spec.partition(":")[2].partition("@")[0]
     try:
-        data = read_regular(path) if path else None
+        digest = sha256_of(path) if path else None
     except (OSError, NotRegularFile):
-        data = None
-    return f", sha256 {hashlib.sha256(data).hexdigest()[:16]}" if data is not None else ""
+        digest = None
+    return f", sha256 {digest[:16]}" if digest is not None else ""
 
 
 # ---------------------------------------------------------------------- worker side

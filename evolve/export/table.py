@@ -7,7 +7,6 @@ it; the command line takes its choices from this table, and nothing else switche
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from evolve.export.rust_source import rust_source
 from organisms import Organism
 from organisms.pnet import PNet
 from search.runtime.errors import InputError, SettingsError
-from search.runtime.files import open_regular
+from search.runtime.files import open_regular, sha256_of
 from search.runtime.provenance import mimic_version
 
 ORGANISM, NET = "organism", "pnet"
@@ -76,12 +75,8 @@ def source_kind(path: str | Path) -> str:
 
 
 def file_sha256(path: str | Path) -> str:
-    """The SHA-256 of the bytes of ``path`` (a file its reader has already checked), read in chunks."""
-    digest = hashlib.sha256()
-    with open_regular(path, "organism or net file", error=InputError) as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    """The SHA-256 of the bytes of ``path`` (a file its reader has already checked)."""
+    return sha256_of(path, "organism or net file", error=InputError)
 
 
 def export_file(path: str | Path, fmt: str | None = None, layout: str | None = None) -> Export:

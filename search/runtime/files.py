@@ -13,6 +13,7 @@ Imports the standard library and ``search.runtime.errors`` only.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -65,3 +66,12 @@ def read_regular(path: str | Path, what: str = "file", *, error: type[MimicError
     """The bytes of the regular file ``path`` (:func:`open_regular`)."""
     with open_regular(path, what, error=error) as fh:
         return fh.read()
+
+
+def sha256_of(path: str | Path, what: str = "file", *, error: type[MimicError] = NotRegularFile) -> str:
+    """The SHA-256 (hex) of the bytes of the regular file ``path`` (:func:`open_regular`), read in chunks."""
+    digest = hashlib.sha256()
+    with open_regular(path, what, error=error) as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
