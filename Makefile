@@ -11,11 +11,11 @@ SUNFISH_VENV := .venv-sunfish
 
 help:
 	@echo "make demo          label 2,000 positions with the built-in mentor, evolve, write results/demo/"
-	@echo "make test          lint, typecheck and pytest (installs .venv, and Debian's stockfish and phalanx when root)"
+	@echo "make test          lint, typecheck and pytest (installs .venv, and Debian's engines when root)"
 	@echo "make lint          ruff check on the packages, tests, benchmarks and tools"
 	@echo "make typecheck     mypy on the four packages"
 	@echo "make pytest        pytest alone (with the Debian engines installed first)"
-	@echo "make engines       install Debian's stockfish and phalanx when missing (root only)"
+	@echo "make engines       install Debian's stockfish, phalanx, toga2, glaurung, ethereal-chess when missing (root only)"
 	@echo "make sunfish       sunfish's UCI engine in its own venv (.venv-sunfish), for benchmarks"
 	@echo "make bench-engine  benchmarks/engine.py: nodes/s and WAC against sunfish"
 	@echo "make wheel         build dist/mimic_chess-*.whl, the package for worker machines (docs/cluster.md)"
@@ -35,12 +35,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	  $(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[$$extras]"
 	@touch $@
 
-# Debian's stockfish (a real mentor) and phalanx (an XBoard engine) for the tests that need them;
+# Debian's stockfish (a real mentor), phalanx (an XBoard engine), toga2, glaurung and ethereal-chess (replay's
+# deterministic engines) for the tests that need them;
 # those tests skip, with a note, when they cannot be installed (not root, no apt-get).
 engines:
 	@missing=""; \
 	[ -x /usr/games/stockfish ] || command -v stockfish >/dev/null 2>&1 || missing="$$missing stockfish"; \
-	[ -x /usr/games/phalanx ] || command -v phalanx >/dev/null 2>&1 || missing="$$missing phalanx"; \
+	for e in phalanx toga2 glaurung ethereal-chess; do \
+	  [ -x /usr/games/$$e ] || command -v $$e >/dev/null 2>&1 || missing="$$missing $$e"; done; \
 	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing Debian's$$missing"; \

@@ -227,6 +227,15 @@ def phalanx() -> str:
     return path
 
 
+def debian_engine(name: str) -> str:
+    """The path of a Debian engine package's executable (``/usr/games/NAME``, else on PATH); skips the test when
+    it is missing (``make test`` installs Debian's engines when run as root)."""
+    path = f"/usr/games/{name}" if Path(f"/usr/games/{name}").exists() else shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed (make test installs Debian's engines when run as root)")
+    return path
+
+
 class TickingClock:
     """A stand-in for ``time.perf_counter`` that advances ``step`` seconds each time it is read, so a time
     budget is spent after a fixed number of reads whatever the machine's load."""

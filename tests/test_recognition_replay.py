@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from pathlib import Path
 
 import chess
+import chess.pgn
 import numpy as np
 import pytest
 
 from evolve.players import PLAYERS
 from evolve.recognition.replay import Candidate, parse_candidates, replay_sides
 from organisms import Organism
+from search.base import Limit
 from search.games.game import Adjudication, TimeControl, play_game
 from search.games.openings import Opening
+from search.players.player import ExternalPlayer
 from search.players.spec import SpecError
 
-from .conftest import run_mimic
+from .conftest import debian_engine, run_mimic
 
 SPECS = {"Expert": "expert@depth=1", "Material": "material@depth=1"}
 OPENINGS = ("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
@@ -94,6 +98,47 @@ def test_stockfish_multipv_gives_the_played_moves_rank_and_likelihood(tmp_path: 
     mine = replay_sides(entries[:1], [Candidate("E", "expert@depth=2")], PLAYERS, multipv=1, use_cache=False)["E"]
     assert mine["match"].tolist() == [1] and mine["rank"].tolist() == [-1] and math.isnan(mine["loglik"][0])
     assert chess.Board(fen).legal_moves.count() == 20
+
+
+@pytest.mark.parametrize(("engine", "suffix"), [
+    ("stockfish", "?Threads=1&Hash=16@nodes=5000"),
+    ("ethereal-chess", "@nodes=5000"),
+    ("toga2", "@depth=4"),  # Toga II ignores go nodes: depth is its deterministic limit
+    ("glaurung", "@depth=5"),  # Glaurung at a node limit may stop inside depth 1 and answer `bestmove (none)`
+])
+def test_a_deterministic_engine_replays_its_own_game(engine: str, suffix: str, tmp_path: Path) -> None:
+    # A Debian engine at its deterministic limit plays itself for 40 plies under the match's 0.1 s a move (what
+    # `mimic games --movetime 0.1` gives it); replayed at the same settings (one process, a new game per side, the
+    # positions in game order) it must play >= 95 % of its own moves. Before an engine was sent its own limit
+    # alone, Ethereal searched by the match's 0.1 s (it ignores nodes beside movetime): 76 % on such games.
+    spec = f"uci:{debian_engine(engine)}{suffix}"
+    game = play_game(spec, spec, Opening("o", OPENINGS[0]), TimeControl(movetime=0.1), Adjudication(max_plies=40),
+                     PLAYERS, "1")
+    played = chess.pgn.read_game(io.StringIO(game.pgn))
+    assert played is not None and played.headers["Termination"] == "adjudication", game.pgn[-300:]
+    moves = [m.uci() for m in played.mainline_moves()]
+    entries = [(0, OPENINGS[0], moves, True), (1, OPENINGS[0], moves, False)]
+    got = replay_sides(entries, [Candidate("E", spec)], PLAYERS, movetime=0.1, cache=tmp_path)["E"]
+    assert len(got["match"]) >= 36 and got["error"].sum() == 0
+    assert got["match"].mean() >= 0.95, (engine, int(got["match"].sum()), len(got["match"]))
+
+
+def test_an_engine_that_ignores_its_node_limit_is_told_to_stop(tmp_path: Path) -> None:
+    # Toga II does not stop at `go nodes` (it searches on, as if told `go infinite`): sent its spec's 5,000 nodes
+    # alone, it is told to stop at 0.8 of the request's 1 s timeout and its move is taken, counted as an overrun
+    # instead of a forfeit. Stockfish stops at its 5,000 nodes by itself: no overrun.
+    board = chess.Board(OPENINGS[0])
+    toga = ExternalPlayer("toga", debian_engine("toga2"), cap=Limit(nodes=5000))
+    sf = ExternalPlayer("sf", debian_engine("stockfish"), {"Threads": "1", "Hash": "16"}, cap=Limit(nodes=5000))
+    try:
+        assert toga.sent_limit(Limit(movetime=0.1)) == Limit(nodes=5000)
+        report = toga.play(board, Limit(movetime=0.1), timeout=1.0)
+        assert report.move in board.legal_moves and toga.overruns == 1
+        report = sf.play(board, Limit(movetime=0.1), timeout=1.0)
+        assert report.move in board.legal_moves and sf.overruns == 0 and 0 < report.nodes <= 6000
+    finally:
+        toga.close()
+        sf.close()
 
 
 @pytest.mark.parametrize(("candidates", "says"), [

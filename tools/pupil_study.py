@@ -32,7 +32,7 @@ FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
         ("depth-1", "depth 1"), ("depth-2", "depth 2"), ("depth-4", "depth 4"),
         ("sp200k", "depth 8 (the base)"), ("depth-10", "depth 10"))),
     ("The mentor", "Stockfish at depth 8 against mimic's perspective net searching 2 plies, on the same 100,000 "
-     "positions; the crowd (four engines at depth 8) against its Stockfish alone, on the same crowd positions.", (
+     "positions; the crowd (four engines at depths 6-8) against its Stockfish alone, on the same crowd positions.", (
         ("sp100k", "Stockfish, depth 8, 100,000 positions"),
         ("pnet-mentor", "results/pnet's net, 2 plies in mimic's engine, same positions"),
         ("crowd", "the crowd's median (results/data/crowd)"),

@@ -22,8 +22,8 @@ def add_replay_options(a: argparse.ArgumentParser, what: str = "--method replay"
                    help=f"{what}: the candidate players, each a name (the PGN header it plays under) and a "
                         "player spec, e.g. SF=uci:/usr/games/stockfish@nodes=2000 (comma-separated; repeatable)")
     a.add_argument("--movetime", type=positive_float, default=0.1, metavar="S",
-                   help=f"{what}: seconds a move at most, as in mimic games --movetime (a spec's own "
-                        "@depth, @nodes or @movetime apply on top)")
+                   help=f"{what}: seconds a move at most, as in mimic games --movetime (our engine's "
+                        "own @depth, @nodes or @movetime apply on top; an external engine's replace it)")
     a.add_argument("--multipv", type=non_negative_int, default=4, metavar="N",
                    help=f"{what}: MultiPV lines a UCI candidate is also asked for on each position, for "
                         "the played move's likelihood (the tie-break); 0: none")

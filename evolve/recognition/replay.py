@@ -8,8 +8,12 @@ count: the rule of :func:`evolve.data.moves.extract_games`), through the players
 (:func:`search.players.player.make_player`, ``play``), a new game per side and all the side's positions from that
 ply in game order with the moves before them on the board, as the candidate met them in the game (so a
 deterministic engine replayed at its game's limit meets the same hash and plays the same moves). Its limit is that
-of ``mimic games --movetime``: ``movetime`` seconds a move, the spec's own ``@nodes=``, ``@depth=``, ``@movetime=``
-on top.
+of ``mimic games --movetime``: ``movetime`` seconds a move, our engine's own ``@nodes=``, ``@depth=``, ``@movetime=``
+on top; an external engine with its own limit is sent that limit alone
+(:meth:`search.players.player.ExternalPlayer.sent_limit`), since engines honour one limit of ``go``, not the first of
+several (Ethereal ignores ``nodes`` beside ``movetime``): replayed so, Stockfish and Ethereal at a node limit and Toga
+II and Glaurung at a depth replay their own games' moves exactly (Toga II ignores ``go nodes``; Glaurung at a node
+limit may answer ``bestmove (none)``).
 
 A query's score by a candidate is its *matching share*: the share of the query's positions where the candidate
 plays the move that was played. Where the candidate is a UCI engine and ``multipv`` > 0, it also analyses each

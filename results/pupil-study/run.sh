@@ -12,7 +12,7 @@
 #             leaf) or at that depth (sp200k is depth 8)
 #   mentor    sp100k, pnet-mentor: the first 100,000 positions by Stockfish at depth 8 and by mimic's perspective net
 #             (results/pnet) searching 2 plies in mimic's engine (100,000: the net labels 21 positions/s on 2 cores);
-#             crowd, crowd-sf: the crowd data set (results/data/crowd, four engines at depth 8) trained on the crowd's
+#             crowd, crowd-sf: the crowd data set (results/data/crowd, four engines at depths 6-8) trained on the crowd's
 #             median and on Stockfish's own score (--score 1) of the same positions
 #   source    games: the 200,000 positions of results/rich-stockfish (the champions' games and random playouts)
 #             relabelled at depth 8; tree: the first 200,000 search-tree positions (results/data/search-tree);

@@ -29,7 +29,8 @@ from search.runtime.errors import SettingsError
 @dataclass(frozen=True, kw_only=True)
 class TimeControl:
     """Per move: a fixed ``depth``, ``nodes`` or ``movetime`` (seconds), or a clock ``base`` + ``increment``
-    (seconds, optionally ``moves`` per period). Players' own ``@`` limits apply on top."""
+    (seconds, optionally ``moves`` per period). Our engine's own ``@`` limits apply on top; an external engine's
+    replace it (:meth:`search.players.player.ExternalPlayer.sent_limit`)."""
 
     base: float | None = None
     increment: float = 0.0

@@ -5,7 +5,8 @@ Every player answers ``play(board, limit, timeout)`` with a :class:`MoveReport` 
 never left running past its ``timeout`` (seconds): our engine's search gets its own stop flag, raised by a timer
 at the timeout, and answers with the best move found so far (whether that was too late is the game's clock's
 call, :mod:`search.games.game`); external engines run through python-chess (``uci:PATH`` and ``xboard:PATH``
-specs), each call guarded by that deadline, after which the engine process is killed. A spec with an
+specs), each call guarded by that deadline, after which the engine process is killed. An external engine is sent
+its spec's own limit alone when it has one (:meth:`ExternalPlayer.sent_limit`). A spec with an
 experience book (``SPEC+book:PATH``, or the pure DeepRed player ``deepred:PATH``) is a :class:`BookPlayer` around
 the player it names.
 """
@@ -34,6 +35,9 @@ from search.conventions import from_engine_score
 from search.players.spec import DEFAULT_SEARCH, PlayerRegistry, PlayerSpec, SpecError
 from search.prob import make_engine
 from search.runtime.errors import MimicError
+
+STOP_SHARE = 0.8
+"""The share of a request's timeout after which an engine searching by depth or nodes alone is told to stop."""
 
 ENGINE_START_TIMEOUT = 30.0
 """Seconds an external engine has to answer ``uci`` (``uciok``) or ``xboard`` (its features) when started."""
@@ -106,6 +110,9 @@ class ExternalPlayer:
                  cap: Limit | None = None, start_timeout: float = ENGINE_START_TIMEOUT) -> None:
         self.name = name
         self.cap = cap
+        self.protocol = protocol
+        self.overruns = 0
+        """Requests this engine did not answer within its own limit, told to stop (:meth:`play`)."""
         try:
             if protocol == "uci":
                 self.engine = chess.engine.SimpleEngine.popen_uci([path], timeout=start_timeout)
@@ -131,13 +138,46 @@ class ExternalPlayer:
         transport = getattr(self.engine.protocol, "transport", None)
         return transport.get_pid() if transport is not None else None
 
+    def sent_limit(self, limit: Limit) -> Limit:
+        """The limit this engine is sent for a request of ``limit`` (the match's): its spec's own limit (``@depth``,
+        ``@nodes``, ``@movetime``) alone when it has one, else ``limit``. Engines honour one limit of ``go``, not
+        the first of several: Ethereal ignores ``nodes`` beside ``movetime`` or a clock and Toga II ignores
+        ``nodes`` altogether, so a node-limited engine sent the match's time as well searches by the clock, and its
+        games neither mean what its spec says nor replay."""
+        cap = self.cap
+        if cap is None or (cap.depth is None and cap.nodes is None and cap.movetime is None):
+            return limit
+        return Limit(depth=cap.depth, nodes=cap.nodes, movetime=cap.movetime, mate=limit.mate)
+
     def play(self, board: chess.Board, limit: Limit, timeout: float | None = None) -> MoveReport:
-        lim = _engine_limit(limit.capped(self.cap))
-        result = self._call(self.engine.protocol.play(board, lim, game=self._game, info=chess.engine.INFO_SCORE),
-                            timeout)
+        """The engine's move within :meth:`sent_limit`; killed (``time forfeit``) past ``timeout`` seconds. When
+        the sent limit has no time in it (depth or nodes alone) and ``timeout`` is given, the engine is told to
+        stop (``stop``, XBoard's ``?``) at :data:`STOP_SHARE` of ``timeout`` and its move is taken: an engine
+        that does not honour its limit is counted in :attr:`overruns` rather than forfeiting."""
+        sent = self.sent_limit(limit)
+        soft = None if timeout is None or sent.movetime is not None or sent.has_clock else timeout * STOP_SHARE
+        result = self._call(self._play(board, _engine_limit(sent), soft), timeout)
         pov = result.info.get("score")
         score = None if pov is None else from_engine_score(pov.relative)
         return MoveReport(result.move, score, int(result.info.get("depth", 0)), int(result.info.get("nodes", 0)))
+
+    async def _play(self, board: chess.Board, lim: chess.engine.Limit, soft: float | None) -> Any:
+        """python-chess's ``play``, with ``stop`` sent after ``soft`` seconds (``None``: never)."""
+        protocol = self.engine.protocol
+        handle = None
+        if soft is not None:
+            handle = asyncio.get_running_loop().call_later(soft, self._stop_now)
+        try:
+            return await protocol.play(board, lim, game=self._game, info=chess.engine.INFO_SCORE)
+        finally:
+            if handle is not None:
+                handle.cancel()
+
+    def _stop_now(self) -> None:
+        """Tell the engine to move now (a request past its stop time): UCI's ``stop``, XBoard's ``?``."""
+        self.overruns += 1
+        with contextlib.suppress(Exception):
+            self.engine.protocol.send_line("stop" if self.protocol == "uci" else "?")
 
     def analyse(self, board: chess.Board, limit: Limit, multipv: int,
                 timeout: float | None = None) -> list[tuple[chess.Move, int | None]]:
@@ -145,7 +185,7 @@ class ExternalPlayer:
         with its score in centipawns from the side to move's view (a mate in n plies as ``±(MATE − n)``; ``None``
         when the engine gave none); fewer when the position has fewer legal moves. Same game as :meth:`play` (its
         hash stays); a UCI engine's ``MultiPV`` (an XBoard engine gives one line)."""
-        lim = _engine_limit(limit.capped(self.cap))
+        lim = _engine_limit(self.sent_limit(limit))
         infos = self._call(self.engine.protocol.analyse(board, lim, multipv=multipv, game=self._game,
                                                          info=chess.engine.INFO_SCORE | chess.engine.INFO_PV),
                            timeout)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 38's crowd data set: 200,000 positions (random playouts and the ten champions' games, an eleventh each)
-# labelled by a crowd of four engines at depth 8, Debian's Stockfish 15.1, Toga II, Ethereal and Glaurung (`mimic label` with four
-# --mentor): ce is the crowd's median score, c3 each mentor's (the sidecar lists them in that order), acd and pv
+# labelled by a crowd of four engines, each at its own depth: Debian's Stockfish 15.1 and Ethereal at depth 8, Toga II and
+# Glaurung at depth 6 (`mimic label` with four --mentor). At depth 8 Toga II labels 33 positions/s on 2 cores and Glaurung
+# 55 (Stockfish 274, Ethereal 424): the crowd would take 3 hours of 2 cores, 3/4 of it theirs; at depth 6 they label 109
+# and 154/s and the whole set takes about 75 minutes. ce is the crowd's median score, c3 each mentor's (the sidecar lists them in that order), acd and pv
 # Stockfish's. Then how much they disagree (tools/crowd_disagreement.py: the mean absolute difference between each
 # pair, in cp and in expected score) in disagreement.md. The file (gzip) is not committed: the repository keeps its
 # sidecar, SHA-256, line count and a sample. From the repository root: bash results/data/crowd/run.sh (as root it
@@ -18,8 +20,8 @@ done
 resume=
 [ -s "$D/$F" ] && resume=--resume
 .venv/bin/mimic label --positions 200000 --seed 1 --jobs "${JOBS:-2}" \
-    --mentor stockfish@depth=8 --mentor /usr/games/toga2@depth=8 --mentor /usr/games/ethereal-chess@depth=8 \
-    --mentor /usr/games/glaurung@depth=8 \
+    --mentor stockfish@depth=8 --mentor /usr/games/toga2@depth=6 --mentor /usr/games/ethereal-chess@depth=8 \
+    --mentor /usr/games/glaurung@depth=6 \
     --source random --source data/player-games/Alekhine.pgn --source data/player-games/Anand.pgn \
     --source data/player-games/Botvinnik.pgn --source data/player-games/Capablanca.pgn \
     --source data/player-games/Carlsen.pgn --source data/player-games/Fischer.pgn \
