@@ -70,14 +70,26 @@ def test_each_side_is_attributed_to_the_deterministic_engine_that_played_it(quer
     with open(out, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 8 and {r["player"] for r in rows} == set(SPECS)
+    # The default ranking is normalised: a candidate's share minus its share over all 8 sides. Each matches its
+    # own 4 sides fully and the other's partly, so its overall share is below 1 and above its share on the
+    # other's sides: positive on its own sides, negative on the other's.
     for r in rows:
         other = next(n for n in SPECS if n != r["player"])
         assert r["predicted"] == r["player"] and r["rank"] == "1", r
-        assert float(r[f"score:{r['player']}"]) == 1.0 and float(r[f"score:{other}"]) < 0.8, r
+        assert float(r[f"score:{r['player']}"]) > 0 > float(r[f"score:{other}"]), r
+    assert "ranked by each candidate's score minus its score over every replayed position" in run.stdout
     assert "top-1 accuracy on the 8 queries whose header names a candidate: 100.0%" in run.stdout
     assert len(list((cache / "replay").glob("replay-*.npz"))) == 2  # one cache file per candidate
     again = run_mimic(*args, env={"MIMIC_CACHE": str(cache)})  # read back from the cache: the same answer
     assert again.returncode == 0 and again.stdout == run.stdout and out.read_text().count("\n") == 9
+    raw = run_mimic(*args, "--ranking", "raw", env={"MIMIC_CACHE": str(cache)})  # matching shares themselves
+    assert raw.returncode == 0, raw.stderr
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        other = next(n for n in SPECS if n != r["player"])
+        assert float(r[f"score:{r['player']}"]) == 1.0 and float(r[f"score:{other}"]) < 0.8, r
+    assert len(list((cache / "replay").glob("replay-*.npz"))) == 2  # the ranking replays nothing again
 
 
 def test_stockfish_multipv_gives_the_played_moves_rank_and_likelihood(tmp_path: Path) -> None:
@@ -239,3 +251,23 @@ def test_normalised_replay_stops_a_candidate_that_agrees_with_everyone() -> None
     np.testing.assert_allclose(normed, [[0.6 - 16 / 30, 0.8 - 26 / 30], [0.3 - 16 / 30, 1.0 - 26 / 30],
                                         [0.7 - 16 / 30, 0.8 - 26 / 30]])
     assert list(normed.argmax(axis=1)) == [0, 1, 0]
+
+
+def test_a_randomised_candidate_is_scored_by_the_played_moves_likelihood(stockfish: str) -> None:
+    from evolve.recognition.replay import score_replay
+
+    # Stockfish's Skill Level below 20 draws its move at random among its MultiPV lines: scored by likelihood;
+    # at 20 (full strength) and without the option, by matching moves; --likelihood names any other.
+    chosen = parse_candidates([f"W=uci:{stockfish}?Skill%20Level=3@nodes=1000,F=uci:{stockfish}?Skill%20Level=20,"
+                               f"S=uci:{stockfish}@nodes=1000,E=expert@depth=1"], PLAYERS, likelihood=["E"])
+    assert [(c.name, c.score) for c in chosen] == [("W", "likelihood"), ("F", "match"), ("S", "match"),
+                                                     ("E", "likelihood")]
+    with pytest.raises(SpecError, match="not a candidate: Z"):
+        parse_candidates(["E=expert@depth=1"], PLAYERS, likelihood=["Z"])
+    # By hand: one side, two positions; the candidate misses the first (its softmax gave the played move 0.5)
+    # and matches the second (0.25): by match 1/2, by likelihood (0.5 + 0.25) / 2 = 0.375.
+    replayed = {"W": {"side": np.array([0, 0]), "match": np.array([0, 1]), "loglik": np.log([0.5, 0.25]),
+                      "rank": np.array([2, 1]), "error": np.array([0, 0])}}
+    for score, want in (("match", 0.5), ("likelihood", 0.375)):
+        counts, share, _ = score_replay(replayed, [[0]], {"W": score})
+        assert counts.tolist() == [2] and share[0, 0] == pytest.approx(want)

@@ -57,7 +57,7 @@ def _add_family_options(a: argparse.ArgumentParser) -> None:
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    from evolve.cli.recognize_replay import add_replay_options
+    from evolve.cli.recognize_replay import add_ranking_option, add_replay_options
     from evolve.recognition import ExperimentSettings, RecognizeSettings
 
     p = command_parser(subparsers, NAME, [],
@@ -133,6 +133,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     a.add_argument("--held-out", action="store_true",
                    help="only the games DIR's split did not train or validate on (its test games, and new ones)")
     add_replay_options(a)
+    add_ranking_option(a)
 
 
 class StageBars:

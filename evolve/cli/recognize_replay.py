@@ -26,7 +26,20 @@ def add_replay_options(a: argparse.ArgumentParser, what: str = "--method replay"
                         "own @depth, @nodes or @movetime apply on top; an external engine's replace it)")
     a.add_argument("--multipv", type=non_negative_int, default=4, metavar="N",
                    help=f"{what}: MultiPV lines a UCI candidate is also asked for on each position, for "
-                        "the played move's likelihood (the tie-break); 0: none")
+                        "the played move's likelihood (the tie-break, and the score of a randomised candidate); "
+                        "0: none")
+    a.add_argument("--likelihood", action="append", default=[], metavar="NAME,...",
+                   help=f"{what}: candidates scored by the played move's MultiPV likelihood rather than by "
+                        "matching moves, as candidates with a randomising option (Skill Level below 20, "
+                        "UCI_LimitStrength) are (comma-separated; repeatable)")
+
+
+def add_ranking_option(a: argparse.ArgumentParser) -> None:
+    """``--ranking``, of ``classify --method replay``."""
+    from evolve.recognition.replay import RANKINGS
+
+    a.add_argument("--ranking", choices=list(RANKINGS), default="normalised",
+                   help="--method replay: " + "; ".join(f"{k}: {v}" for k, v in RANKINGS.items()))
 
 
 def candidates(args: argparse.Namespace) -> tuple[Candidate, ...]:
@@ -34,13 +47,14 @@ def candidates(args: argparse.Namespace) -> tuple[Candidate, ...]:
     from evolve.players import PLAYERS
     from evolve.recognition.replay import parse_candidates
 
-    return tuple(parse_candidates(args.candidates, PLAYERS)) if args.candidates else ()
+    likelihood = [n.strip() for text in args.likelihood for n in text.split(",") if n.strip()]
+    return tuple(parse_candidates(args.candidates, PLAYERS, likelihood)) if args.candidates else ()
 
 
 def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> int:
     """``recognize classify --method replay``: rank the candidates of each query by their matching share."""
     from evolve.players import PLAYERS
-    from evolve.recognition.replay import BETA, OUTSIDE_CP, classify_replay
+    from evolve.recognition.replay import BETA, OUTSIDE_CP, RANKINGS, SCORES, classify_replay
     from search.runtime.errors import SettingsError
 
     if not args.candidates:
@@ -49,14 +63,23 @@ def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> i
     names = [c.name for c in chosen]
     queries = classify_replay(args.dir, args.query, chosen, PLAYERS, k=args.k, jobs=args.jobs, on_error=warn,
                               held_out=args.held_out, movetime=args.movetime, multipv=args.multipv,
-                              on_progress=on_progress)
+                              on_progress=on_progress, ranking=args.ranking)
+    by = {s: [c.name for c in chosen if c.score == s] for s in SCORES}
+    normalised = bool(queries and queries[0].offset)
     print(f"{len(queries)} queries of {args.query} ({'all' if args.k is None else args.k} game sides each), "
-          f"{len(names)} candidates replayed; score: the share of the positions where the candidate plays the "
-          f"played move (then the played move's mean log-likelihood, nats, under softmax({BETA:g} x score / 100) "
-          f"over {args.multipv} MultiPV lines of UCI candidates, other moves {OUTSIDE_CP} cp below the last)")
+          f"{len(names)} candidates replayed; score: "
+          + "; ".join(f"{', '.join(n)}: {SCORES[s].replace('BETA', f'{BETA:g}')}" for s, n in by.items() if n)
+          + f" (then the played move's mean log-likelihood, nats, over {args.multipv} MultiPV lines of UCI "
+          f"candidates, other moves {OUTSIDE_CP} cp below the last); ranked by "
+          + (RANKINGS["normalised"] if normalised else RANKINGS["raw"])
+          + (" (one player in the file: not normalised)" if args.ranking == "normalised" and not normalised
+             else ""))
+
     def ranked(q: Any) -> str:
-        return ", ".join(f"{n} {q.scores[n]:.1%}" + (f" ({q.likelihood[n]:+.2f})" if math.isfinite(q.likelihood[n])
-                                                     else "") for n in q.ranking)
+        def one(n: str) -> str:
+            text = f"{n} {q.scores[n]:+.1%}" if q.offset else f"{n} {q.scores[n]:.1%}"
+            return text + (f" ({q.likelihood[n]:+.2f})" if math.isfinite(q.likelihood[n]) else "")
+        return ", ".join(one(n) for n in q.ranking)
 
     report_queries(args, queries, names, ranked, "the skipped plies", "per-query scores (matching shares)",
                    "a candidate")

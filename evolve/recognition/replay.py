@@ -64,6 +64,30 @@ OUTSIDE_CP = 100
 SCORE_CAP = 1500
 """Scores (mates included) are capped at ± this many centipawns before the softmax."""
 
+SCORES = {
+    "match": "the share of the positions where the candidate plays the played move",
+    "likelihood": "the played move's mean probability under softmax(BETA x score / 100) over the candidate's MultiPV "
+                  "lines (its expected matching share, were it to draw its moves from them)",
+}
+"""How a candidate's score of a query is taken, by name (:attr:`Candidate.score`): both are a share of positions in
+[0, 1], so candidates scored either way rank together. A deterministic engine is scored by ``match``; a randomised
+one (:data:`RANDOMISING`) plays the played move only by chance and is scored by ``likelihood``."""
+
+RANDOMISING: dict[str, Callable[[str], bool]] = {
+    "skill level": lambda v: v.strip().lstrip("-").isdigit() and int(v) < 20,
+    "uci_limitstrength": lambda v: v.strip().lower() == "true",
+}
+"""UCI options (lower case) whose value makes an engine draw its moves at random, by a test of the value: Stockfish's
+``Skill Level`` below 20 and ``UCI_LimitStrength`` true (the standard option of an engine's Elo limit)."""
+
+RANKINGS = {
+    "normalised": "each candidate's score minus its score over every replayed position of the query file",
+    "raw": "each candidate's score",
+}
+"""How candidates are ranked, by name: ``normalised`` keeps a candidate that agrees with everyone (a strong engine,
+whose moves are the common ones) from taking the queries of those it merely agrees with; it needs a query file with
+the games of several players (with one query it ranks as ``raw``)."""
+
 REPLAY = "replay"
 """The stage of replaying the candidates; its units are tasks (one candidate on a chunk of game sides)."""
 
@@ -75,22 +99,33 @@ SideEntry = tuple[int, str, list[str], bool]
 
 @dataclass(frozen=True)
 class Candidate:
-    """A named player spec: ``name`` is the header name the query games carry for it."""
+    """A named player spec: ``name`` is the header name the query games carry for it; ``score`` the name of how its
+    score of a query is taken (:data:`SCORES`)."""
 
     name: str
     spec: str
+    score: str = "match"
+
+
+def is_randomised(spec: PlayerSpec) -> bool:
+    """Whether a spec's options make its engine draw its moves at random (:data:`RANDOMISING`)."""
+    return any(test(str(value)) for name, value in spec.options
+               if (test := RANDOMISING.get(name.lower())) is not None)
 
 
 @dataclass
 class ReplayQuery(Query):
-    """A :class:`~evolve.recognition.classification.Query` whose scores are matching shares, with each candidate's
-    mean log-likelihood of the played moves (nats a move; NaN without MultiPV) to break ties."""
+    """A :class:`~evolve.recognition.classification.Query` whose scores are each candidate's score (its
+    :data:`SCORES` entry) minus ``offset`` (its score over every replayed position: the normalised ranking; empty:
+    the raw one), with each candidate's mean log-likelihood of the played moves (nats a move; NaN without MultiPV)
+    to break ties."""
 
     likelihood: dict[str, float] = field(default_factory=dict)
+    offset: dict[str, float] = field(default_factory=dict)
 
     @property
     def ranking(self) -> list[str]:
-        """Candidates by matching share, then by mean log-likelihood, best first (then their order)."""
+        """Candidates by score, then by mean log-likelihood, best first (then their order)."""
         names = list(self.scores)
 
         def key(n: str) -> tuple[float, float, int]:
@@ -101,10 +136,13 @@ class ReplayQuery(Query):
         return sorted(names, key=key)
 
 
-def parse_candidates(texts: Sequence[str], registry: PlayerRegistry) -> list[Candidate]:
+def parse_candidates(texts: Sequence[str], registry: PlayerRegistry, likelihood: Sequence[str] = ()
+                     ) -> list[Candidate]:
     """``NAME=SPEC`` texts, each one candidate or a comma-separated list of them (names: none of ``, = @ : ? /``),
     parsed and checked: distinct names, specs the registry parses, external engines that start, organism files that
-    load. :class:`~search.players.spec.SpecError` (a ``MimicError``) naming the first bad one."""
+    load. A candidate is scored by ``likelihood`` when its spec is randomised (:func:`is_randomised`) or its name is
+    in ``likelihood``, else by ``match`` (:data:`SCORES`). :class:`~search.players.spec.SpecError` (a
+    ``MimicError``) naming the first bad one (or a name of ``likelihood`` no candidate has)."""
     out: list[Candidate] = []
     for text in texts:
         for item in (t.strip() for t in text.split(",")):
@@ -116,9 +154,14 @@ def parse_candidates(texts: Sequence[str], registry: PlayerRegistry) -> list[Can
             out.append(Candidate(name.strip(), spec.strip()))
     if not out:
         raise SpecError("no candidates: give --candidates NAME=SPEC,...")
-    for c in out:
+    unknown = sorted(set(likelihood) - {c.name for c in out})
+    if unknown:
+        raise SpecError(f"scored by likelihood but not a candidate: {', '.join(unknown)}")
+    for i, c in enumerate(out):
         try:
             s = registry.parse(c.spec)
+            if c.name in likelihood or is_randomised(s):
+                out[i] = c = Candidate(c.name, c.spec, "likelihood")
             if s.is_external:
                 check_engines([s])
             else:
@@ -302,10 +345,21 @@ def _task(task: tuple[str, list[SideEntry]], spec_of: dict[str, str], movetime: 
     return replay_chunk(entries, spec_of[name], movetime, skip_plies, multipv, registry, max_positions)
 
 
-def score_replay(replayed: dict[str, dict[str, np.ndarray]], groups: Sequence[Sequence[int]]
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For groups of side indices: positions a group, and (groups, candidates) matching shares and mean
-    log-likelihoods (NaN where a group has no positions, or a position of it no MultiPV likelihood)."""
+def position_scores(replayed: dict[str, np.ndarray], score: str) -> np.ndarray:
+    """One candidate's score of each replayed position (:data:`SCORES`): ``match`` 1 or 0; ``likelihood`` the
+    played move's probability under the MultiPV softmax (``exp(loglik)``), NaN where the position has none."""
+    if score == "likelihood":
+        return np.exp(replayed["loglik"].astype(np.float64))
+    if score != "match":
+        raise ValueError(f"unknown score {score!r}: one of {', '.join(SCORES)}")
+    return replayed["match"].astype(np.float64)
+
+
+def score_replay(replayed: dict[str, dict[str, np.ndarray]], groups: Sequence[Sequence[int]],
+                 scores: dict[str, str] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For groups of side indices: positions a group, and (groups, candidates) scores (each candidate's
+    :data:`SCORES` entry named by ``scores``, default ``match``: matching shares) and mean log-likelihoods (NaN where
+    a group has no positions, or a position of it no MultiPV likelihood)."""
     names = list(replayed)
     n = 1 + max([int(r["side"].max()) for r in replayed.values() if len(r["side"])]
                 + [i for g in groups for i in g] + [0])
@@ -316,28 +370,46 @@ def score_replay(replayed: dict[str, dict[str, np.ndarray]], groups: Sequence[Se
         r = replayed[name]
         side = r["side"].astype(np.int64)
         ll = r["loglik"].astype(np.float64)
+        value = position_scores(r, (scores or {}).get(name, "match"))
         per = [np.bincount(side, weights=w, minlength=n) for w in
-               (np.ones(len(side)), r["match"].astype(np.float64), np.nan_to_num(ll), (~np.isfinite(ll)).astype(float))]
+               (np.ones(len(side)), np.nan_to_num(value), (~np.isfinite(value)).astype(float), np.nan_to_num(ll),
+                (~np.isfinite(ll)).astype(float))]
         for j, g in enumerate(groups):
-            npos, matched, llsum, missing = (float(a[list(g)].sum()) for a in per)
+            npos, total, unscored, llsum, missing = (float(a[list(g)].sum()) for a in per)
             counts[j] = int(npos)
             if npos:
-                share[j, c] = matched / npos
+                share[j, c] = total / npos if unscored == 0 else np.nan
                 loglik[j, c] = llsum / npos if missing == 0 else np.nan
     return counts, share, loglik
+
+
+def score_offsets(replayed: dict[str, dict[str, np.ndarray]], scores: dict[str, str]) -> dict[str, float]:
+    """Each candidate's score (``scores``: its :data:`SCORES` name) over every replayed position, whoever played
+    it: what the normalised ranking subtracts (:data:`RANKINGS`). No label is used.
+
+    >>> r = {"a": {"match": np.array([1, 1, 0, 1]), "loglik": np.log([0.5, 0.5, 0.25, 0.25])}}
+    >>> score_offsets(r, {"a": "match"}), score_offsets(r, {"a": "likelihood"})  # 3 / 4; (0.5+0.5+0.25+0.25) / 4
+    ({'a': 0.75}, {'a': 0.375})
+    """
+    out = {}
+    for name, r in replayed.items():
+        value = position_scores(r, scores.get(name, "match"))
+        out[name] = float(np.nanmean(value)) if np.isfinite(value).any() else math.nan
+    return out
 
 
 def classify_replay(folder: str | Path | None, query: str | Path, candidates: Sequence[Candidate],
                     registry: PlayerRegistry, k: int | None = 1, jobs: int = 1,
                     on_error: Callable[[str], None] | None = None, held_out: bool = False, movetime: float = 0.1,
                     multipv: int = 0, skip_plies: int = 0, cache_dir: str | Path | None = None,
-                    on_progress: Progress | None = None) -> list[ReplayQuery]:
+                    on_progress: Progress | None = None, ranking: str = "normalised") -> list[ReplayQuery]:
     """Score every game side of ``query`` (or every group of ``k`` sides with the same header player, as
     :func:`evolve.recognition.classification.classify` groups them) by replaying each candidate on its positions
     (the module docstring); the candidates' names are the players the headers name. ``folder`` (a ``recognize
     train`` DIR, checked) gives the skipped plies, the aliases and exclusions, and with ``held_out`` the games its
     split used (left out); ``None``: ``skip_plies``, no aliases. ``cache_dir``: the features' folder, the replay
-    cache beside it (:mod:`evolve.recognition.caches`). ``on_progress``: stages ``games`` then :data:`REPLAY`."""
+    cache beside it (:mod:`evolve.recognition.caches`). ``ranking``: :data:`RANKINGS` (normalised over every side of
+    ``query``). ``on_progress``: stages ``games`` then :data:`REPLAY`."""
     st: dict[str, Any] = {"skip_plies": skip_plies}
     if folder is not None:
         st = load_clones(folder)[0]["settings"]
@@ -354,20 +426,25 @@ def classify_replay(folder: str | Path | None, query: str | Path, candidates: Se
                  st["skip_plies"])  # before any replay: refuse to classify nothing
     return replay_queries(gs, list(range(len(gs.sides))), labels, candidates, registry, [k], st["skip_plies"],
                           movetime, multipv, jobs, cache_folder("replay", cache_dir), None if on_error is None else
-                          (lambda m: on_error(f"{query}: {m}")), on_progress)[0]
+                          (lambda m: on_error(f"{query}: {m}")), on_progress, ranking=ranking)[0]
 
 
 def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], candidates: Sequence[Candidate],
                    registry: PlayerRegistry, ks: Sequence[int | None], skip_plies: int = 0, movetime: float = 0.1,
                    multipv: int = 0, jobs: int = 1, cache: Path | None = None,
                    on_error: Callable[[str], None] | None = None,
-                   on_progress: Progress | None = None, max_positions: int | None = None) -> list[list[ReplayQuery]]:
+                   on_progress: Progress | None = None, max_positions: int | None = None,
+                   ranking: str = "raw") -> list[list[ReplayQuery]]:
     """The game sides ``gs.sides[i]`` for ``i`` in ``sides``, each with its label (the player, or another name
     for a side of nobody's), replayed once by every candidate (:func:`replay_sides`) and scored in groups of each
     ``k`` of ``ks`` sides of one label (:func:`evolve.recognition.classification.group_sides`): one list of
-    queries per ``k``; ``max_positions``: each side's first that many positions only. ``on_error`` hears how many
-    positions got no move. ``cache``: the replay cache's folder (:func:`replay_sides`). ``on_progress``: stage
-    :data:`REPLAY`."""
+    queries per ``k``; ``max_positions``: each side's first that many positions only. Each candidate is scored by
+    its :attr:`Candidate.score` and ranked by ``ranking`` (:data:`RANKINGS`; ``normalised`` subtracts
+    :func:`score_offsets` over all these sides, when they have two labels or more). ``on_error`` hears how many
+    positions got no move, and of candidates scored by likelihood without one. ``cache``: the replay cache's
+    folder (:func:`replay_sides`). ``on_progress``: stage :data:`REPLAY`."""
+    if ranking not in RANKINGS:
+        raise ValueError(f"unknown ranking {ranking!r}: one of {', '.join(RANKINGS)}")
     entries = [(j, gs.games[gs.sides[i].game][0], gs.games[gs.sides[i].game][1], gs.sides[i].color)
                for j, i in enumerate(sides)]
     replayed = replay_sides(entries, candidates, registry, skip_plies, movetime, multipv, jobs, cache,
@@ -375,18 +452,27 @@ def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], can
     errors = sum(int(r["error"].sum()) for r in replayed.values())
     if errors and on_error is not None:
         on_error(f"{errors} replayed positions got no move (an engine crashed or hung): counted as misses")
+    scores = {}
+    for c in candidates:
+        scores[c.name] = c.score
+        if c.score == "likelihood" and not np.isfinite(replayed[c.name]["loglik"]).any():
+            scores[c.name] = "match"
+            if on_error is not None and len(replayed[c.name]["loglik"]):
+                on_error(f"candidate {c.name}: no MultiPV likelihood (a UCI engine with --multipv above 0 gives "
+                         "one): scored by matching moves")
+    offset = score_offsets(replayed, scores) if ranking == "normalised" and len(set(labels)) > 1 else {}
     names = [c.name for c in candidates]
     out = []
     for k in ks:
         groups = group_sides(labels, k)
-        counts, share, loglik = score_replay(replayed, groups)
+        counts, share, loglik = score_replay(replayed, groups, scores)
         queries = []
         for j, group in enumerate(groups):
             first = gs.sides[sides[group[0]]]
             queries.append(ReplayQuery(
                 [f"{gs.sources[gs.sides[sides[i]].game]} {'white' if gs.sides[sides[i]].color else 'black'}"
                  for i in group], first.player or "", first.header, int(counts[j]),
-                {n: float(share[j, c]) for c, n in enumerate(names)},
-                {n: float(loglik[j, c]) for c, n in enumerate(names)}))
+                {n: float(share[j, c]) - offset.get(n, 0.0) for c, n in enumerate(names)},
+                {n: float(loglik[j, c]) for c, n in enumerate(names)}, dict(offset)))
         out.append(queries)
     return out
