@@ -79,7 +79,7 @@ def test_each_side_is_attributed_to_the_deterministic_engine_that_played_it(quer
         assert float(r[f"score:{r['player']}"]) > 0 > float(r[f"score:{other}"]), r
     assert "ranked by each candidate's score minus its score over every replayed position" in run.stdout
     assert "top-1 accuracy on the 8 queries whose header names a candidate: 100.0%" in run.stdout
-    assert len(list((cache / "replay").glob("replay-*.npz"))) == 2  # one cache file per candidate
+    assert len(list((cache / "replay").glob("replay-*.npz"))) == 16  # a cache file per candidate and side
     again = run_mimic(*args, env={"MIMIC_CACHE": str(cache)})  # read back from the cache: the same answer
     assert again.returncode == 0 and again.stdout == run.stdout and out.read_text().count("\n") == 9
     raw = run_mimic(*args, "--ranking", "raw", env={"MIMIC_CACHE": str(cache)})  # matching shares themselves
@@ -89,7 +89,7 @@ def test_each_side_is_attributed_to_the_deterministic_engine_that_played_it(quer
     for r in rows:
         other = next(n for n in SPECS if n != r["player"])
         assert float(r[f"score:{r['player']}"]) == 1.0 and float(r[f"score:{other}"]) < 0.8, r
-    assert len(list((cache / "replay").glob("replay-*.npz"))) == 2  # the ranking replays nothing again
+    assert len(list((cache / "replay").glob("replay-*.npz"))) == 16  # the ranking replays nothing again
 
 
 def test_stockfish_multipv_gives_the_played_moves_rank_and_likelihood(tmp_path: Path) -> None:
@@ -100,14 +100,15 @@ def test_stockfish_multipv_gives_the_played_moves_rank_and_likelihood(tmp_path: 
     # log p(Ra8) = 2 - log(e^2 + 19) and log p(h3) = -log(e^2 + 19); ranks 1 and 0 (outside the list).
     fen = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"
     entries = [(0, fen, ["a1a8"], True), (1, fen, ["h2h3"], True)]
-    sf = Candidate("SF", "uci:/usr/games/stockfish?Threads=1&Hash=16@nodes=2000")
+    sf = Candidate("SF", "uci:/usr/games/stockfish?Threads=1&Hash=16@nodes=2000", "likelihood")
     got = replay_sides(entries, [sf], PLAYERS, multipv=1, cache=tmp_path)["SF"]
     assert got["side"].tolist() == [0, 1] and got["match"].tolist() == [1, 0] and got["error"].tolist() == [0, 0]
     assert got["rank"].tolist() == [1, 0]
     z = math.log(math.exp(2) + 19)
     assert got["loglik"] == pytest.approx([2 - z, -z], abs=1e-9)
     # Our engine gives no MultiPV: a match counted, no likelihood, rank -1.
-    mine = replay_sides(entries[:1], [Candidate("E", "expert@depth=2")], PLAYERS, multipv=1, use_cache=False)["E"]
+    mine = replay_sides(entries[:1], [Candidate("E", "expert@depth=2", "likelihood")], PLAYERS, multipv=1,
+                        use_cache=False)["E"]
     assert mine["match"].tolist() == [1] and mine["rank"].tolist() == [-1] and math.isnan(mine["loglik"][0])
     assert chess.Board(fen).legal_moves.count() == 20
 
@@ -271,3 +272,24 @@ def test_a_randomised_candidate_is_scored_by_the_played_moves_likelihood(stockfi
     for score, want in (("match", 0.5), ("likelihood", 0.375)):
         counts, share, _ = score_replay(replayed, [[0]], {"W": score})
         assert counts.tolist() == [2] and share[0, 0] == pytest.approx(want)
+
+
+def test_a_candidate_limited_by_time_is_asked_only_where_the_exact_ones_disagree(query: Path, tmp_path: Path
+                                                                                ) -> None:
+    from evolve.recognition.gameset import read_game_set
+
+    # Expert and Material at depth 1 are exact (a depth of their own); T (the expert at 0.02 s a move) is not.
+    # Replayed on every position, the exact two both play the played move on some positions (obvious moves); those
+    # tell no candidate apart. With `decisive` (the default) every candidate is scored on the rest only, and T is
+    # asked nothing else: its positions are exactly those where Expert or Material missed.
+    gs = read_game_set([query], list(SPECS), dedupe=False, all_sides=True)
+    entries = [(j, gs.games[sd.game][0], gs.games[sd.game][1], sd.color) for j, sd in enumerate(gs.sides)]
+    cands = [Candidate(n, s) for n, s in SPECS.items()] + [Candidate("T", "expert@movetime=0.02")]
+    full = replay_sides(entries, cands[:2], PLAYERS, decisive=False, use_cache=False)
+    both = full["Expert"]["match"].astype(bool) & full["Material"]["match"].astype(bool)
+    assert 0 < both.sum() < len(both)  # some positions obvious, some not
+    got = replay_sides(entries, cands, PLAYERS, cache=tmp_path)
+    want = [(s, p) for s, p, b in zip(full["Expert"]["side"], full["Expert"]["ply"], both, strict=True) if not b]
+    for name in ("Expert", "Material", "T"):
+        assert list(zip(got[name]["side"], got[name]["ply"], strict=True)) == want, name
+    assert got["Expert"]["match"].tolist() == full["Expert"]["match"][~both].tolist()

@@ -91,8 +91,11 @@ the games of several players (with one query it ranks as ``raw``)."""
 REPLAY = "replay"
 """The stage of replaying the candidates; its units are tasks (one candidate on a chunk of game sides)."""
 
-_ARRAYS = ("side", "match", "loglik", "rank", "error")
-_VERSION = 1
+_ARRAYS = ("side", "ply", "match", "loglik", "rank", "error", "overrun")
+_CACHED = _ARRAYS[1:]
+"""What the cache holds of one side's replay (the side's index is the caller's)."""
+_FLAGS = ("match", "error", "overrun")
+_VERSION = 2
 SideEntry = tuple[int, str, list[str], bool]
 """A game side to replay: (its index in the caller's list, the game's starting FEN, its UCI moves, colour)."""
 
@@ -172,16 +175,24 @@ def parse_candidates(texts: Sequence[str], registry: PlayerRegistry, likelihood:
 
 
 def side_positions(fen: str, moves: Sequence[str], color: bool, skip_plies: int
-                   ) -> Iterator[tuple[chess.Board, chess.Move, bool]]:
-    """Where the side of ``color`` moved from ply ``skip_plies`` + 1 on: (the board before the move, with the game's
-    moves on its stack; the played move; whether the position counts, i.e. has more than one legal move). The board
-    is the caller's only until the next item."""
+                   ) -> Iterator[tuple[int, chess.Board, chess.Move, bool]]:
+    """Where the side of ``color`` moved from ply ``skip_plies`` + 1 on: (the ply, counted from the game's start
+    at 0; the board before the move, with the game's moves on its stack; the played move; whether the position
+    counts, i.e. has more than one legal move). The board is the caller's only until the next item."""
     board = chess.Board(fen)
     for ply, uci in enumerate(moves):
         move = chess.Move.from_uci(uci)
         if ply >= skip_plies and board.turn == color:
-            yield board, move, board.legal_moves.count() > 1
+            yield ply, board, move, board.legal_moves.count() > 1
         board.push(move)
+
+
+def is_exact(spec: PlayerSpec) -> bool:
+    """Whether a candidate replays its own games' moves exactly: a depth or node limit of its own (which an external
+    engine is sent alone) and no randomising option. Such candidates are replayed first, on every position; the
+    others (limited by time, randomised) only where the exact ones disagree (:func:`replay_sides`)."""
+    limit = spec.limit
+    return limit is not None and (limit.depth is not None or limit.nodes is not None) and not is_randomised(spec)
 
 
 def log_likelihood(lines: Sequence[tuple[chess.Move, int | None]], played: chess.Move, legal: int,
@@ -214,23 +225,35 @@ def _timeout(limit: Limit) -> float:
 
 
 def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_plies: int, multipv: int,
-                 registry: PlayerRegistry, max_positions: int | None = None) -> dict[str, np.ndarray]:
+                 registry: PlayerRegistry, max_positions: int | None = None,
+                 ask: dict[int, frozenset[int]] | None = None) -> dict[str, np.ndarray]:
     """Worker task: one candidate replayed on game sides (see the module docstring), on each side's first
-    ``max_positions`` counted positions (``None``: all). Per position: ``side`` (the
-    entry's index), ``match`` (1 when the candidate played the played move), ``loglik`` (NaN without MultiPV),
-    ``rank`` (the played move's 1-based rank among the MultiPV lines, 0 outside them, -1 without MultiPV),
-    ``error`` (1 when the candidate gave no move: it crashed or hung, and is restarted)."""
+    ``max_positions`` counted positions (``None``: all); with ``ask`` (an entry's index: the plies to ask), only
+    those of each side (the others are not asked at all). Per position: ``side`` (the entry's index), ``ply``,
+    ``match`` (1 when the candidate played the played move), ``loglik`` (NaN without MultiPV), ``rank`` (the played
+    move's 1-based rank among the MultiPV lines, 0 outside them, -1 without MultiPV), ``error`` (1 when the
+    candidate gave no move: it crashed or hung, and is restarted), ``overrun`` (1 when an external engine did not
+    stop at its own limit and was told to, :meth:`search.players.player.ExternalPlayer.play`)."""
     s = registry.parse(spec)
     limit = replay_limit(s, movetime)
     out: dict[str, list[float]] = {n: [] for n in _ARRAYS}
     player = None
     try:
         for index, fen, moves, color in entries:
+            wanted = None if ask is None else ask.get(index, frozenset())
             asked: list[tuple[chess.Board, chess.Move]] = []
-            for board, played, counted in side_positions(fen, moves, color, skip_plies):
+            counted_seen = 0
+            for ply, board, played, counted in side_positions(fen, moves, color, skip_plies):
+                if max_positions is not None and counted and counted_seen >= max_positions:
+                    break
+                counted_seen += counted
+                if wanted is not None and ply not in wanted:
+                    continue  # not asked: a candidate asked only some positions keeps no exact hash anyway
                 if player is None:
                     player = make_player(s, registry)
                     player.new_game()
+                inner = getattr(player, "inner", player)
+                before = getattr(inner, "overruns", 0)
                 move = None
                 try:  # a one-move position is asked too (as in the game: it fills the hash) but not counted
                     move = player.play(board, limit, timeout=_timeout(limit)).move
@@ -239,11 +262,11 @@ def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_
                     player = None
                 if counted:
                     out["side"].append(index)
+                    out["ply"].append(ply)
                     out["match"].append(move == played)
                     out["error"].append(move is None)
+                    out["overrun"].append(getattr(inner, "overruns", 0) > before)
                     asked.append((board.copy(), played))
-                    if max_positions is not None and len(asked) >= max_positions:
-                        break
             analyst = getattr(player, "inner", player)
             for board, played_move in asked:
                 ll, rank = math.nan, -1
@@ -261,9 +284,8 @@ def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_
     finally:
         if player is not None:
             player.close()
-    return {"side": np.array(out["side"], dtype=np.int64), "match": np.array(out["match"], dtype=np.int8),
-            "loglik": np.array(out["loglik"], dtype=np.float64), "rank": np.array(out["rank"], dtype=np.int64),
-            "error": np.array(out["error"], dtype=np.int8)}
+    return {n: np.array(out[n], dtype=np.float64 if n == "loglik" else np.int8 if n in _FLAGS else np.int64)
+            for n in _ARRAYS}
 
 
 def _stamp(path: str | None) -> str:
@@ -278,71 +300,131 @@ def _stamp(path: str | None) -> str:
     return f"{found}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def replay_key(entries: Sequence[SideEntry], spec: PlayerSpec, limit: Limit, skip_plies: int, multipv: int,
-               max_positions: int | None = None) -> str:
-    """The cache key of one candidate's replay of some game sides: each side's start, moves and colour in order,
-    the skipped plies, the spec's text and its files' stamps (engine, organism, book), the limit, ``multipv`` and
-    the positions a side (``max_positions``)."""
+def replay_key(entry: SideEntry, spec: PlayerSpec, limit: Limit, skip_plies: int, multipv: int,
+               max_positions: int | None = None, ask: frozenset[int] | None = None) -> str:
+    """The cache key of one candidate's replay of one game side: the side's start, moves and colour, the skipped
+    plies, the spec's text and its files' stamps (engine, organism, book), the limit, ``multipv``, the positions a
+    side (``max_positions``) and the plies asked (``ask``; ``None``: all)."""
+    _, fen, moves, color = entry
     digest = hashlib.blake2b(digest_size=20)
-    for _, fen, moves, color in entries:
-        digest.update(f"{fen}|{' '.join(moves)}|{'w' if color else 'b'}\n".encode())
+    digest.update(f"{fen}|{' '.join(moves)}|{'w' if color else 'b'}\n".encode())
     book = spec.book.path if spec.book is not None else None
     digest.update(f"|skip={skip_plies}|spec={spec.text}|{_stamp(spec.arg)}|{_stamp(book)}|limit={limit}|"
                   f"multipv={multipv}|beta={BETA}|outside={OUTSIDE_CP}|cap={SCORE_CAP}|replay-v{_VERSION}".encode())
     if max_positions is not None:
         digest.update(f"|max_positions={max_positions}".encode())
+    if ask is not None:
+        digest.update(f"|ask={','.join(map(str, sorted(ask)))}".encode())
     return digest.hexdigest()
+
+
+def decisive_plies(replayed: dict[str, dict[str, np.ndarray]]) -> dict[int, frozenset[int]]:
+    """The positions that tell candidates apart, by the exact candidates' replays (``replayed``, two or more, on
+    the same positions): each side's plies where one of them or more did not play the played move. Where all of
+    them played it (an obvious move), a position tells none of them apart and says little of anyone else.
+
+    >>> r = {n: {"side": np.array([0, 0, 1]), "ply": np.array([4, 6, 5]), "match": np.array(m)}
+    ...      for n, m in (("a", [1, 1, 0]), ("b", [1, 0, 1]))}
+    >>> decisive_plies(r)  # ply 4 of side 0 both matched: left out
+    {0: frozenset({6}), 1: frozenset({5})}
+    """
+    arrays = list(replayed.values())
+    agree = np.logical_and.reduce([a["match"].astype(bool) for a in arrays])
+    out: dict[int, set[int]] = {}
+    for side, ply, all_matched in zip(arrays[0]["side"].tolist(), arrays[0]["ply"].tolist(), agree.tolist(),
+                                      strict=True):
+        plies = out.setdefault(int(side), set())
+        if not all_matched:
+            plies.add(int(ply))
+    return {side: frozenset(plies) for side, plies in out.items()}
 
 
 def replay_sides(entries: Sequence[SideEntry], candidates: Sequence[Candidate], registry: PlayerRegistry,
                  skip_plies: int = 0, movetime: float = 0.1, multipv: int = 0, jobs: int = 1,
                  cache: Path | None = None, use_cache: bool = True,
-                 on_progress: Progress | None = None, max_positions: int | None = None
+                 on_progress: Progress | None = None, max_positions: int | None = None, decisive: bool = True
                  ) -> dict[str, dict[str, np.ndarray]]:
     """Every candidate replayed on the game sides ``entries`` (see :func:`replay_chunk` for the arrays, one
     element a position, in the entries' order; ``max_positions``: each side's first that many), by candidate
-    name. Candidates and chunks of sides are spread over ``jobs`` workers (one engine a task); each candidate's
-    arrays are read from the replay cache's folder ``cache`` (default ``$MIMIC_CACHE/replay``,
-    :func:`evolve.recognition.caches.cache_folder`) when it holds them (not with ``use_cache`` false).
-    ``on_progress``: stage :data:`REPLAY`."""
+    name. The exact candidates (:func:`is_exact`) are replayed first on every position; with ``decisive`` and two
+    of them or more, only the positions where they disagree with the played move (:func:`decisive_plies`) are kept
+    for everyone, and only those are asked of the others (limited by time or randomised: the slow ones). MultiPV
+    lines (``multipv``) are asked of the candidates scored by likelihood only (:data:`SCORES`). Candidates and
+    chunks of sides are spread over ``jobs`` workers (one engine a task); each candidate's replay of each side is
+    read from the replay cache's folder ``cache`` (default ``$MIMIC_CACHE/replay``,
+    :func:`evolve.recognition.caches.cache_folder`) when it holds it (not with ``use_cache`` false), so another query
+    file with some of the same sides replays only the others. ``on_progress``: stage :data:`REPLAY`, once a phase."""
     folder = cache if cache is not None else cache_folder("replay")
-    out: dict[str, dict[str, np.ndarray]] = {}
-    keys: dict[str, str] = {}
-    size = max(1, min(16, -(-len(entries) // max(2 * jobs, 1))))
-    chunks = [list(entries[i:i + size]) for i in range(0, len(entries), size)]
-    tasks: list[tuple[str, list[SideEntry]]] = []
-    for c in candidates:
-        s = registry.parse(c.spec)
-        keys[c.name] = replay_key(entries, s, replay_limit(s, movetime), skip_plies, multipv, max_positions)
-        got = load_keyed_npz(folder / f"replay-{keys[c.name]}.npz", _ARRAYS, keys[c.name]) if use_cache else None
-        if got is not None and len({len(a) for a in got.values()}) == 1:
-            out[c.name] = got
-        else:
-            tasks += [(c.name, chunk) for chunk in chunks]
-    if on_progress is not None:
-        on_progress(REPLAY, 0, len(tasks))
-    spec_of = {c.name: c.spec for c in candidates}
-    parts: dict[str, list[dict[str, np.ndarray]]] = {}
-    results = parallel_map(_task, tasks, jobs, args=(spec_of, movetime, skip_plies, multipv, registry, max_positions),
-                           batch_size=1)
-    for done, ((name, _), part) in enumerate(zip(tasks, results, strict=True), 1):
-        parts.setdefault(name, []).append(part)
-        if on_progress is not None:
-            on_progress(REPLAY, done, len(tasks))
-    for name, pieces in parts.items():
-        out[name] = {n: np.concatenate([p[n] for p in pieces]) for n in _ARRAYS}
-        if use_cache:
-            save_keyed_npz(folder / f"replay-{keys[name]}.npz", out[name], _ARRAYS, keys[name])
-    for c in candidates:  # no sides: nothing replayed
-        out.setdefault(c.name, {n: np.zeros(0, dtype=np.float64 if n == "loglik" else np.int64) for n in _ARRAYS})
+    specs = {c.name: registry.parse(c.spec) for c in candidates}
+    first = [c for c in candidates if is_exact(specs[c.name])]
+    rest = [c for c in candidates if not is_exact(specs[c.name])]
+    if not (decisive and len(first) >= 2):
+        first, rest = list(candidates), []
+    args = (specs, folder, entries, registry, skip_plies, movetime, multipv, jobs, use_cache, on_progress,
+            max_positions)
+    out = _replay_phase(first, None, *args)
+    if decisive and len(first) >= 2:
+        ask = decisive_plies(out)
+        for name, arrays in out.items():
+            keep = np.array([p in ask.get(s, ()) for s, p in zip(arrays["side"].tolist(), arrays["ply"].tolist(),
+                                                                   strict=True)], dtype=bool)
+            out[name] = {n: a[keep] for n, a in arrays.items()}
+        out.update(_replay_phase(rest, ask, *args))
     return {c.name: out[c.name] for c in candidates}
 
 
+def _replay_phase(candidates: Sequence[Candidate], ask: dict[int, frozenset[int]] | None,
+                  specs: dict[str, PlayerSpec], folder: Path, entries: Sequence[SideEntry], registry: PlayerRegistry,
+                  skip_plies: int, movetime: float, multipv: int, jobs: int, use_cache: bool,
+                  on_progress: Progress | None, max_positions: int | None) -> dict[str, dict[str, np.ndarray]]:
+    """:func:`replay_sides`'s candidates of one phase on ``entries`` (``ask``: the plies asked of each side, for
+    :func:`replay_chunk`), each side read from the cache or replayed, then stored."""
+    parts: dict[str, dict[int, dict[str, np.ndarray]]] = {c.name: {} for c in candidates}
+    keys: dict[tuple[str, int], str] = {}
+    tasks: list[tuple[str, list[SideEntry]]] = []
+    lines = {c.name: multipv if c.score == "likelihood" else 0 for c in candidates}
+    for c in candidates:
+        s = specs[c.name]
+        todo = []
+        for e in entries:
+            asked = None if ask is None else ask.get(e[0], frozenset())
+            key = replay_key(e, s, replay_limit(s, movetime), skip_plies, lines[c.name], max_positions, asked)
+            keys[(c.name, e[0])] = key
+            got = load_keyed_npz(folder / f"replay-{key}.npz", _CACHED, key) if use_cache else None
+            if got is not None and len({len(a) for a in got.values()}) == 1:
+                parts[c.name][e[0]] = {"side": np.full(len(got["ply"]), e[0], dtype=np.int64), **got}
+            else:
+                todo.append(e)
+        size = max(1, min(16, -(-len(todo) // max(2 * jobs, 1))))
+        tasks += [(c.name, todo[i:i + size]) for i in range(0, len(todo), size)]
+    if on_progress is not None:
+        on_progress(REPLAY, 0, len(tasks))
+    spec_of = {c.name: c.spec for c in candidates}
+    results = parallel_map(_task, tasks, jobs, args=(spec_of, movetime, skip_plies, lines, registry, max_positions,
+                                                     ask), batch_size=1)
+    for done, ((name, chunk), part) in enumerate(zip(tasks, results, strict=True), 1):
+        for e in chunk:
+            mine = part["side"] == e[0]
+            arrays = {n: a[mine] for n, a in part.items()}
+            parts[name][e[0]] = arrays
+            if use_cache:
+                save_keyed_npz(folder / f"replay-{keys[(name, e[0])]}.npz", arrays, _CACHED, keys[(name, e[0])])
+        if on_progress is not None:
+            on_progress(REPLAY, done, len(tasks))
+    return {name: {n: np.concatenate([by_side[e[0]][n] for e in entries]) if entries else _empty(n)
+                   for n in _ARRAYS} for name, by_side in parts.items()}
+
+
+def _empty(name: str) -> np.ndarray:
+    return np.zeros(0, dtype=np.float64 if name == "loglik" else np.int8 if name in _FLAGS else np.int64)
+
+
 def _task(task: tuple[str, list[SideEntry]], spec_of: dict[str, str], movetime: float, skip_plies: int,
-          multipv: int, registry: PlayerRegistry, max_positions: int | None) -> dict[str, np.ndarray]:
+          lines: dict[str, int], registry: PlayerRegistry, max_positions: int | None,
+          ask: dict[int, frozenset[int]] | None) -> dict[str, np.ndarray]:
     """:func:`replay_chunk` of one task (a worker's unit for :func:`parallel_map`)."""
     name, entries = task
-    return replay_chunk(entries, spec_of[name], movetime, skip_plies, multipv, registry, max_positions)
+    return replay_chunk(entries, spec_of[name], movetime, skip_plies, lines[name], registry, max_positions, ask)
 
 
 def position_scores(replayed: dict[str, np.ndarray], score: str) -> np.ndarray:
@@ -452,6 +534,10 @@ def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], can
     errors = sum(int(r["error"].sum()) for r in replayed.values())
     if errors and on_error is not None:
         on_error(f"{errors} replayed positions got no move (an engine crashed or hung): counted as misses")
+    for name, r in replayed.items():
+        if int(r["overrun"].sum()) and on_error is not None:
+            on_error(f"candidate {name}: did not stop at its own limit in {int(r['overrun'].sum())} of "
+                     f"{len(r['overrun'])} positions and was told to (does it honour go nodes? give it @depth=)")
     scores = {}
     for c in candidates:
         scores[c.name] = c.score
