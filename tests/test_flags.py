@@ -167,3 +167,20 @@ def test_check_engines_waits_its_timeout() -> None:
         check_engines([PLAYERS.parse("uci:/bin/cat")], timeout=1)
     assert time.monotonic() - start < 5
     check_engines([PLAYERS.parse("uci:/usr/games/stockfish"), PLAYERS.parse("material")], timeout=10)  # answers
+
+
+@pytest.mark.parametrize(("engine", "nodes", "says"), [
+    ("stockfish", 20000, None),  # stops at its limit
+    ("glaurung", 5000, None),  # stops near it (about 6,700 nodes for 5,000)
+    ("ethereal-chess", 20000, "it does not honour `go nodes`"),  # Ethereal 12 stops after depth 1: a few nodes
+    ("toga2", 5000, "it does not stop at `go nodes 5000`"),  # Toga II searches on until told to stop
+])
+def test_an_engine_that_does_not_honour_its_node_limit_is_named(engine: str, nodes: int, says: str | None) -> None:
+    from .conftest import debian_engine
+
+    heard: list[str] = []
+    check_engines([PLAYERS.parse(f"uci:{debian_engine(engine)}@nodes={nodes}")], on_warning=heard.append)
+    if says is None:
+        assert heard == []
+    else:
+        assert len(heard) == 1 and says in heard[0] and "give it @depth= instead" in heard[0], heard

@@ -115,7 +115,7 @@ def test_stockfish_multipv_gives_the_played_moves_rank_and_likelihood(tmp_path: 
 
 @pytest.mark.parametrize(("engine", "suffix"), [
     ("stockfish", "?Threads=1&Hash=16@nodes=5000"),
-    ("ethereal-chess", "@nodes=5000"),
+    ("ethereal-chess", "@depth=8"),  # Ethereal 12 stops go nodes after depth 1
     ("toga2", "@depth=4"),  # Toga II ignores go nodes: depth is its deterministic limit
     ("glaurung", "@depth=5"),  # Glaurung at a node limit may stop inside depth 1 and answer `bestmove (none)`
 ])
@@ -123,16 +123,17 @@ def test_a_deterministic_engine_replays_its_own_game(engine: str, suffix: str, t
     # A Debian engine at its deterministic limit plays itself for 40 plies under the match's 0.1 s a move (what
     # `mimic games --movetime 0.1` gives it); replayed at the same settings (one process, a new game per side, the
     # positions in game order) it must play >= 95 % of its own moves. Before an engine was sent its own limit
-    # alone, Ethereal searched by the match's 0.1 s (it ignores nodes beside movetime): 76 % on such games.
+    # alone, Ethereal searched by the match's 0.1 s (it ignores a limit beside movetime): 76 % on such games.
     spec = f"uci:{debian_engine(engine)}{suffix}"
     game = play_game(spec, spec, Opening("o", OPENINGS[0]), TimeControl(movetime=0.1), Adjudication(max_plies=40),
                      PLAYERS, "1")
     played = chess.pgn.read_game(io.StringIO(game.pgn))
-    assert played is not None and played.headers["Termination"] == "adjudication", game.pgn[-300:]
+    assert played is not None and played.headers["Termination"] in ("adjudication", "normal"), game.pgn[-300:]
     moves = [m.uci() for m in played.mainline_moves()]
+    assert len(moves) >= 24, game.pgn[-300:]
     entries = [(0, OPENINGS[0], moves, True), (1, OPENINGS[0], moves, False)]
     got = replay_sides(entries, [Candidate("E", spec)], PLAYERS, movetime=0.1, cache=tmp_path)["E"]
-    assert len(got["match"]) >= 36 and got["error"].sum() == 0
+    assert len(got["match"]) >= 20 and got["error"].sum() == 0
     assert got["match"].mean() >= 0.95, (engine, int(got["match"].sum()), len(got["match"]))
 
 

@@ -97,10 +97,11 @@ def start_engines(texts: Iterable[str]) -> None:
     """Start each distinct external engine among the player specs ``texts`` once, in this process, and quit it
     (:func:`search.players.player.check_engines`); :class:`SpecError` naming the spec whose engine is missing or
     does not answer ``uci``/``xboard`` in time (or whose text does not parse). Before any game is scheduled."""
+    from evolve.cli.common import warn
     from evolve.players import PLAYERS
     from search.players.player import check_engines
 
-    check_engines([PLAYERS.parse(text) for text in texts])
+    check_engines([PLAYERS.parse(text) for text in texts], on_warning=warn)
 
 
 def check_learning(args: argparse.Namespace) -> None:

@@ -48,7 +48,7 @@ def candidates(args: argparse.Namespace) -> tuple[Candidate, ...]:
     from evolve.recognition.replay import parse_candidates
 
     likelihood = [n.strip() for text in args.likelihood for n in text.split(",") if n.strip()]
-    return tuple(parse_candidates(args.candidates, PLAYERS, likelihood)) if args.candidates else ()
+    return tuple(parse_candidates(args.candidates, PLAYERS, likelihood, warn)) if args.candidates else ()
 
 
 def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> int:

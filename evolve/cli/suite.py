@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     check_book(spec)  # its rows scanned now, not in a worker (SpecError: one line from main)
     try:  # fail now, not in a worker, on an engine that cannot start (SpecError: one line from main)
         if spec.is_external and spec.book is None:
-            check_engines([spec])
+            check_engines([spec], on_warning=warn)
         else:
             make_player(spec, make_evaluator).close()
     except PlayerError as exc:

@@ -11,9 +11,10 @@ deterministic engine replayed at its game's limit meets the same hash and plays 
 of ``mimic games --movetime``: ``movetime`` seconds a move, our engine's own ``@nodes=``, ``@depth=``, ``@movetime=``
 on top; an external engine with its own limit is sent that limit alone
 (:meth:`search.players.player.ExternalPlayer.sent_limit`), since engines honour one limit of ``go``, not the first of
-several (Ethereal ignores ``nodes`` beside ``movetime``): replayed so, Stockfish and Ethereal at a node limit and Toga
-II and Glaurung at a depth replay their own games' moves exactly (Toga II ignores ``go nodes``; Glaurung at a node
-limit may answer ``bestmove (none)``).
+several (Ethereal ignores ``nodes`` beside ``movetime``): replayed so, Stockfish at a node limit and Ethereal, Toga II
+and Glaurung at a depth replay their own games' moves exactly (Ethereal 12 stops ``go nodes`` after depth 1, Toga II
+ignores it, Glaurung at a node limit may answer ``bestmove (none)``:
+:func:`search.players.player.node_limit_complaint` names such an engine).
 
 A query's score by a candidate is its *matching share*: the share of the query's positions where the candidate
 plays the move that was played. Where the candidate is a UCI engine and ``multipv`` > 0, it also analyses each
@@ -23,9 +24,15 @@ the legal moves, scores in centipawns from the side to move's view capped at ±:
 outside the MultiPV list counts as :data:`OUTSIDE_CP` centipawns worse than the worst listed move. Candidates are
 ranked by matching share, ties broken by the mean log-likelihood (:class:`ReplayQuery`).
 
+Exact candidates (:func:`is_exact`: a depth or node limit of their own, no randomising option) are replayed first on
+every position; the positions where they all play the played move tell none of them apart and are left out for every
+candidate, and the others (limited by time, randomised: the slow ones, each move a full ``movetime``) are asked only
+the rest (:func:`replay_sides`).
+
 Replayed moves are cached (:func:`organisms.feature_cache.save_keyed_npz`) under ``$MIMIC_CACHE/replay``, one file
-per candidate keyed by the sides (starting position, moves, colour), ``skip_plies``, the spec, its file's size and
-time, the limit and ``multipv``: a second run reads them back.
+per candidate and game side, keyed by the side (starting position, moves, colour), ``skip_plies``, the spec, its
+file's size and time, the limit, ``multipv`` and the plies asked: a second run, or another query file with some of
+the same sides, reads them back.
 
 May import chess, numpy, :mod:`search`, :mod:`organisms` and the recognition modules below it; the registry of
 player kinds arrives as an argument (``evolve.players.PLAYERS``).
@@ -139,13 +146,14 @@ class ReplayQuery(Query):
         return sorted(names, key=key)
 
 
-def parse_candidates(texts: Sequence[str], registry: PlayerRegistry, likelihood: Sequence[str] = ()
-                     ) -> list[Candidate]:
+def parse_candidates(texts: Sequence[str], registry: PlayerRegistry, likelihood: Sequence[str] = (),
+                     on_warning: Callable[[str], None] | None = None) -> list[Candidate]:
     """``NAME=SPEC`` texts, each one candidate or a comma-separated list of them (names: none of ``, = @ : ? /``),
     parsed and checked: distinct names, specs the registry parses, external engines that start, organism files that
     load. A candidate is scored by ``likelihood`` when its spec is randomised (:func:`is_randomised`) or its name is
     in ``likelihood``, else by ``match`` (:data:`SCORES`). :class:`~search.players.spec.SpecError` (a
-    ``MimicError``) naming the first bad one (or a name of ``likelihood`` no candidate has)."""
+    ``MimicError``) naming the first bad one (or a name of ``likelihood`` no candidate has). ``on_warning`` hears of
+    an engine that does not honour its spec's node limit (:func:`search.players.player.check_engines`)."""
     out: list[Candidate] = []
     for text in texts:
         for item in (t.strip() for t in text.split(",")):
@@ -166,12 +174,19 @@ def parse_candidates(texts: Sequence[str], registry: PlayerRegistry, likelihood:
             if c.name in likelihood or is_randomised(s):
                 out[i] = c = Candidate(c.name, c.spec, "likelihood")
             if s.is_external:
-                check_engines([s])
+                check_engines([s], on_warning=_prefixed(on_warning, f"candidate {c.name}: "))
             else:
                 make_player(s, registry, hash_mb=1).close()
         except (SpecError, PlayerError) as exc:
             raise SpecError(f"candidate {c.name}: {exc}") from exc
     return out
+
+
+def _prefixed(hear: Callable[[str], None] | None, prefix: str) -> Callable[[str], None] | None:
+    """``hear`` with ``prefix`` before each message (``None`` stays ``None``)."""
+    if hear is None:
+        return None
+    return lambda message: hear(prefix + message)
 
 
 def side_positions(fen: str, moves: Sequence[str], color: bool, skip_plies: int

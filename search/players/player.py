@@ -22,7 +22,7 @@ import signal
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -297,11 +297,14 @@ def make_player(spec: str | PlayerSpec, make_evaluator: PlayerRegistry,
 Player = EnginePlayer | ExternalPlayer | BookPlayer
 
 
-def check_engines(specs: Iterable[PlayerSpec], timeout: float = ENGINE_START_TIMEOUT) -> None:
+def check_engines(specs: Iterable[PlayerSpec], timeout: float = ENGINE_START_TIMEOUT,
+                  on_warning: Callable[[str], None] | None = None) -> None:
     """Start the engine of each distinct external spec among ``specs`` (by path, protocol and options), wait up
     to ``timeout`` seconds for it to answer ``uci`` or ``xboard`` and to take its options, and quit it; raise
     :class:`SpecError` naming the first spec whose engine does not (or whose executable is missing). Specs of
-    our engine are not started. Meant for the parent process, before any game is scheduled."""
+    our engine are not started. An engine whose spec gives a node limit is asked for one move at it and
+    ``on_warning`` hears when it does not honour it (:func:`node_limit_complaint`). Meant for the parent process,
+    before any game is scheduled."""
     seen: set[tuple[str, str | None, tuple[tuple[str, str], ...]]] = set()
     for spec in specs:
         key = (spec.kind, spec.arg, spec.options)
@@ -312,10 +315,44 @@ def check_engines(specs: Iterable[PlayerSpec], timeout: float = ENGINE_START_TIM
             raise SpecError(f"{spec.text!r}: no executable {spec.arg}")
         try:
             with _quiet_engine_logs():
-                ExternalPlayer(spec.text, spec.arg, dict(spec.options), spec.kind, spec.limit,
-                               start_timeout=timeout).close()
+                player = ExternalPlayer(spec.text, spec.arg, dict(spec.options), spec.kind, spec.limit,
+                                        start_timeout=timeout)
         except PlayerError as exc:
             raise SpecError(f"{spec.text!r}: {exc.detail or exc}") from exc
+        try:
+            complaint = node_limit_complaint(player)
+        finally:
+            player.close()
+        if complaint is not None and on_warning is not None:
+            on_warning(f"{spec.text!r}: {complaint}")
+
+
+NODE_PROBE_FEN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+"""Where :func:`node_limit_complaint` asks an engine for a move (the Two Knights: many sensible moves)."""
+
+NODE_PROBE_SECONDS = 2.0
+"""The probe's timeout; an engine still searching at :data:`STOP_SHARE` of it is told to stop."""
+
+
+def node_limit_complaint(player: ExternalPlayer) -> str | None:
+    """Whether a UCI engine given a node limit by its spec honours it: one search of :data:`NODE_PROBE_FEN` at the
+    spec's own limit. ``None`` when it stops within a factor of 5 of its nodes (or has no node limit, or is not UCI);
+    else why not. Engines differ: Stockfish and Glaurung stop at the limit, Ethereal 12 stops after depth 1 (a few
+    nodes), Toga II does not stop at all."""
+    cap = player.cap
+    if player.protocol != "uci" or cap is None or cap.nodes is None:
+        return None
+    try:
+        report = player.play(chess.Board(NODE_PROBE_FEN), Limit(nodes=cap.nodes), timeout=NODE_PROBE_SECONDS)
+    except PlayerError as exc:
+        return f"a node-limited search failed ({exc}); give it @depth= instead"
+    if player.overruns:
+        return (f"it does not stop at `go nodes {cap.nodes}` (told to stop after "
+                f"{NODE_PROBE_SECONDS * STOP_SHARE:g} s): its moves depend on time; give it @depth= instead")
+    if report.nodes and not cap.nodes / 5 <= report.nodes <= cap.nodes * 5:
+        return (f"asked for {cap.nodes} nodes, it searched {report.nodes}: it does not honour `go nodes`; "
+                "give it @depth= instead")
+    return None
 
 
 @contextlib.contextmanager
