@@ -184,3 +184,17 @@ def test_an_engine_that_does_not_honour_its_node_limit_is_named(engine: str, nod
         assert heard == []
     else:
         assert len(heard) == 1 and says in heard[0] and "give it @depth= instead" in heard[0], heard
+
+
+def test_replay_names_an_engine_that_searches_with_several_threads_by_default() -> None:
+    from .conftest import debian_engine
+
+    # Glaurung's `Threads` defaults to 2 (its `uci` answer says so): threads race, its moves vary. Set to 1 in the
+    # spec, or for an engine whose default is 1 (Stockfish), nothing is said; games (replay false) say nothing.
+    path = debian_engine("glaurung")
+    for spec, replay, warned in ((f"uci:{path}@depth=4", True, True), (f"uci:{path}?Threads=1@depth=4", True, False),
+                                 (f"uci:{path}@depth=4", False, False),
+                                 (f"uci:{debian_engine('stockfish')}@depth=4", True, False)):
+        heard: list[str] = []
+        check_engines([PLAYERS.parse(spec)], on_warning=heard.append, replay=replay)
+        assert (len(heard) == 1 and "give it ?Threads=1" in heard[0]) if warned else heard == [], (spec, heard)

@@ -117,7 +117,8 @@ def test_stockfish_multipv_gives_the_played_moves_rank_and_likelihood(tmp_path: 
     ("stockfish", "?Threads=1&Hash=16@nodes=5000"),
     ("ethereal-chess", "@depth=8"),  # Ethereal 12 stops go nodes after depth 1
     ("toga2", "@depth=4"),  # Toga II ignores go nodes: depth is its deterministic limit
-    ("glaurung", "@depth=5"),  # Glaurung at a node limit may stop inside depth 1 and answer `bestmove (none)`
+    # Glaurung at a node limit may stop inside depth 1 and answer `bestmove (none)`; its default 2 threads race
+    ("glaurung", "?Threads=1&Hash=16@depth=5"),
 ])
 def test_a_deterministic_engine_replays_its_own_game(engine: str, suffix: str, tmp_path: Path) -> None:
     # A Debian engine at its deterministic limit plays itself for 40 plies under the match's 0.1 s a move (what

@@ -174,7 +174,7 @@ def parse_candidates(texts: Sequence[str], registry: PlayerRegistry, likelihood:
             if c.name in likelihood or is_randomised(s):
                 out[i] = c = Candidate(c.name, c.spec, "likelihood")
             if s.is_external:
-                check_engines([s], on_warning=_prefixed(on_warning, f"candidate {c.name}: "))
+                check_engines([s], on_warning=_prefixed(on_warning, f"candidate {c.name}: "), replay=True)
             else:
                 make_player(s, registry, hash_mb=1).close()
         except (SpecError, PlayerError) as exc:

@@ -298,13 +298,14 @@ Player = EnginePlayer | ExternalPlayer | BookPlayer
 
 
 def check_engines(specs: Iterable[PlayerSpec], timeout: float = ENGINE_START_TIMEOUT,
-                  on_warning: Callable[[str], None] | None = None) -> None:
+                  on_warning: Callable[[str], None] | None = None, replay: bool = False) -> None:
     """Start the engine of each distinct external spec among ``specs`` (by path, protocol and options), wait up
     to ``timeout`` seconds for it to answer ``uci`` or ``xboard`` and to take its options, and quit it; raise
     :class:`SpecError` naming the first spec whose engine does not (or whose executable is missing). Specs of
     our engine are not started. An engine whose spec gives a node limit is asked for one move at it and
-    ``on_warning`` hears when it does not honour it (:func:`node_limit_complaint`). Meant for the parent process,
-    before any game is scheduled."""
+    ``on_warning`` hears when it does not honour it (:func:`node_limit_complaint`); with ``replay``, also of an
+    engine that searches with several threads by default (:func:`threads_complaint`). Meant for the parent
+    process, before any game is scheduled."""
     seen: set[tuple[str, str | None, tuple[tuple[str, str], ...]]] = set()
     for spec in specs:
         key = (spec.kind, spec.arg, spec.options)
@@ -320,11 +321,25 @@ def check_engines(specs: Iterable[PlayerSpec], timeout: float = ENGINE_START_TIM
         except PlayerError as exc:
             raise SpecError(f"{spec.text!r}: {exc.detail or exc}") from exc
         try:
-            complaint = node_limit_complaint(player)
+            complaints = [node_limit_complaint(player), threads_complaint(player, spec) if replay else None]
         finally:
             player.close()
-        if complaint is not None and on_warning is not None:
-            on_warning(f"{spec.text!r}: {complaint}")
+        for complaint in complaints:
+            if complaint is not None and on_warning is not None:
+                on_warning(f"{spec.text!r}: {complaint}")
+
+
+def threads_complaint(player: ExternalPlayer, spec: PlayerSpec) -> str | None:
+    """Why a UCI engine will not replay its moves exactly when its default ``Threads`` is above 1 and its spec
+    does not set it (Glaurung's default is 2: threads race, so its moves vary); else ``None``."""
+    option = player.engine.options.get("Threads") if player.protocol == "uci" else None
+    if option is None or any(name.lower() == "threads" for name, _ in spec.options):
+        return None
+    default = option.default
+    if isinstance(default, int) and default > 1:
+        return (f"it searches with {default} threads by default, which does not play the same move twice: "
+                "give it ?Threads=1 to replay exactly")
+    return None
 
 
 NODE_PROBE_FEN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
