@@ -45,6 +45,10 @@ PHALANX=$(find_engine /usr/games/phalanx phalanx)
 SUNFISH=$(find_engine .venv-sunfish/bin/sunfish-uci)
 
 # name=spec, one player a line (names: no commas; they are the PGN headers the recognizer matches).
+# These games were made before issue 41, when mimic sent an external engine its @nodes beside the match's 0.1 s: Toga II
+# (which ignores `go nodes`) and Ethereal (which ignores nodes beside movetime) searched 0.1 s a move, the others stopped
+# at their nodes. Today an engine is sent its own limit alone (Toga would search until told to stop, Ethereal 12 stops
+# `go nodes` after depth 1); to play these games as they were played, give Toga and Ethereal no limit of their own.
 PLAYERS=(
   "SF-full=uci:$STOCKFISH?Threads=1&Hash=16@nodes=2000"
   "SF-skill3=uci:$STOCKFISH?Threads=1&Hash=16&Skill%20Level=3@nodes=20000"
