@@ -214,6 +214,8 @@ class SamplerOptions:
     per_game: int = 3
     random_move: bool = False
     quiet: bool = False
+    fill: bool = False
+    """When a source runs out before its share, take the rest from the sources that have more (:func:`collect`)."""
 
 
 TREE_PREFIX = "search:"
@@ -245,12 +247,16 @@ def collect(sources: list[str], n: int, seed: int = 0, options: SamplerOptions |
             on_error: ErrorHook | None = None, tree: TreeSource | None = None) -> tuple[list[Sample], SampleStats]:
     """``n`` positions from ``sources`` (``random``, ``*.pgn``, ``*.epd``, ``search:SPEC``: where that player's
     search evaluates, :mod:`mentor.treesample`, with the registry, openings, rate and workers of ``tree``), split
-    evenly between them (the first takes the remainder), deduplicated across sources."""
+    evenly between them (the first takes the remainder), deduplicated across sources. A source may run out before
+    its share (a PGN file of few games): fewer than ``n`` then, unless ``options.fill``, when the shortfall is split
+    evenly again between the sources not yet run out, each going on where it stopped, until ``n`` or all have run
+    out. The first pass is the same either way, so filling only adds positions after it."""
     o = options or SamplerOptions()
     stats = SampleStats()
     samples: list[Sample] = []
     seen: set[int] = set()
     share = [n // len(sources) + (1 if i < n % len(sources) else 0) for i in range(len(sources))]
+    iterators: list[Iterator[Sample]] = []
     for k, (source, want) in enumerate(zip(sources, share, strict=True)):
         sub_seed = seed * 1000 + k
         if source == "random":
@@ -266,16 +272,36 @@ def collect(sources: list[str], n: int, seed: int = 0, options: SamplerOptions |
             it = tree.samples(source[len(TREE_PREFIX):], want, sub_seed, stats)
         else:
             raise SourceError(f"unknown source {source!r}: random, FILE.pgn, FILE.epd or search:SPEC")
-        taken = 0
-        for s in it:
-            key = position_key(s.board)
-            if key in seen:
-                stats.duplicates += 1
-                continue
-            seen.add(key)
-            samples.append(s)
-            taken += 1
-            if taken >= want:
-                break
+        iterators.append(it)
+    live = list(range(len(sources)))
+    wants = share
+    while True:
+        short = []
+        for k, want in zip(live, wants, strict=True):
+            if want and _take(iterators[k], want, samples, seen, stats) < want:
+                short.append(k)
+        deficit = n - len(samples)
+        live = [k for k in live if k not in short and not sources[k].startswith(TREE_PREFIX)]
+        if not o.fill or deficit <= 0 or not live:
+            break
+        wants = [deficit // len(live) + (1 if i < deficit % len(live) else 0) for i in range(len(live))]
     stats.yielded = len(samples)
     return samples, stats
+
+
+def _take(it: Iterator[Sample], want: int, samples: list[Sample], seen: set[int], stats: SampleStats) -> int:
+    """Up to ``want`` new positions (not in ``seen``) from ``it`` onto ``samples``; how many it gave."""
+    taken = 0
+    if want <= 0:
+        return 0
+    for s in it:
+        key = position_key(s.board)
+        if key in seen:
+            stats.duplicates += 1
+            continue
+        seen.add(key)
+        samples.append(s)
+        taken += 1
+        if taken >= want:
+            break
+    return taken

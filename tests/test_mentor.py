@@ -310,3 +310,27 @@ def test_a_new_thread_adopts_the_mentor_of_a_thread_that_ended() -> None:
     assert got[3] is got[0] and got[4] is not got[0] and len(pool._ALL) == 2
     pool.close_mentors()
     assert pool._ALL == []
+
+
+def test_fill_takes_a_short_sources_shortfall_from_the_others(tmp_path: Path) -> None:
+    from .conftest import run_mimic
+
+    # synthetic.pgn's 35 games give at most 35 x 2 = 70 positions at --per-game 2; asked for 200 from it and random
+    # playouts (an even share: 100 each), the PGN runs out at <= 70. Without fill: fewer than 200, the same first
+    # pass; with fill, the shortfall comes from the random playouts (which never run out): exactly 200, the first
+    # pass's positions first and in the same order.
+    pgn = str(DATA / "synthetic.pgn")
+    opts = SamplerOptions(per_game=2, skip_plies=2)
+    short, _ = collect([pgn, "random"], 200, 3, opts)
+    filled, _ = collect([pgn, "random"], 200, 3, SamplerOptions(per_game=2, skip_plies=2, fill=True))
+    from_pgn = sum(s.source != "random" for s in short)
+    assert from_pgn <= 70 and len(short) == from_pgn + 100
+    assert len(filled) == 200 and [s.board.fen() for s in filled[:len(short)]] == [s.board.fen() for s in short]
+    assert all(s.source == "random" for s in filled[len(short):])
+    assert len({s.board.fen() for s in filled}) == 200  # still deduplicated
+    # The command says when the sources fell short, and how to fill.
+    run = run_mimic("label", "--mentor", "builtin@depth=1", "--source", pgn, "--source", "random", "--positions", "200",
+                    "--per-game", "2", "--skip-plies", "2", "--seed", "3", "--no-progress", "--out",
+                    str(tmp_path / "l.epd"))
+    assert run.returncode == 0, run.stderr
+    assert f"the sources gave {len(short)} of the 200 positions asked for" in run.stderr and "--fill" in run.stderr

@@ -37,6 +37,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    "positions already labelled")
     p.add_argument("--cap", type=common.non_negative_int, default=DEFAULT_CAP,
                    help="scores beyond this many cp are flagged")
+    p.add_argument("--fill", action="store_true",
+                   help="when a source runs out before its share of --positions (a PGN file of few games), take the "
+                        "rest from the sources that have more; without it the run has fewer positions, and says so")
     g = p.add_argument_group("random playouts")
     common.add_setting_options(g, SamplerOptions, (
         ("--min-plies", "min_plies", common.non_negative_int, "plies of a random playout at least"),
@@ -168,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     config = configs[0] if len(configs) == 1 else configs
     sampler = SamplerOptions(min_plies=args.min_plies, max_plies=args.max_plies, skip_check=args.no_check,
                              skip_plies=args.skip_plies, per_game=args.per_game, random_move=args.random_move,
-                             quiet=args.quiet)
+                             quiet=args.quiet, fill=args.fill)
     tree = None
     if any(src.startswith(TREE_PREFIX) for src in args.source):
         from evolve.players import PLAYERS
@@ -180,6 +183,9 @@ def run(args: argparse.Namespace) -> int:
         samples, stats = collect(args.source, args.positions, args.seed, sampler, common.warn, tree)
     except OSError as exc:  # a source that cannot be read: what the user gave (exit 2)
         raise InputError(common.os_error(exc)) from exc
+    if len(samples) < args.positions:
+        common.warn(f"the sources gave {len(samples):,} of the {args.positions:,} positions asked for: a source ran "
+                    "out before its even share" + ("" if args.fill else " (--fill takes the rest from the others)"))
     if any(c.static for c in configs):  # no static evaluation in check (Stockfish's eval has none): not sampled
         kept = [s for s in samples if not s.board.is_check()]
         stats.in_check += len(samples) - len(kept)

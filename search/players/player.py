@@ -36,6 +36,18 @@ from search.players.spec import DEFAULT_SEARCH, PlayerRegistry, PlayerSpec, Spec
 from search.prob import make_engine
 from search.runtime.errors import MimicError
 
+
+class _NoChatter(logging.Filter):
+    """Drops python-chess's warning for each line an engine says that it does not parse ("Unexpected engine
+    output"): Phalanx over XBoard says several a move (its thinking, "pondering off"), thousands a run, all
+    harmless; errors and crashes are still logged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("%s: Unexpected engine output")  # python-chess's own format
+
+
+logging.getLogger("chess.engine").addFilter(_NoChatter())
+
 STOP_SHARE = 0.8
 """The share of a request's timeout after which an engine searching by depth or nodes alone is told to stop."""
 

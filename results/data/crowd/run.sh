@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Issue 38's crowd data set: 200,000 positions (random playouts and the ten champions' games, an eleventh each)
+# Issue 38's crowd data set: 200,000 positions (random playouts, the ten champions' games and the TCEC superfinals, a
+# twelfth each, 10 positions a game; --fill: a source that runs out, as the smaller champions' files do, leaves the rest
+# of its share to the others)
 # labelled by a crowd of four engines, each at its own depth: Debian's Stockfish 15.1 and Ethereal at depth 8, Toga II and
 # Glaurung at depth 6 (`mimic label` with four --mentor). At depth 8 Toga II labels 33 positions/s on 2 cores and Glaurung
 # 55 (Stockfish 274, Ethereal 424): the crowd would take 3 hours of 2 cores, 3/4 of it theirs; at depth 6 they label 109
@@ -27,6 +29,7 @@ resume=
     --source data/player-games/Carlsen.pgn --source data/player-games/Fischer.pgn \
     --source data/player-games/Karpov.pgn --source data/player-games/Kasparov.pgn \
     --source data/player-games/Petrosian.pgn --source data/player-games/Tal.pgn \
+    --source data/engine-games/tcec-superfinals-s11-s13.pgn --per-game 10 --fill --no-progress \
     --out "$D/$F" $resume
 bash results/data/summarize.sh "$D" "$F"
 .venv/bin/python tools/crowd_disagreement.py "$D/$F" --out "$D/disagreement.md"
