@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from evolve.players import PLAYERS
-from evolve.recognition.replay import Candidate, parse_candidates, replay_sides
+from evolve.recognition.replay import replay_sides
+from evolve.recognition.replay_candidates import Candidate, parse_candidates
 from organisms import Organism
 from search.base import Limit
 from search.games.game import Adjudication, TimeControl, play_game
@@ -257,7 +258,7 @@ def test_normalised_replay_stops_a_candidate_that_agrees_with_everyone() -> None
 
 
 def test_a_randomised_candidate_is_scored_by_the_played_moves_likelihood(stockfish: str) -> None:
-    from evolve.recognition.replay import score_replay
+    from evolve.recognition.replay_scores import score_replay
 
     # Stockfish's Skill Level below 20 draws its move at random among its MultiPV lines: scored by likelihood;
     # at 20 (full strength) and without the option, by matching moves; --likelihood names any other.

@@ -13,7 +13,7 @@ from evolve.cli.common import non_negative_int, positive_float, warn
 
 if TYPE_CHECKING:
     from evolve.recognition import Progress
-    from evolve.recognition.replay import Candidate
+    from evolve.recognition.replay_candidates import Candidate
 
 
 def add_replay_options(a: argparse.ArgumentParser, what: str = "--method replay") -> None:
@@ -36,7 +36,7 @@ def add_replay_options(a: argparse.ArgumentParser, what: str = "--method replay"
 
 def add_ranking_option(a: argparse.ArgumentParser) -> None:
     """``--ranking``, of ``classify --method replay``."""
-    from evolve.recognition.replay import RANKINGS
+    from evolve.recognition.replay_scores import RANKINGS
 
     a.add_argument("--ranking", choices=list(RANKINGS), default="normalised",
                    help="--method replay: " + "; ".join(f"{k}: {v}" for k, v in RANKINGS.items()))
@@ -45,7 +45,7 @@ def add_ranking_option(a: argparse.ArgumentParser) -> None:
 def candidates(args: argparse.Namespace) -> tuple[Candidate, ...]:
     """The candidates of ``--candidates`` (none when not given), checked (one line naming a bad one)."""
     from evolve.players import PLAYERS
-    from evolve.recognition.replay import parse_candidates
+    from evolve.recognition.replay_candidates import parse_candidates
 
     likelihood = [n.strip() for text in args.likelihood for n in text.split(",") if n.strip()]
     return tuple(parse_candidates(args.candidates, PLAYERS, likelihood, warn)) if args.candidates else ()
@@ -54,7 +54,8 @@ def candidates(args: argparse.Namespace) -> tuple[Candidate, ...]:
 def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> int:
     """``recognize classify --method replay``: rank the candidates of each query by their matching share."""
     from evolve.players import PLAYERS
-    from evolve.recognition.replay import BETA, OUTSIDE_CP, RANKINGS, SCORES, classify_replay
+    from evolve.recognition.replay import classify_replay
+    from evolve.recognition.replay_scores import BETA, OUTSIDE_CP, RANKINGS, SCORES
     from search.runtime.errors import SettingsError
 
     if not args.candidates:

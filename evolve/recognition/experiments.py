@@ -29,7 +29,8 @@ from evolve.recognition.classifier import fit_classifier, group_scores
 from evolve.recognition.families import FAMILIES, StyleSettings
 from evolve.recognition.gameset import Progress
 from evolve.recognition.measures import position_measures, score_groups, side_counts, side_means
-from evolve.recognition.replay import Candidate, replay_queries
+from evolve.recognition.replay import replay_queries
+from evolve.recognition.replay_candidates import Candidate
 from evolve.recognition.summary import plot_accuracy, plot_confusion, write_summary
 from evolve.recognition.training import RecognizeSettings, Trained, train
 from search.players.spec import PlayerRegistry

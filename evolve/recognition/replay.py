@@ -56,44 +56,22 @@ from evolve.data.moves import normal_name
 from evolve.recognition.caches import cache_folder
 from evolve.recognition.classification import Query, group_sides, load_clones, query_groups, used_games
 from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
+from evolve.recognition.replay_candidates import Candidate, is_exact
+from evolve.recognition.replay_scores import (
+    BETA,
+    OUTSIDE_CP,
+    RANKINGS,
+    SCORE_CAP,
+    decisive_plies,
+    log_likelihood,
+    score_offsets,
+    score_replay,
+)
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from search.base import Limit
-from search.players.player import ExternalPlayer, PlayerError, check_engines, make_player
-from search.players.spec import PlayerRegistry, PlayerSpec, SpecError
+from search.players.player import ExternalPlayer, PlayerError, make_player
+from search.players.spec import PlayerRegistry, PlayerSpec
 from search.runtime.workers import parallel_map
-
-BETA = 2.0
-"""The softmax's inverse temperature per pawn: a move one pawn worse is ``e^-2`` ≈ 0.14 times as likely."""
-
-OUTSIDE_CP = 100
-"""Centipawns below the worst MultiPV line that each legal move outside the list is scored at."""
-
-SCORE_CAP = 1500
-"""Scores (mates included) are capped at ± this many centipawns before the softmax."""
-
-SCORES = {
-    "match": "the share of the positions where the candidate plays the played move",
-    "likelihood": "the played move's mean probability under softmax(BETA x score / 100) over the candidate's MultiPV "
-                  "lines (its expected matching share, were it to draw its moves from them)",
-}
-"""How a candidate's score of a query is taken, by name (:attr:`Candidate.score`): both are a share of positions in
-[0, 1], so candidates scored either way rank together. A deterministic engine is scored by ``match``; a randomised
-one (:data:`RANDOMISING`) plays the played move only by chance and is scored by ``likelihood``."""
-
-RANDOMISING: dict[str, Callable[[str], bool]] = {
-    "skill level": lambda v: v.strip().lstrip("-").isdigit() and int(v) < 20,
-    "uci_limitstrength": lambda v: v.strip().lower() == "true",
-}
-"""UCI options (lower case) whose value makes an engine draw its moves at random, by a test of the value: Stockfish's
-``Skill Level`` below 20 and ``UCI_LimitStrength`` true (the standard option of an engine's Elo limit)."""
-
-RANKINGS = {
-    "normalised": "each candidate's score minus its score over every replayed position of the query file",
-    "raw": "each candidate's score",
-}
-"""How candidates are ranked, by name: ``normalised`` keeps a candidate that agrees with everyone (a strong engine,
-whose moves are the common ones) from taking the queries of those it merely agrees with; it needs a query file with
-the games of several players (with one query it ranks as ``raw``)."""
 
 REPLAY = "replay"
 """The stage of replaying the candidates; its units are tasks (one candidate on a chunk of game sides)."""
@@ -105,22 +83,6 @@ _FLAGS = ("match", "error", "overrun")
 _VERSION = 2
 SideEntry = tuple[int, str, list[str], bool]
 """A game side to replay: (its index in the caller's list, the game's starting FEN, its UCI moves, colour)."""
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A named player spec: ``name`` is the header name the query games carry for it; ``score`` the name of how its
-    score of a query is taken (:data:`SCORES`)."""
-
-    name: str
-    spec: str
-    score: str = "match"
-
-
-def is_randomised(spec: PlayerSpec) -> bool:
-    """Whether a spec's options make its engine draw its moves at random (:data:`RANDOMISING`)."""
-    return any(test(str(value)) for name, value in spec.options
-               if (test := RANDOMISING.get(name.lower())) is not None)
 
 
 @dataclass
@@ -146,49 +108,6 @@ class ReplayQuery(Query):
         return sorted(names, key=key)
 
 
-def parse_candidates(texts: Sequence[str], registry: PlayerRegistry, likelihood: Sequence[str] = (),
-                     on_warning: Callable[[str], None] | None = None) -> list[Candidate]:
-    """``NAME=SPEC`` texts, each one candidate or a comma-separated list of them (names: none of ``, = @ : ? /``),
-    parsed and checked: distinct names, specs the registry parses, external engines that start, organism files that
-    load. A candidate is scored by ``likelihood`` when its spec is randomised (:func:`is_randomised`) or its name is
-    in ``likelihood``, else by ``match`` (:data:`SCORES`). :class:`~search.players.spec.SpecError` (a
-    ``MimicError``) naming the first bad one (or a name of ``likelihood`` no candidate has). ``on_warning`` hears of
-    an engine that does not honour its spec's node limit (:func:`search.players.player.check_engines`)."""
-    out: list[Candidate] = []
-    for text in texts:
-        for item in (t.strip() for t in text.split(",")):
-            name, eq, spec = item.partition("=")
-            if not eq or not name.strip() or not spec.strip() or any(ch in name for ch in "@:?/"):
-                raise SpecError(f"candidate {item[:80]!r}: expected NAME=SPEC (a name holds no @ : ? /)")
-            if name.strip() in {c.name for c in out}:
-                raise SpecError(f"candidate {name.strip()!r} named twice")
-            out.append(Candidate(name.strip(), spec.strip()))
-    if not out:
-        raise SpecError("no candidates: give --candidates NAME=SPEC,...")
-    unknown = sorted(set(likelihood) - {c.name for c in out})
-    if unknown:
-        raise SpecError(f"scored by likelihood but not a candidate: {', '.join(unknown)}")
-    for i, c in enumerate(out):
-        try:
-            s = registry.parse(c.spec)
-            if c.name in likelihood or is_randomised(s):
-                out[i] = c = Candidate(c.name, c.spec, "likelihood")
-            if s.is_external:
-                check_engines([s], on_warning=_prefixed(on_warning, f"candidate {c.name}: "), replay=True)
-            else:
-                make_player(s, registry, hash_mb=1).close()
-        except (SpecError, PlayerError) as exc:
-            raise SpecError(f"candidate {c.name}: {exc}") from exc
-    return out
-
-
-def _prefixed(hear: Callable[[str], None] | None, prefix: str) -> Callable[[str], None] | None:
-    """``hear`` with ``prefix`` before each message (``None`` stays ``None``)."""
-    if hear is None:
-        return None
-    return lambda message: hear(prefix + message)
-
-
 def side_positions(fen: str, moves: Sequence[str], color: bool, skip_plies: int
                    ) -> Iterator[tuple[int, chess.Board, chess.Move, bool]]:
     """Where the side of ``color`` moved from ply ``skip_plies`` + 1 on: (the ply, counted from the game's start
@@ -200,33 +119,6 @@ def side_positions(fen: str, moves: Sequence[str], color: bool, skip_plies: int
         if ply >= skip_plies and board.turn == color:
             yield ply, board, move, board.legal_moves.count() > 1
         board.push(move)
-
-
-def is_exact(spec: PlayerSpec) -> bool:
-    """Whether a candidate replays its own games' moves exactly: a depth or node limit of its own (which an external
-    engine is sent alone) and no randomising option. Such candidates are replayed first, on every position; the
-    others (limited by time, randomised) only where the exact ones disagree (:func:`replay_sides`)."""
-    limit = spec.limit
-    return limit is not None and (limit.depth is not None or limit.nodes is not None) and not is_randomised(spec)
-
-
-def log_likelihood(lines: Sequence[tuple[chess.Move, int | None]], played: chess.Move, legal: int,
-                   beta: float = BETA) -> float:
-    """The played move's log-probability (nats) under ``softmax(beta × score / 100)`` over the ``legal`` moves,
-    from MultiPV ``lines`` (move, centipawns from the side to move's view) capped at ±:data:`SCORE_CAP`; a move
-    outside the lines scores :data:`OUTSIDE_CP` below the worst line. NaN when a line has no score.
-
-    >>> a, b = chess.Move.from_uci("e2e4"), chess.Move.from_uci("d2d4")
-    >>> round(log_likelihood([(a, 100), (b, 0)], b, 2), 4)  # log(e^0 / (e^2 + e^0))
-    -2.1269
-    """
-    if not lines or any(s is None for _, s in lines):
-        return math.nan
-    scores = {m: beta * max(-SCORE_CAP, min(SCORE_CAP, s)) / 100 for m, s in lines if s is not None}
-    outside = min(scores.values()) - beta * OUTSIDE_CP / 100
-    values = [*scores.values(), *([outside] * max(legal - len(scores), 0))]
-    top = max(values)
-    return scores.get(played, outside) - top - math.log(sum(math.exp(v - top) for v in values))
 
 
 def replay_limit(spec: PlayerSpec, movetime: float) -> Limit:
@@ -333,27 +225,6 @@ def replay_key(entry: SideEntry, spec: PlayerSpec, limit: Limit, skip_plies: int
     return digest.hexdigest()
 
 
-def decisive_plies(replayed: dict[str, dict[str, np.ndarray]]) -> dict[int, frozenset[int]]:
-    """The positions that tell candidates apart, by the exact candidates' replays (``replayed``, two or more, on
-    the same positions): each side's plies where one of them or more did not play the played move. Where all of
-    them played it (an obvious move), a position tells none of them apart and says little of anyone else.
-
-    >>> r = {n: {"side": np.array([0, 0, 1]), "ply": np.array([4, 6, 5]), "match": np.array(m)}
-    ...      for n, m in (("a", [1, 1, 0]), ("b", [1, 0, 1]))}
-    >>> decisive_plies(r)  # ply 4 of side 0 both matched: left out
-    {0: frozenset({6}), 1: frozenset({5})}
-    """
-    arrays = list(replayed.values())
-    agree = np.logical_and.reduce([a["match"].astype(bool) for a in arrays])
-    out: dict[int, set[int]] = {}
-    for side, ply, all_matched in zip(arrays[0]["side"].tolist(), arrays[0]["ply"].tolist(), agree.tolist(),
-                                      strict=True):
-        plies = out.setdefault(int(side), set())
-        if not all_matched:
-            plies.add(int(ply))
-    return {side: frozenset(plies) for side, plies in out.items()}
-
-
 def replay_sides(entries: Sequence[SideEntry], candidates: Sequence[Candidate], registry: PlayerRegistry,
                  skip_plies: int = 0, movetime: float = 0.1, multipv: int = 0, jobs: int = 1,
                  cache: Path | None = None, use_cache: bool = True,
@@ -440,59 +311,6 @@ def _task(task: tuple[str, list[SideEntry]], spec_of: dict[str, str], movetime: 
     """:func:`replay_chunk` of one task (a worker's unit for :func:`parallel_map`)."""
     name, entries = task
     return replay_chunk(entries, spec_of[name], movetime, skip_plies, lines[name], registry, max_positions, ask)
-
-
-def position_scores(replayed: dict[str, np.ndarray], score: str) -> np.ndarray:
-    """One candidate's score of each replayed position (:data:`SCORES`): ``match`` 1 or 0; ``likelihood`` the
-    played move's probability under the MultiPV softmax (``exp(loglik)``), NaN where the position has none."""
-    if score == "likelihood":
-        return np.exp(replayed["loglik"].astype(np.float64))
-    if score != "match":
-        raise ValueError(f"unknown score {score!r}: one of {', '.join(SCORES)}")
-    return replayed["match"].astype(np.float64)
-
-
-def score_replay(replayed: dict[str, dict[str, np.ndarray]], groups: Sequence[Sequence[int]],
-                 scores: dict[str, str] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For groups of side indices: positions a group, and (groups, candidates) scores (each candidate's
-    :data:`SCORES` entry named by ``scores``, default ``match``: matching shares) and mean log-likelihoods (NaN where
-    a group has no positions, or a position of it no MultiPV likelihood)."""
-    names = list(replayed)
-    n = 1 + max([int(r["side"].max()) for r in replayed.values() if len(r["side"])]
-                + [i for g in groups for i in g] + [0])
-    counts = np.zeros(len(groups), dtype=np.int64)
-    share = np.full((len(groups), len(names)), np.nan)
-    loglik = np.full((len(groups), len(names)), np.nan)
-    for c, name in enumerate(names):
-        r = replayed[name]
-        side = r["side"].astype(np.int64)
-        ll = r["loglik"].astype(np.float64)
-        value = position_scores(r, (scores or {}).get(name, "match"))
-        per = [np.bincount(side, weights=w, minlength=n) for w in
-               (np.ones(len(side)), np.nan_to_num(value), (~np.isfinite(value)).astype(float), np.nan_to_num(ll),
-                (~np.isfinite(ll)).astype(float))]
-        for j, g in enumerate(groups):
-            npos, total, unscored, llsum, missing = (float(a[list(g)].sum()) for a in per)
-            counts[j] = int(npos)
-            if npos:
-                share[j, c] = total / npos if unscored == 0 else np.nan
-                loglik[j, c] = llsum / npos if missing == 0 else np.nan
-    return counts, share, loglik
-
-
-def score_offsets(replayed: dict[str, dict[str, np.ndarray]], scores: dict[str, str]) -> dict[str, float]:
-    """Each candidate's score (``scores``: its :data:`SCORES` name) over every replayed position, whoever played
-    it: what the normalised ranking subtracts (:data:`RANKINGS`). No label is used.
-
-    >>> r = {"a": {"match": np.array([1, 1, 0, 1]), "loglik": np.log([0.5, 0.5, 0.25, 0.25])}}
-    >>> score_offsets(r, {"a": "match"}), score_offsets(r, {"a": "likelihood"})  # 3 / 4; (0.5+0.5+0.25+0.25) / 4
-    ({'a': 0.75}, {'a': 0.375})
-    """
-    out = {}
-    for name, r in replayed.items():
-        value = position_scores(r, scores.get(name, "match"))
-        out[name] = float(np.nanmean(value)) if np.isfinite(value).any() else math.nan
-    return out
 
 
 def classify_replay(folder: str | Path | None, query: str | Path, candidates: Sequence[Candidate],
