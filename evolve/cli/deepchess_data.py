@@ -1,5 +1,5 @@
-"""``mimic deepchess-data``: DeepChess training positions from the decisive games of PGN files. May import
-:mod:`evolve.nets.deepchess` (no torch)."""
+"""``mimic deepchess-data``: DeepChess training positions from the decisive games of PGN files and of self-play label
+files (``mimic datagen``). May import :mod:`evolve.nets.deepchess` (no torch)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,18 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     from evolve.nets.deepchess_data import DataSettings
 
     p = training_parser(subparsers, NAME, [parents.jobs(), parents.seed()],
-                        "Draw DeepChess training positions from PGN games with a decisive result: up to --per-game "
+                        "Draw DeepChess training positions from games with a decisive result: up to --per-game "
                         "random positions a game, none from the first --skip-moves moves and none whose next move is "
                         "a capture, labelled with the result; draws unused; games split into training/validation/test "
                         "(seeded), each part balanced between White and Black wins. Writes OUT/positions.npz (773 bits "
-                        "a position, packed) and OUT/positions.json (provenance).", needs_torch=False,
-                        inputs=("games", "PGN files"), nargs="+",
+                        "a position, packed) and OUT/positions.json (provenance). A source is a PGN file, or a label "
+                        "file of self-play games (mimic datagen; a name ending .epd or .epd.gz), and both may be "
+                        "mixed. A label line belongs to the game its id names (the id without its last ':' field), "
+                        "whose result is its c9; its move is fmvn (move 1 without one); its next move, which a label "
+                        "does not know, is taken to be the mentor's best move, the first of its pv (a line without a "
+                        "pv is kept). Label lines without such an id or a c9 of 1-0, 0-1 or 1/2-1/2, or malformed, "
+                        "are skipped and counted.", needs_torch=False,
+                        inputs=("games", "PGN files, or label files (.epd, .epd.gz) of self-play games"), nargs="+",
                         out_help="folder to write positions.npz and positions.json into")
     add_setting_options(p, DataSettings, (
         ("--per-game", "per_game", positive_int, "positions a game at most"),
@@ -40,4 +46,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{summary.positions} balanced positions ({', '.join(f'{v} {k}' for k, v in summary.per_part.items())}) "
           f"from {summary.decisive} decisive of {summary.games} games in {summary.seconds:.1f} s "
           f"({summary.rate:.0f} positions/s); written to {args.out}/positions.npz and positions.json")
+    if summary.skipped_lines:
+        print(f"{summary.skipped_lines} label lines skipped (malformed, or no game id or result): counted by source "
+              f"in {args.out}/positions.json")
     return 0

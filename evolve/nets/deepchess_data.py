@@ -9,13 +9,25 @@ positions of its larger class. Stored as ``positions.npz`` (``bits``: (N, 97) ui
 1 validation, 2 test; ``game`` (N,) int32) and ``positions.json`` (sources, settings, counts, time, provenance).
 The networks that learn from them are in :mod:`evolve.nets.deepchess`.
 
-May import chess, numpy, :mod:`evolve.nets.common` (its errors), :mod:`organisms.comparator` and :mod:`search` (no
-torch: drawing data needs none).
+A source is a PGN file, or a label file (a name ending ``.epd`` or ``.epd.gz``, read by :mod:`mentor.labels`) whose
+lines are the searched positions of self-play games (``mimic datagen``): the same rules, as far as a label can tell
+them (:func:`draw_label_file`). A line belongs to the game its ``id`` names (the id without its last ``:`` field:
+``selfplay:RUN:GAME:PLY`` is game ``selfplay:RUN:GAME``), whose result is its ``c9``; its move number is ``fmvn`` (a
+line without one counts as move 1: EPD has no move counters); its next move, which a label does not know, is the
+mentor's best move, the first of its ``pv`` (a line without a pv is kept). A line that does not parse, has no id
+naming a game, no ``c9`` of ``1-0``, ``0-1`` or ``1/2-1/2``, or another ``c9`` than its game's earlier lines, is
+skipped and counted (the first ones named by file and line). A label file is read twice, streamed: once for each
+game's result and the line numbers of its candidate positions, once for the chosen lines' positions.
+
+May import chess, numpy, :mod:`evolve.nets.common` (its errors), :mod:`mentor.labels`, :mod:`organisms.comparator` and
+:mod:`search` (no torch: drawing data needs none).
 """
 
 from __future__ import annotations
 
 import time
+from array import array
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -25,9 +37,11 @@ import chess.pgn
 import numpy as np
 
 from evolve.nets.common import NoTrainingData
+from mentor.labels import EpdError, label_lines, parse_label
 from organisms.comparator import N_BITS, board_bits
 from search.formats.pgn import read_games
 from search.runtime.atomic import atomic_path, write_json_atomic
+from search.runtime.errors import InputError
 from search.runtime.provenance import provenance
 from search.runtime.readback import NpzFile, ReadbackError
 from search.runtime.workers import parallel_map
@@ -50,8 +64,9 @@ class DataSettings:
 
 @dataclass
 class FileDraw:
-    """What one PGN file gave: bits (N, 773) uint8, results (N,) int8, parts (N,) uint8, game numbers in the
-    file (N,) int32, and counts of games."""
+    """What one source gave: bits (N, 773) uint8, results (N,) int8, parts (N,) uint8, game numbers in the
+    file (N,) int32, and counts of games; for a label file (``kind`` ``labels``) also its lines, the malformed
+    ones and those skipped (by reason); ``errors`` the messages kept, ``unreported`` those left out."""
 
     bits: np.ndarray
     result: np.ndarray
@@ -60,6 +75,19 @@ class FileDraw:
     games: int = 0
     decisive: int = 0
     errors: list[str] = field(default_factory=list)
+    kind: str = "pgn"
+    lines: int = 0
+    malformed: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    unreported: int = 0
+
+    def source(self, path: str) -> dict[str, object]:
+        """The source's entry in ``positions.json``."""
+        entry: dict[str, object] = {"path": path, "kind": self.kind, "games": self.games, "decisive": self.decisive,
+                                    "positions_drawn": len(self.result), "errors": len(self.errors) + self.unreported}
+        if self.kind == "labels":
+            entry.update(lines=self.lines, malformed=self.malformed, skipped=dict(self.skipped))
+        return entry
 
 
 def game_positions(game: chess.pgn.Game, rng: np.random.Generator, per_game: int = 10,
@@ -72,10 +100,14 @@ def game_positions(game: chess.pgn.Game, rng: np.random.Generator, per_game: int
         if ply >= 2 * skip_moves and not board.is_capture(move):
             eligible.append(board.copy(stack=False))
         board.push(move)
-    if len(eligible) <= per_game:
-        return eligible
-    pick = np.sort(rng.choice(len(eligible), size=per_game, replace=False))
-    return [eligible[i] for i in pick]
+    return [eligible[i] for i in _pick(len(eligible), per_game, rng)]
+
+
+def _pick(n: int, per_game: int, rng: np.random.Generator) -> list[int]:
+    """Indices (sorted) of up to ``per_game`` of ``n`` candidates: all of them, or a draw without replacement."""
+    if n <= per_game:
+        return list(range(n))
+    return [int(i) for i in np.sort(rng.choice(n, size=per_game, replace=False))]
 
 
 def _part(rng: np.random.Generator, s: DataSettings) -> int:
@@ -110,9 +142,120 @@ def draw_file(path: str, file_index: int, settings: DataSettings) -> FileDraw:
                     np.array(games_of, dtype=np.int32), games, decisive, errors)
 
 
+LABEL_SUFFIXES = (".epd", ".epd.gz")
+"""A source whose name ends so (any case) is a label file; any other a PGN file."""
+DECISIVE = {"1-0": 1, "0-1": -1}
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+"""The ``c9`` a label line needs to be used (its game's result, White's view)."""
+MAX_MESSAGES = 100
+"""A label file's problems named by file and line at most; the rest only counted."""
+MAX_GAMES = 1 << 20
+"""Games a source may hold (the ``game`` column numbers sources apart by this)."""
+
+
+def is_label_file(path: str | Path) -> bool:
+    """Whether ``path`` is read as a label file (its name ends with ``.epd`` or ``.epd.gz``) rather than PGN."""
+    return str(path).lower().endswith(LABEL_SUFFIXES)
+
+
+def game_key(label_id: str | None) -> str | None:
+    """The game a label's id names: the id without its last ``:`` field (``selfplay:1:0:8`` -> ``selfplay:1:0``);
+    ``None`` when the id has no ``:`` or nothing before it."""
+    head, colon, _ = (label_id or "").rpartition(":")
+    return head if colon and head else None
+
+
+@dataclass
+class _LabelGame:
+    """A label file's game while its lines are read: its number (first line's order), ``c9`` and candidate lines."""
+
+    number: int
+    result: str
+    lines: array = field(default_factory=lambda: array("q"))
+
+
+def draw_label_file(path: str, file_index: int, settings: DataSettings) -> FileDraw:
+    """The positions of one label file (module docstring): the PGN rules with a label's move number (``fmvn``) and
+    its mentor's best move (``pv``'s first) for the move played next; each game's draws seeded by ``(seed,
+    file_index, game number)``, games numbered in the order of their first line."""
+    draw = FileDraw(np.zeros((0, N_BITS), np.uint8), np.zeros(0, np.int8), np.zeros(0, np.uint8),
+                    np.zeros(0, np.int32), kind="labels")
+    skipped: Counter[str] = Counter()
+
+    def note(message: str) -> None:
+        if len(draw.errors) < MAX_MESSAGES:
+            draw.errors.append(message)
+        else:
+            draw.unreported += 1
+
+    def malformed(err: EpdError) -> None:
+        draw.malformed += 1
+        note(str(err))
+
+    def skip(line_no: int, reason: str, why: str) -> None:
+        skipped[reason] += 1
+        note(f"{path}:{line_no}: {why}; line skipped")
+
+    games: dict[str, _LabelGame] = {}
+    for line_no, text in label_lines(path, malformed):
+        draw.lines += 1
+        try:
+            label = parse_label(text, path, line_no)
+        except EpdError as err:
+            malformed(err)
+            continue
+        key = game_key(label.id)
+        if key is None:
+            skip(line_no, "no game id", f"no id naming its game (id \"RUN:GAME:PLY\"), got {label.id!r}")
+            continue
+        if label.result not in RESULTS:
+            skip(line_no, "no result", f"no c9 game result (1-0, 0-1 or 1/2-1/2), got {label.result!r}")
+            continue
+        game = games.get(key)
+        if game is None:
+            game = games[key] = _LabelGame(len(games), label.result)
+        elif game.result != label.result:
+            skip(line_no, "other result", f"c9 {label.result!r} but game {key}'s earlier lines say {game.result!r}")
+            continue
+        first = label.pv[0] if label.pv else None  # legal: parse_label reads the pv as SAN from the position
+        if label.result in DECISIVE and label.board.fullmove_number > settings.skip_moves \
+                and (first is None or not label.board.is_capture(first)):
+            game.lines.append(line_no)
+    draw.skipped = dict(skipped)
+    draw.games = len(games)
+    if draw.games > MAX_GAMES:
+        raise InputError(f"{path}: {draw.games} games, more than the {MAX_GAMES} a source may hold; split it")
+    chosen: dict[int, tuple[int, int, int]] = {}  # line number -> (game number, result, part)
+    for game in games.values():
+        if game.result not in DECISIVE:
+            continue
+        draw.decisive += 1
+        rng = np.random.default_rng([settings.seed, file_index, game.number])
+        part = _part(rng, settings)
+        for i in _pick(len(game.lines), settings.per_game, rng):
+            chosen[game.lines[i]] = (game.number, DECISIVE[game.result], part)
+    del games
+    rows: list[np.ndarray] = []
+    found: list[tuple[int, int, int]] = []
+    for line_no, text in label_lines(path, lambda err: None):  # the second pass: only the chosen lines
+        if len(found) == len(chosen):
+            break
+        if line_no in chosen:
+            rows.append(board_bits(parse_label(text, path, line_no).board))
+            found.append(chosen[line_no])
+    if len(found) < len(chosen):
+        raise InputError(f"{path}: changed while it was read ({len(chosen) - len(found)} chosen lines gone)")
+    table = np.array(found, dtype=np.int64).reshape(-1, 3)
+    draw.bits = np.array(rows, dtype=np.uint8).reshape(-1, N_BITS)
+    draw.game, draw.result, draw.part = table[:, 0].astype(np.int32), table[:, 1].astype(np.int8), \
+        table[:, 2].astype(np.uint8)
+    return draw
+
+
 def _draw(item: tuple[int, str], settings: DataSettings) -> FileDraw:
-    """:func:`draw_file` of one (file index, path) (the work of one task)."""
-    return draw_file(item[1], item[0], settings)
+    """:func:`draw_label_file` or :func:`draw_file` of one (file index, path) (the work of one task)."""
+    index, path = item
+    return draw_label_file(path, index, settings) if is_label_file(path) else draw_file(path, index, settings)
 
 
 def balance(result: np.ndarray, part: np.ndarray, seed: int) -> np.ndarray:
@@ -136,6 +279,8 @@ class DataSummary:
     decisive: int
     seconds: float
     errors: list[str]
+    skipped_lines: int = 0
+    """Label lines skipped or malformed, over all label files."""
 
     @property
     def rate(self) -> float:
@@ -145,7 +290,8 @@ class DataSummary:
 
 def extract_positions(paths: Sequence[str], out: str | Path, settings: DataSettings, *, jobs: int = 1,
                       command: str = "") -> DataSummary:
-    """Draw, balance and write the positions of the PGN files ``paths`` into ``out`` (module docstring)."""
+    """Draw, balance and write the positions of the sources ``paths`` (PGN or label files) into ``out`` (module
+    docstring)."""
     start = time.perf_counter()
     draws = list(parallel_map(_draw, list(enumerate(paths)), jobs, args=(settings,)))
     bits = np.concatenate([d.bits for d in draws]) if draws else np.zeros((0, N_BITS), np.uint8)
@@ -167,13 +313,13 @@ def extract_positions(paths: Sequence[str], out: str | Path, settings: DataSetti
     errors = [e for d in draws for e in d.errors]
     per_part = {name: int((part[keep] == i).sum()) for i, name in enumerate(PARTS)}
     summary = DataSummary(len(keep), per_part, sum(d.games for d in draws), sum(d.decisive for d in draws),
-                          seconds, errors)
-    sidecar = {"sources": [{"path": p, "games": d.games, "decisive": d.decisive, "positions_drawn": len(d.result)}
-                           for p, d in zip(paths, draws, strict=True)],
+                          seconds, errors, sum(d.malformed + sum(d.skipped.values()) for d in draws))
+    sidecar = {"sources": [d.source(p) for p, d in zip(paths, draws, strict=True)],
                "settings": asdict(settings), "positions": len(keep), "per_part": per_part,
                "white_wins": int((result[keep] > 0).sum()), "black_wins": int((result[keep] < 0).sum()),
                "bits": "organisms.comparator (773 bits, np.packbits along each row)", "seconds": round(seconds, 2),
-               "positions_per_second": round(summary.rate, 1), "errors": errors[:100], "error_count": len(errors),
+               "positions_per_second": round(summary.rate, 1), "errors": errors[:100],
+               "error_count": len(errors) + sum(d.unreported for d in draws),
                "command": command, "provenance": provenance()}
     write_json_atomic(out / "positions.json", sidecar)
     return summary
@@ -220,5 +366,5 @@ def load_positions(folder: str | Path) -> CmpData:
     return CmpData(bits, result, part, game, str(path))
 
 
-__all__ = ["PARTS", "CmpData", "DataSettings", "DataSummary", "FileDraw", "balance", "draw_file", "extract_positions",
-           "game_positions", "load_positions"]
+__all__ = ["PARTS", "CmpData", "DataSettings", "DataSummary", "FileDraw", "balance", "draw_file", "draw_label_file",
+           "extract_positions", "game_key", "game_positions", "is_label_file", "load_positions"]
