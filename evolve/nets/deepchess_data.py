@@ -235,18 +235,19 @@ def draw_label_file(path: str, file_index: int, settings: DataSettings) -> FileD
         for i in _pick(len(game.lines), settings.per_game, rng):
             chosen[game.lines[i]] = (game.number, DECISIVE[game.result], part)
     del games
-    rows: list[np.ndarray] = []
-    found: list[tuple[int, int, int]] = []
-    for line_no, text in label_lines(path, lambda err: None):  # the second pass: only the chosen lines
-        if len(found) == len(chosen):
+    bits = np.zeros((len(chosen), N_BITS), np.uint8)  # filled in file order by the second pass: the chosen lines
+    table = np.zeros((len(chosen), 3), np.int64)
+    found = 0
+    for line_no, text in label_lines(path, lambda err: None):
+        if found == len(chosen):
             break
         if line_no in chosen:
-            rows.append(board_bits(parse_label(text, path, line_no).board))
-            found.append(chosen[line_no])
-    if len(found) < len(chosen):
-        raise InputError(f"{path}: changed while it was read ({len(chosen) - len(found)} chosen lines gone)")
-    table = np.array(found, dtype=np.int64).reshape(-1, 3)
-    draw.bits = np.array(rows, dtype=np.uint8).reshape(-1, N_BITS)
+            bits[found] = board_bits(parse_label(text, path, line_no).board)
+            table[found] = chosen[line_no]
+            found += 1
+    if found < len(chosen):
+        raise InputError(f"{path}: changed while it was read ({len(chosen) - found} chosen lines gone)")
+    draw.bits = bits
     draw.game, draw.result, draw.part = table[:, 0].astype(np.int32), table[:, 1].astype(np.int8), \
         table[:, 2].astype(np.uint8)
     return draw
