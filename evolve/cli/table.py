@@ -32,7 +32,7 @@ COMMANDS: dict[str, Command] = {
     "train-pnet": Command("evolve.cli.train_pnet",
                           "train a perspective net (NNUE-style) on labels' expected scores (win-probability loss)"),
     "deepchess-data": Command("evolve.cli.deepchess_data",
-                              "DeepChess training positions from the decisive games of PGN files"),
+                              "DeepChess training positions from decisive games: PGN or self-play labels"),
     "train-cmp": Command("evolve.cli.train_cmp",
                          "train a DeepChess comparator (Pos2Vec + siamese) and a distilled one"),
     "train-moves": Command("evolve.cli.train_moves",
