@@ -30,7 +30,7 @@ NAMES=$(printf '%s\n' "${PLAYERS[@]}" | cut -d= -f1 | paste -sd, -)
 SPECS=()
 for p in "${PLAYERS[@]}"; do SPECS+=("${p#*=}"); done
 CANDIDATES=$(printf '%s\n' "${PLAYERS[@]}" | paste -sd, -)
-sed -n '41,48p' search/data/openings.epd > $R/openings.epd
+sed -n '41,48p' search/data/openings.epd > $R/openings.epd  # not committed: results/*.epd are label files
 
 n=${#PLAYERS[@]}
 if ! [ -s $R/games.pgn ] || [ "$(grep -c '^\[Event ' $R/games.pgn)" -ne $((n * (n - 1) / 2 * 4)) ]; then
