@@ -57,13 +57,16 @@ label() {  # OUT MENTOR N SOURCE [label flags...]: N positions of SOURCE labelle
 
 play() {  # DIR SPEC: the match, STS and the held-out errors of a player (organism:FILE, pnet:FILE)
   local d=$1 o=$2
+  [ -s $d/heldout-mixed.md ] && return 0  # its last step written: the row is complete
   $M match "$o" expert --games 200 --jobs $J --nodes 2000 --sprt 0,20,0.05,0.05 --sprt-min-games 40 \
     --pgn $d/vs-expert-2000n.pgn --resume >> $d/vs-expert-2000n.log 2>&1  # appended: a rerun keeps the record
   $M suite benchmarks/data/sts-v3.epd --engine "$o@nodes=10000" --movetime 60 --jobs $J --no-progress \
     --csv $d/sts-10000n.csv --resume >> $d/sts-10000n.log 2>&1
   for set in heldout-tcec heldout-mixed; do
-    [ -s $d/$set.md ] || $PY benchmarks/heldout_error.py results/$set/labels.epd --depth 2 --evals "$o" \
-      --jobs $J > $d/$set.md.tmp && mv $d/$set.md.tmp $d/$set.md
+    if ! [ -s $d/$set.md ]; then
+      $PY benchmarks/heldout_error.py results/$set/labels.epd --depth 2 --evals "$o" --jobs $J > $d/$set.md.tmp
+      mv $d/$set.md.tmp $d/$set.md
+    fi
   done
 }
 
