@@ -278,7 +278,7 @@ def collect(sources: list[str], n: int, seed: int = 0, options: SamplerOptions |
     while True:
         short = []
         for k, want in zip(live, wants, strict=True):
-            if want and _take(iterators[k], want, samples, seen, stats) < want:
+            if _take(iterators[k], want, samples, seen, stats) < want:
                 short.append(k)
         deficit = n - len(samples)
         live = [k for k in live if k not in short and not sources[k].startswith(TREE_PREFIX)]

@@ -191,8 +191,7 @@ def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_
     finally:
         if player is not None:
             player.close()
-    return {n: np.array(out[n], dtype=np.float64 if n == "loglik" else np.int8 if n in _FLAGS else np.int64)
-            for n in _ARRAYS}
+    return {n: np.array(out[n], dtype=_dtype(n)) for n in _ARRAYS}
 
 
 def _stamp(path: str | None) -> str:
@@ -301,8 +300,13 @@ def _replay_phase(candidates: Sequence[Candidate], ask: dict[int, frozenset[int]
                    for n in _ARRAYS} for name, by_side in parts.items()}
 
 
+def _dtype(name: str) -> type:
+    """The dtype of one of :data:`_ARRAYS`."""
+    return np.float64 if name == "loglik" else np.int8 if name in _FLAGS else np.int64
+
+
 def _empty(name: str) -> np.ndarray:
-    return np.zeros(0, dtype=np.float64 if name == "loglik" else np.int8 if name in _FLAGS else np.int64)
+    return np.zeros(0, dtype=_dtype(name))
 
 
 def _task(task: tuple[str, list[SideEntry]], spec_of: dict[str, str], movetime: float, skip_plies: int,
