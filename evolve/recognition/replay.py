@@ -296,7 +296,7 @@ def _replay_phase(candidates: Sequence[Candidate], ask: dict[int, frozenset[int]
                 save_keyed_npz(folder / f"replay-{keys[(name, e[0])]}.npz", arrays, _CACHED, keys[(name, e[0])])
         if on_progress is not None:
             on_progress(REPLAY, done, len(tasks))
-    return {name: {n: np.concatenate([by_side[e[0]][n] for e in entries]) if entries else _empty(n)
+    return {name: {n: np.concatenate([by_side[e[0]][n] for e in entries]) if entries else np.zeros(0, dtype=_dtype(n))
                    for n in _ARRAYS} for name, by_side in parts.items()}
 
 
@@ -304,9 +304,6 @@ def _dtype(name: str) -> type:
     """The dtype of one of :data:`_ARRAYS`."""
     return np.float64 if name == "loglik" else np.int8 if name in _FLAGS else np.int64
 
-
-def _empty(name: str) -> np.ndarray:
-    return np.zeros(0, dtype=_dtype(name))
 
 
 def _task(task: tuple[str, list[SideEntry]], spec_of: dict[str, str], movetime: float, skip_plies: int,
