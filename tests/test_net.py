@@ -250,6 +250,30 @@ def test_td_leaf_runs_resumes_and_changes_weights(tmp_path: Path) -> None:
     assert rows_b == rows
     for k, v in model_arrays(resumed).items():
         np.testing.assert_array_equal(v, after[k])
+    assert not (tmp_path / "td-nets").exists()  # no snapshots unless asked
+
+
+def test_td_leaf_snapshots_are_the_iterations_nets(tmp_path: Path) -> None:
+    _torch()
+    from evolve.nets.giraffe import NetShape, build_model, model_arrays
+    from evolve.nets.tdleaf import TDSettings, td_leaf
+    from search.games.openings import default_openings_path, load_openings
+
+    openings = load_openings(default_openings_path())
+    val = giraffe_matrix([chess.Board()], use_cache=False), np.zeros(1)
+    shape = NetShape()
+    every_2 = TDSettings(iterations=3, games=1, plies=2, nodes=50, lr=0.01, seed=1, snapshot_every=2)
+    # Iterations 1-3 with a snapshot every 2: only iteration 2's net is kept; it is the net after two iterations of
+    # the same run stopped there (the same seed, so the same games and steps).
+    td_leaf(build_model(shape, 0), shape, openings, every_2, tmp_path / "a" / "td.npz", val)
+    assert sorted(p.name for p in (tmp_path / "a" / "td-nets").iterdir()) == ["iter-0002.npz"]
+    two = build_model(shape, 0)
+    td_leaf(two, shape, openings, TDSettings(**{**every_2.__dict__, "iterations": 2, "snapshot_every": 0}),
+            tmp_path / "b" / "td.npz", val)
+    snap = NetEvaluator.load(tmp_path / "a" / "td-nets" / "iter-0002.npz")
+    assert snap.header["td_iteration"] == 2
+    for k, v in model_arrays(two).items():
+        np.testing.assert_array_equal(snap.arrays[k], v)
 
 
 def test_td_start_positions_from_a_game_set() -> None:
@@ -288,6 +312,9 @@ def test_train_net_command_writes_the_net(tmp_path: Path, capsys: pytest.Capture
     assert [g[3] for g in h["groups"]] == [19, 44, 26]
     assert h["training"]["supervised"]["epochs"] == 3 and h["training"]["td"]["lam"] == 0.7
     assert len(h["epoch_curve"]) == 3 and len(h["td_curve"]) == 1
+    # 120 label lines read (--limit); 5 of them score beyond the 1,500 cp cap (counted with grep and awk on the
+    # file's ce fields), so 115 are used: a fifth held out, 115 * 0.2 = 23, and 92 trained on.
+    assert h["rows"] == {"labels": 120, "train": 92, "held": 23}
     assert "mimic_version" in h["provenance"] and h["command"].startswith("mimic ")
     assert "## Supervised bootstrap" in (out / "summary.md").read_text()
     assert main(args) == 2  # a run is there: --resume, or another folder

@@ -38,7 +38,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
         ("--td-plies", "plies", common.positive_int, "half-moves per game (Giraffe's)"),
         ("--td-nodes", "nodes", common.positive_int, "nodes per search"),
         ("--td-lambda", "lam", common.probability, "lambda (Giraffe's)"),
-        ("--td-lr", "lr", common.positive_float, "SGD learning rate")))
+        ("--td-lr", "lr", common.positive_float, "SGD learning rate"),
+        ("--td-snapshot-every", "snapshot_every", common.non_negative_int,
+         "every N iterations, keep the net as OUT/td-nets/iter-NNNN.npz too, to measure the curve of play in games "
+         "(0: never)")))
     g.add_argument("--openings", default=None,
                    help="start positions: an EPD file, or a PGN game set (a random point of a random game); "
                         "when not given, the shipped balanced openings")
@@ -55,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         shape=NetShape(units=tuple(args.units), hidden=args.hidden),
         supervised=SupervisedSettings(epochs=args.epochs, batch=args.batch, lr=args.lr, seed=args.seed),
         td=TDSettings(iterations=args.td_iterations, games=args.td_games, plies=args.td_plies,
-                      nodes=args.td_nodes, lam=args.td_lambda, lr=args.td_lr, cap=args.cap, seed=args.seed),
+                      nodes=args.td_nodes, lam=args.td_lambda, lr=args.td_lr, cap=args.cap, seed=args.seed,
+                      snapshot_every=args.td_snapshot_every),
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, jobs=args.jobs,
         openings=args.openings, limit=args.limit)
     with GameBar(not args.no_progress) as bar:

@@ -134,7 +134,9 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     header = make_header(
         shape.units, shape.hidden, shape.scale, training=_settings_dict(settings), command=command,
         epoch_curve=[r.to_json() for r in epochs], td_curve=[asdict(r) for r in td_rows],
-        errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": base}, provenance=provenance())
+        errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": base},
+        rows={"train": len(data.train), "held": len(data.held), "labels": data.total},
+        provenance=provenance())
     save_net(net_path, model_arrays(model), header)
     outcome = NetOutcome(data, epochs, td_rows, base, held_mae, train_mae, net_path)
     plot_net_curve(out / "curve.png", epochs, td_rows, base)

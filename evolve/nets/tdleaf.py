@@ -19,7 +19,10 @@ itself (the search scores finished games). Iteration ``i``'s randomness comes fr
 Each iteration appends one row to the curve (the mean |f(leaf) - T| before the step, in centipawns, and the
 fixed validation error: the MAE of the net on held-out mentor labels) and writes the checkpoint (weights and
 curve in one ``.npz`` with a JSON header, no pickle: :mod:`evolve.nets.checkpoint`), so a run killed between
-iterations resumes where it was. Progress reaches the caller through callbacks (``on_game``, ``on_iteration``).
+iterations resumes where it was. With ``snapshot_every`` N, every Nth iteration's net is also kept as a net file
+(``td-nets/iter-NNNN.npz`` beside the checkpoint, played as ``net:FILE``), so the curve of *play* over the
+iterations can be measured in games, not only the curve of error. Progress reaches the caller through callbacks
+(``on_game``, ``on_iteration``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from evolve.nets.common import NoTrainingData, refuse_existing, require_torch
 from evolve.nets.giraffe import NetShape, evaluator, load_arrays, mae, model_arrays
 from mentor.target import quiet_leaf
 from organisms.giraffe import giraffe_features
-from organisms.net import check_arrays, expected_shapes
+from organisms.net import check_arrays, expected_shapes, make_header, save_net
 from search import Engine, Limit
 from search.games.openings import Opening
 
@@ -54,6 +57,7 @@ class TDSettings:
     cap: int = 1500  # search scores and targets clipped to +-cap centipawns
     seed: int = 0
     hash_mb: int = 4
+    snapshot_every: int = 0  # every N iterations the net is also written as td-nets/iter-NNNN.npz (0: never)
 
 
 @dataclass
@@ -217,6 +221,15 @@ def td_leaf(model: Any, shape: NetShape, openings: Sequence[Opening], settings: 
         save_checkpoint(checkpoint, model_arrays(model),
                         {"kind": TD_KIND, "td_iteration": it + 1, "td_curve": [asdict(r) for r in rows],
                          "td_settings": asdict(settings)})
+        if settings.snapshot_every and (it + 1) % settings.snapshot_every == 0:
+            save_net(snapshot_path(checkpoint, it + 1), model_arrays(model),
+                     make_header(shape.units, shape.hidden, shape.scale, td_iteration=it + 1,
+                                 td_settings=asdict(settings)))
         if on_iteration is not None:
             on_iteration(row)
     return rows
+
+
+def snapshot_path(checkpoint: Path, iteration: int) -> Path:
+    """Where TD-Leaf keeps the net of ``iteration`` (1-based): ``td-nets/iter-NNNN.npz`` beside ``checkpoint``."""
+    return checkpoint.parent / "td-nets" / f"iter-{iteration:04d}.npz"

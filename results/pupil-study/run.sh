@@ -104,7 +104,6 @@ prefix 200000 $D/tree.epd results/data/search-tree/labels.epd.gz
 row sp200k $D/sp200k.epd
 row loss-l1 $D/sp200k.epd --loss l1
 row sp1m $D/sp1m.epd
-row sp2m $SP
 for depth in eval 1 2 4 10; do
   limit=depth=$depth target=(); [ $depth = eval ] && limit=eval target=(--target root)  # a static score: no PV
   label $D/depth-$depth.epd "stockfish@$limit" 200000 $D/sp200k.epd
@@ -112,6 +111,7 @@ for depth in eval 1 2 4 10; do
 done
 row lambda-0.9 $D/sp200k.epd --lambda-result 0.9
 row lambda-0.7 $D/sp200k.epd --lambda-result 0.7
+row sp2m $SP  # after the depth and target rows: sp1m fitted no better than sp200k
 label $D/games.epd stockfish@depth=8 200000 results/rich-stockfish/labels.epd
 row games $D/games.epd
 row tree $D/tree.epd

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Issue 42's DeepChess: the comparator at the paper's widths (Pos2Vec 773-600-400-200-100, top 400-200-100-2), trained
+# on positions of the decisive games of Stockfish 15.1's self-play at depth 8 (results/data/sf-selfplay-d8: 28,048
+# games, about two in three decisive), as the paper drew them from decisive CCRL games.
+#   1. Positions: up to 30 a decisive game (none from the first 5 moves, none whose next move is a capture: the pv's
+#      first move stands for the move played), games split 80/10/10 into training, validation and test (seed 0), each
+#      part balanced between White and Black wins. data/positions.npz is not committed (remade in minutes); its JSON is.
+#   2. Pos2Vec pretrained layer-wise (5 epochs a layer), the comparator on fresh random (win, loss) pairs each epoch for
+#      60 epochs, keeping the epoch of best validation pair accuracy (--keep-best: the 40-epoch net of results/deepchess
+#      overfitted), then the distilled comparator (Pos2Vec 773-64-32, top 32-2) for 20 epochs. The test pairs are from
+#      games the nets never saw.
+#   3. In play, 200 games each from the shipped openings (an SPRT [0, 20], alpha = beta = 0.05, may stop a match, never
+#      before 40 games): the comparator against the expert and against material at 2,000 nodes a move, the distilled
+#      one against the expert at 2,000 nodes and at 0.1 s a move; STS at 1 s a position. matches.md.
+# From the repository root: bash results/deepchess-selfplay/run.sh (needs .venv from `make test`, with torch, and the
+# data set: bash results/data/sf-selfplay-d8/run.sh). Resumable: the data step is skipped once written, train-cmp
+# resumes from its checkpoint, matches and the suite from their PGN / CSV. JOBS (default 2).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+M=.venv/bin/mimic
+R=results/deepchess-selfplay
+SP=results/data/sf-selfplay-d8/labels.epd.gz
+J=${JOBS:-2}
+mkdir -p $R
+(cd results/data/sf-selfplay-d8 && sha256sum --quiet -c labels.epd.gz.sha256) || {
+  echo "results/data/sf-selfplay-d8 is missing or differs: make it first (bash results/data/sf-selfplay-d8/run.sh)" >&2
+  exit 1; }
+
+[ -s $R/data/positions.npz ] || $M deepchess-data $SP --out $R/data --per-game 30 --seed 0 --jobs $J > $R/data.log 2>&1
+tail -n 3 $R/data.log
+
+[ -s $R/cmp-small.npz ] || $M train-cmp $R/data --out $R --pos2vec 600 400 200 100 --top 400 200 100 --ae-epochs 5 \
+  --epochs 60 --keep-best --distill-epochs 20 --seed 0 $([ -e $R/checkpoint.npz ] && echo --resume) >> $R/train.log 2>&1
+
+. results/steps.sh
+run() { step $R "$@"; }
+SPRT=(--sprt 0,20,0.05,0.05 --sprt-min-games 40)
+run cmp-vs-expert-2000n $M match cmp:$R/cmp.npz expert --games 200 --jobs $J --nodes 2000 "${SPRT[@]}" \
+  --pgn $R/cmp-vs-expert-2000n.pgn --resume
+run cmp-vs-material-2000n $M match cmp:$R/cmp.npz material --games 200 --jobs $J --nodes 2000 "${SPRT[@]}" \
+  --pgn $R/cmp-vs-material-2000n.pgn --resume
+run small-vs-expert-2000n $M match cmp:$R/cmp-small.npz expert --games 200 --jobs $J --nodes 2000 "${SPRT[@]}" \
+  --pgn $R/small-vs-expert-2000n.pgn --resume
+run small-vs-expert-0.1s $M match cmp:$R/cmp-small.npz expert --games 200 --jobs $J --movetime 0.1 "${SPRT[@]}" \
+  --pgn $R/small-vs-expert-0.1s.pgn --resume
+run sts $M suite benchmarks/data/sts-v3.epd --engine cmp:$R/cmp.npz --movetime 1 --jobs $J --csv $R/sts.csv --resume
+.venv/bin/python tools/match_table.py --title "The self-play DeepChess comparator in play (issue 42)" \
+  $R/cmp-vs-expert-2000n.log $R/cmp-vs-material-2000n.log $R/small-vs-expert-2000n.log $R/small-vs-expert-0.1s.log \
+  $R/sts.log > $R/matches.md

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Issue 42's Giraffe: the Giraffe-style net (363 Giraffe features, mimic's default widths: results/giraffe/summary.md)
+# bootstrapped on Stockfish 15.1's self-play at depth 8 (results/data/sf-selfplay-d8, 2,000,035 labels), then TD-Leaf
+# self-play of the net itself, as Giraffe was trained.
+#   1. The labels the bootstrap needs: the first 200,000, 500,000 and 1,000,000 labels and all of them, 40 epochs each
+#      (batch 256, Adam, L1; seed 1, 20 % of the rows held out), each net played as it is: 200 games against the expert
+#      at 2,000 nodes a move from the shipped openings (an SPRT [0, 20], alpha = beta = 0.05, may stop it, never before
+#      40 games) and its depth-2 error on results/heldout-tcec and results/heldout-mixed. labels-needed.md.
+#   2. TD-Leaf(0.7) from the bootstrap that played best: 100 iterations of 64 self-play games of 12 plies (Giraffe's)
+#      at 300 nodes a search, its net kept every 20 iterations (td/td-nets/), each kept net played against the expert
+#      like the bootstraps: td-curve.md, the curve of play over the iterations.
+#   3. The final net (the better of the best bootstrap and the last TD-Leaf net at 2,000 nodes): 200 games against
+#      the expert at 0.1 s a move, Giraffe's probability-limited search against the depth-limited one at 0.1 s, STS at
+#      1 s a position, nodes/s beside the rich organism's (benchmarks/net_nps.py). matches.md.
+# From the repository root: bash results/giraffe-selfplay/run.sh (needs .venv from `make test`, with torch, and the data
+# set: bash results/data/sf-selfplay-d8/run.sh). Resumable: a finished step (its output present, a match log's
+# closing line) is skipped; training resumes from its checkpoints, matches from their PGN. JOBS (default 2).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+M=.venv/bin/mimic
+PY=.venv/bin/python
+R=results/giraffe-selfplay
+SP=results/data/sf-selfplay-d8/labels.epd.gz
+J=${JOBS:-2}
+mkdir -p $R
+(cd results/data/sf-selfplay-d8 && sha256sum --quiet -c labels.epd.gz.sha256) || {
+  echo "results/data/sf-selfplay-d8 is missing or differs: make it first (bash results/data/sf-selfplay-d8/run.sh)" >&2
+  exit 1; }
+. results/steps.sh
+BOOT=(--seed 1 --epochs 40 --batch 256 --jobs $J --no-progress)
+
+play() {  # DIR NET: 200 games against the expert at 2,000 nodes and the depth-2 held-out errors of net:NET
+  local d=$1 net=$2
+  step $d vs-expert-2000n $M match "net:$net" expert --games 200 --jobs $J --nodes 2000 --sprt 0,20,0.05,0.05 \
+    --sprt-min-games 40 --pgn $d/vs-expert-2000n.pgn --resume
+  for set in heldout-tcec heldout-mixed; do
+    [ -s $d/$set.md ] || { $PY benchmarks/heldout_error.py results/$set/labels.epd --depth 2 --evals "net:$net" \
+      > $d/$set.md.tmp && mv $d/$set.md.tmp $d/$set.md; }
+  done
+}
+
+train() {  # DIR [train-net flags...]: train-net into DIR, resumed when it has begun; net.npz is the end
+  local d=$1; shift
+  [ -s $d/net.npz ] && return 0
+  local resume=; { [ -e $d/bootstrap.npz ] || [ -e $d/td-checkpoint.npz ]; } && resume=--resume
+  mkdir -p $d
+  $M train-net $SP --out $d "${BOOT[@]}" "$@" $resume >> $d/train.log 2>&1
+}
+
+# 1. The bootstrap on growing numbers of labels.
+for n in 200000 500000 1000000 all; do
+  limit=(); [ $n = all ] || limit=(--limit $n)
+  train $R/boot-$n "${limit[@]}"
+  play $R/boot-$n $R/boot-$n/net.npz
+done
+$PY tools/giraffe_table.py labels $R/boot-200000 $R/boot-500000 $R/boot-1000000 $R/boot-all > $R/labels-needed.md
+best=$($PY tools/giraffe_table.py best $R/boot-200000 $R/boot-500000 $R/boot-1000000 $R/boot-all)
+
+# 2. TD-Leaf from the best bootstrap: its bootstrap.npz copied, so train-net --resume goes straight to self-play.
+n=${best##*boot-}; limit=(); [ $n = all ] || limit=(--limit $n)
+mkdir -p $R/td
+[ -e $R/td/bootstrap.npz ] || cp $best/bootstrap.npz $R/td/bootstrap.npz
+train $R/td "${limit[@]}" --td-iterations 100 --td-games 64 --td-plies 12 --td-nodes 300 --td-snapshot-every 20
+for k in 0020 0040 0060 0080 0100; do
+  mkdir -p $R/td/iter-$k
+  play $R/td/iter-$k $R/td/td-nets/iter-$k.npz
+done
+$PY tools/giraffe_table.py td $best $R/td > $R/td-curve.md
+
+# 3. The final net in play.
+final=$($PY tools/giraffe_table.py best $best $R/td/iter-0100)
+net=$final/net.npz; [ -e $net ] || net=$R/td/td-nets/iter-0100.npz
+step $R vs-expert-0.1s $M match "net:$net" expert --games 200 --jobs $J --movetime 0.1 --pgn $R/vs-expert-0.1s.pgn \
+  --resume
+step $R prob-vs-depth $M match "net:$net@search=prob" "net:$net" --games 200 --jobs $J --movetime 0.1 \
+  --pgn $R/prob-vs-depth.pgn --resume
+step $R sts $M suite benchmarks/data/sts-v3.epd --engine "net:$net" --movetime 1 --jobs $J --csv $R/sts.csv --resume
+[ -s $R/nps.md ] || $PY benchmarks/net_nps.py --net $net > $R/nps.md
+echo "final net: $net" > $R/final.txt
+$PY tools/match_table.py --title "The self-play Giraffe net in play (issue 42; final net: $net)" \
+  $final/vs-expert-2000n.log $R/vs-expert-0.1s.log $R/prob-vs-depth.log $R/sts.log > $R/matches.md
