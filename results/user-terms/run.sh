@@ -4,8 +4,10 @@
 # Both are solved exactly on the same labels and split (results/rich-stockfish/labels.epd: 200,000 positions, Stockfish
 # 15.1 at depth 10; `mimic fit --loss wdl`, the pupil study's loss, seed 1), so the difference is the two terms and
 # nothing else; then the two organisms play each other at fixed nodes (the evaluations' quality: 2,000 nodes a move,
-# the shipped openings, an SPRT [0, 10] that may stop the match after 200 games) and at fixed time (their worth with
-# the terms' cost: 0.1 s a move), and each plays the expert 400 games at 2,000 nodes.
+# the shipped openings, 400 games, an SPRT [0, 10] that may stop the match after 200) and at fixed time (their worth
+# with the terms' cost: 0.1 s a move, the same), and each plays the expert 200 games at 2,000 nodes. (The first plan,
+# up to 1,000 games a match and 400 against the expert, was about nine CPU hours: two terms worth a few Elo are
+# measured to +-30 Elo in 400 games, which says whether they are worth tens of Elo, not whether they are worth 5.)
 # The term file is copied beside the organisms: their files record its path and SHA-256, and find the copy when the
 # path is elsewhere. From the repository root: bash results/user-terms/run.sh   (needs .venv from `make test`)
 # Resumable: every step skips what it already wrote or resumes it. JOBS (default 2) sets the worker processes.
@@ -28,12 +30,12 @@ match() {  # NAME A B [match flags...]: a match written to NAME.pgn (resumed) an
 
 fit rich rich
 fit threats $R/threats.py
-match threats-vs-rich-2000n organism:$R/threats.json organism:$R/rich.json --games 1000 --nodes 2000 \
+match threats-vs-rich-2000n organism:$R/threats.json organism:$R/rich.json --games 400 --nodes 2000 \
   --sprt 0,10,0.05,0.05 --sprt-min-games 200
-match threats-vs-rich-0.1s organism:$R/threats.json organism:$R/rich.json --games 1000 --movetime 0.1 \
+match threats-vs-rich-0.1s organism:$R/threats.json organism:$R/rich.json --games 400 --movetime 0.1 \
   --sprt 0,10,0.05,0.05 --sprt-min-games 200
-match threats-vs-expert-2000n organism:$R/threats.json expert --games 400 --nodes 2000
-match rich-vs-expert-2000n organism:$R/rich.json expert --games 400 --nodes 2000
+match threats-vs-expert-2000n organism:$R/threats.json expert --games 200 --nodes 2000
+match rich-vs-expert-2000n organism:$R/rich.json expert --games 200 --nodes 2000
 for f in fit-rich fit-threats; do grep -h "fit (" $R/$f.log; done
 for m in threats-vs-rich-2000n threats-vs-rich-0.1s threats-vs-expert-2000n rich-vs-expert-2000n; do
   echo "== $m"; grep -E "^(Score|Elo|SPRT)" $R/$m.log | tail -n 3
