@@ -36,7 +36,13 @@ match threats-vs-rich-0.1s organism:$R/threats.json organism:$R/rich.json --game
   --sprt 0,10,0.05,0.05 --sprt-min-games 200
 match threats-vs-expert-2000n organism:$R/threats.json expert --games 200 --nodes 2000
 match rich-vs-expert-2000n organism:$R/rich.json expert --games 200 --nodes 2000
+# The terms' cost in the search: nodes/s of both organisms at depth 4 on benchmarks/search_nps.py's positions.
+[ -s $R/nps.txt ] || .venv/bin/python benchmarks/search_nps.py --evals organism:$R/rich.json,organism:$R/threats.json \
+  > $R/nps.txt
 for f in fit-rich fit-threats; do grep -h "fit (" $R/$f.log; done
+.venv/bin/python tools/match_table.py --title "Two terms of one's own against the rich layout alone (docs/terms.md)" \
+  $R/threats-vs-rich-2000n.log $R/threats-vs-rich-0.1s.log $R/threats-vs-expert-2000n.log $R/rich-vs-expert-2000n.log \
+  > $R/matches.md
 for m in threats-vs-rich-2000n threats-vs-rich-0.1s threats-vs-expert-2000n rich-vs-expert-2000n; do
   echo "== $m"; grep -E "^(Score|Elo|SPRT)" $R/$m.log | tail -n 3
 done
