@@ -7,3 +7,11 @@ step() {
   "$@" > "$dir/$name.log" 2>&1
   tail -n 4 "$dir/$name.log"
 }
+# `need NAME`: results/data/NAME's label file checked against the SHA-256 the repository keeps; when it is missing or
+# differs, say how to make it and stop the script.
+need() {
+  if ! (cd "results/data/$1" && sha256sum --quiet -c labels.epd.gz.sha256) 2>/dev/null; then
+    echo "results/data/$1 is missing or differs from the reference: make it first (bash results/data/$1/run.sh)" >&2
+    exit 1
+  fi
+}

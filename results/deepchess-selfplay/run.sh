@@ -22,9 +22,8 @@ R=results/deepchess-selfplay
 SP=results/data/sf-selfplay-d8/labels.epd.gz
 J=${JOBS:-2}
 mkdir -p $R
-(cd results/data/sf-selfplay-d8 && sha256sum --quiet -c labels.epd.gz.sha256) || {
-  echo "results/data/sf-selfplay-d8 is missing or differs: make it first (bash results/data/sf-selfplay-d8/run.sh)" >&2
-  exit 1; }
+. results/steps.sh
+need sf-selfplay-d8
 
 [ -s $R/data/positions.npz ] || $M deepchess-data $SP --out $R/data --per-game 30 --seed 0 --jobs $J > $R/data.log 2>&1
 tail -n 3 $R/data.log
@@ -32,7 +31,6 @@ tail -n 3 $R/data.log
 [ -s $R/cmp-small.npz ] || $M train-cmp $R/data --out $R --pos2vec 600 400 200 100 --top 400 200 100 --ae-epochs 5 \
   --epochs 60 --keep-best --distill-epochs 20 --seed 0 $([ -e $R/checkpoint.npz ] && echo --resume) >> $R/train.log 2>&1
 
-. results/steps.sh
 run() { step $R "$@"; }
 SPRT=(--sprt 0,20,0.05,0.05 --sprt-min-games 40)
 run cmp-vs-expert-2000n $M match cmp:$R/cmp.npz expert --games 200 --jobs $J --nodes 2000 "${SPRT[@]}" \

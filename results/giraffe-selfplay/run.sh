@@ -23,10 +23,8 @@ R=results/giraffe-selfplay
 SP=results/data/sf-selfplay-d8/labels.epd.gz
 J=${JOBS:-2}
 mkdir -p $R
-(cd results/data/sf-selfplay-d8 && sha256sum --quiet -c labels.epd.gz.sha256) || {
-  echo "results/data/sf-selfplay-d8 is missing or differs: make it first (bash results/data/sf-selfplay-d8/run.sh)" >&2
-  exit 1; }
 . results/steps.sh
+need sf-selfplay-d8
 BOOT=(--seed 1 --epochs 40 --batch 256 --jobs $J --no-progress)
 
 play() {  # DIR NET: 200 games against the expert at 2,000 nodes and the depth-2 held-out errors of net:NET

@@ -34,13 +34,7 @@ J=${JOBS:-2}
 SP=results/data/sf-selfplay-d8/labels.epd.gz
 mkdir -p $D
 
-need() {  # DATASET: the data set's file, checked against the SHA-256 the repository keeps
-  local dir=results/data/$1
-  if ! (cd $dir && sha256sum --quiet -c labels.epd.gz.sha256 2>/dev/null); then
-    echo "results/data/$1 is missing or differs from the reference: make it first (bash $dir/run.sh)" >&2
-    exit 1
-  fi
-}
+. results/steps.sh  # need
 
 prefix() {  # N OUT [FILE]: the first N labels of FILE (the self-play set)
   [ -s "$2" ] || { zcat "${3:-$SP}" | head -n "$1" > "$2.tmp" || true; mv "$2.tmp" "$2"; }
