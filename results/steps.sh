@@ -7,11 +7,21 @@ step() {
   "$@" > "$dir/$name.log" 2>&1
   tail -n 4 "$dir/$name.log"
 }
-# `need NAME`: results/data/NAME's label file checked against the SHA-256 the repository keeps; when it is missing or
-# differs, say how to make it and stop the script.
+# `have NAME`: whether results/data/NAME's label file is there and the reference (the SHA-256 the repository keeps);
+# `need NAME`: the same, else say how to make it and stop the script.
+have() { (cd "results/data/$1" && sha256sum --quiet -c labels.epd.gz.sha256) 2>/dev/null; }
 need() {
-  if ! (cd "results/data/$1" && sha256sum --quiet -c labels.epd.gz.sha256) 2>/dev/null; then
-    echo "results/data/$1 is missing or differs from the reference: make it first (bash results/data/$1/run.sh)" >&2
-    exit 1
-  fi
+  have "$1" || { echo "results/data/$1 is missing or differs from the reference: make it first" \
+    "(bash results/data/$1/run.sh)" >&2; exit 1; }
+}
+# `heldout DIR SPEC`: the depth-2 error of player SPEC on results/heldout-tcec and results/heldout-mixed, written to
+# DIR/heldout-tcec.md and DIR/heldout-mixed.md (each skipped once written; benchmarks/heldout_error.py).
+heldout() {
+  local set
+  for set in heldout-tcec heldout-mixed; do
+    [ -s "$1/$set.md" ] && continue
+    .venv/bin/python benchmarks/heldout_error.py results/$set/labels.epd --depth 2 --evals "$2" --jobs "${J:-2}" \
+      > "$1/$set.md.tmp"
+    mv "$1/$set.md.tmp" "$1/$set.md"
+  done
 }

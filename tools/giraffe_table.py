@@ -7,52 +7,25 @@
 A bootstrap folder is a ``mimic train-net --out DIR`` folder: its ``net.npz`` header gives the labels read, the
 training and held-out rows and the held-out error (cp, the same file's seeded split); its ``vs-expert-2000n.log`` the
 match against the expert, and ``heldout-*.md`` the depth-2 error on the two held-out sets (benchmarks/heldout_error.py).
-A TD folder holds ``td-checkpoint.npz`` (the curve: leaves, TD error and held-out error per iteration) and one folder
-``iter-NNNN`` per kept net with the same match and held-out files. Nothing is recomputed; passes or fails nothing.
+A TD folder holds ``net.npz`` (its header's TD curve: leaves, TD error and held-out error per iteration) and one
+folder ``iter-NNNN`` per kept net with the same match and held-out files. Nothing is recomputed; passes or fails
+nothing.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from pathlib import Path
 
-import numpy as np
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tools"))
+sys.path.insert(0, str(REPO / "benchmarks"))
+from pupil_study import heldout, score  # noqa: E402  (the pupil study's readers of the same files)
+from wdl_study import match_line  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from search.runtime.provenance import describe
-
-SCORE = re.compile(r"^Score of .* vs expert: (\d+) - (\d+) - (\d+)\s+\[([\d.]+)\] (\d+)", re.M)
-ELO = re.compile(r"^Elo difference: (\S+ \+/- \S+)", re.M)
-
-
-def header(path: Path) -> dict:
-    with np.load(path, allow_pickle=False) as z:
-        return json.loads(str(z["header"]))
-
-
-def match(folder: Path) -> tuple[float | None, str]:
-    """The last score against the expert (the net's view) and its cell: "55.0% (W-L-D, N games; Elo ...)"."""
-    log = folder / "vs-expert-2000n.log"
-    text = log.read_text(encoding="utf-8") if log.exists() else ""
-    found = SCORE.findall(text)
-    if not found:
-        return None, "–"
-    w, lo, d, s, n = found[-1]
-    elo = ELO.findall(text)
-    return float(s), f"{100 * float(s):.1f}% ({w}-{lo}-{d}, {n} games{'; Elo ' + elo[-1] if elo else ''})"
-
-
-def heldout(path: Path) -> str:
-    """The mean depth-2 error (cp) in a heldout_error.py table (its one evaluator's row)."""
-    if not path.exists():
-        return "–"
-    for line in path.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) > 2 and cells[0].startswith("`"):
-            return cells[1]
-    return "–"
+from organisms.net import NetEvaluator  # noqa: E402
+from search.runtime.provenance import describe  # noqa: E402
 
 
 def labels_table(folders: list[Path]) -> list[str]:
@@ -62,35 +35,36 @@ def labels_table(folders: list[Path]) -> list[str]:
         if not (d / "net.npz").exists():
             out.append(f"| {d.name} (not trained yet) | – | – | – | – | – |")
             continue
-        h = header(d / "net.npz")
+        h = NetEvaluator.load(d / "net.npz").header
         rows = h.get("rows", {})
         labels, train = (f"{rows[k]:,}" if k in rows else "–" for k in ("labels", "train"))  # older nets lack them
         out.append(f"| {labels} | {train} | {h['errors']['held_mae']:.1f} | "
-                   f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {match(d)[1]} |")
+                   f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {match_line(d)} |")
     return out
 
 
 def td_table(boot: Path, td: Path) -> list[str]:
-    curve = {}
-    if (td / "td-checkpoint.npz").exists():
-        curve = {r["iteration"]: r for r in header(td / "td-checkpoint.npz").get("td_curve", [])}
+    curve = {}  # the TD curve is in the final net's header (train-net writes it when TD-Leaf is done)
+    if (td / "net.npz").exists():
+        curve = {r["iteration"]: r for r in NetEvaluator.load(td / "net.npz").header.get("td_curve", [])}
     out = ["| TD-Leaf iteration | TD error cp (before the step) | held-out cp (same file) | heldout-tcec | "
            "heldout-mixed | against the expert, 2,000 nodes |", "|---|---|---|---|---|---|"]
-    held = header(boot / "net.npz")["errors"]["held_mae"] if (boot / "net.npz").exists() else float("nan")
+    boot_net = boot / "net.npz"
+    held = NetEvaluator.load(boot_net).header["errors"]["held_mae"] if boot_net.exists() else float("nan")
     out.append(f"| 0 (the bootstrap, {boot.name}) | – | {held:.1f} | {heldout(boot / 'heldout-tcec.md')} | "
-               f"{heldout(boot / 'heldout-mixed.md')} | {match(boot)[1]} |")
+               f"{heldout(boot / 'heldout-mixed.md')} | {match_line(boot)} |")
     for d in sorted(td.glob("iter-*")):
         it = int(d.name.split("-")[1])
         r = curve.get(it, {})
         out.append(f"| {it} | {r.get('td_error', float('nan')):.1f} | {r.get('held_mae', float('nan')):.1f} | "
-                   f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {match(d)[1]} |")
+                   f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {match_line(d)} |")
     return out
 
 
 def main() -> int:
     what, folders = sys.argv[1], [Path(a) for a in sys.argv[2:]]
     if what == "best":  # the folder whose net scored best against the expert (the first when none has played)
-        played = [(s, -i) for i, d in enumerate(folders) if (s := match(d)[0]) is not None]
+        played = [(s, -i) for i, d in enumerate(folders) if (s := score(d)) is not None]
         print(folders[-max(played)[1]] if played else folders[0])
         return 0
     lines = [f"Gathered by `tools/giraffe_table.py {what} {' '.join(map(str, folders))}` ({describe()}).", ""]

@@ -31,10 +31,7 @@ play() {  # DIR NET: 200 games against the expert at 2,000 nodes and the depth-2
   local d=$1 net=$2
   step $d vs-expert-2000n $M match "net:$net" expert --games 200 --jobs $J --nodes 2000 --sprt 0,20,0.05,0.05 \
     --sprt-min-games 40 --pgn $d/vs-expert-2000n.pgn --resume
-  for set in heldout-tcec heldout-mixed; do
-    [ -s $d/$set.md ] || { $PY benchmarks/heldout_error.py results/$set/labels.epd --depth 2 --evals "net:$net" \
-      > $d/$set.md.tmp && mv $d/$set.md.tmp $d/$set.md; }
-  done
+  heldout $d "net:$net"
 }
 
 train() {  # DIR [train-net flags...]: train-net into DIR, resumed when it has begun; net.npz is the end

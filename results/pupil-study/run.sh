@@ -34,7 +34,7 @@ J=${JOBS:-2}
 SP=results/data/sf-selfplay-d8/labels.epd.gz
 mkdir -p $D
 
-. results/steps.sh  # need
+. results/steps.sh  # need, have, heldout
 
 prefix() {  # N OUT [FILE]: the first N labels of FILE (the self-play set)
   [ -s "$2" ] || { zcat "${3:-$SP}" | head -n "$1" > "$2.tmp" || true; mv "$2.tmp" "$2"; }
@@ -56,12 +56,7 @@ play() {  # DIR SPEC: the match, STS and the held-out errors of a player (organi
     --pgn $d/vs-expert-2000n.pgn --resume >> $d/vs-expert-2000n.log 2>&1  # appended: a rerun keeps the record
   $M suite benchmarks/data/sts-v3.epd --engine "$o@nodes=10000" --movetime 60 --jobs $J --no-progress \
     --csv $d/sts-10000n.csv --resume >> $d/sts-10000n.log 2>&1
-  for set in heldout-tcec heldout-mixed; do
-    if ! [ -s $d/$set.md ]; then
-      $PY benchmarks/heldout_error.py results/$set/labels.epd --depth 2 --evals "$o" --jobs $J > $d/$set.md.tmp
-      mv $d/$set.md.tmp $d/$set.md
-    fi
-  done
+  heldout $d "$o"
 }
 
 row() {  # NAME LABELS [fit flags...]: the exact fit (organism.json, fit.log), then play it
@@ -122,7 +117,7 @@ done
 row sp100k $D/sp100k.epd
 label $D/pnet-mentor.epd builtin:pnet:results/pnet/pnet.npz@depth=2 100000 $D/sp100k.epd
 row pnet-mentor $D/pnet-mentor.epd
-if (cd results/data/crowd && sha256sum --quiet -c labels.epd.gz.sha256 2>/dev/null); then
+if have crowd; then
   row crowd results/data/crowd/labels.epd.gz
   row crowd-sf results/data/crowd/labels.epd.gz --score 1
 else
@@ -143,7 +138,7 @@ for k in 1 2 3; do
   net dagger-$k $D/pnet-dagger-$k.epd
   pupil=$R/pnet/dagger-$k/pnet.npz all=$D/pnet-dagger-$k.epd
 done
-if (cd results/data/crowd && sha256sum --quiet -c labels.epd.gz.sha256 2>/dev/null); then
+if have crowd; then
   net crowd results/data/crowd/labels.epd.gz
   net crowd-sf results/data/crowd/labels.epd.gz --score 1
 fi
