@@ -2,6 +2,7 @@
 
     python tools/pupil_study.py results/pupil-study > results/pupil-study/study.md
     python tools/pupil_study.py results/pupil-study --best-net sp200k sp1m sp2m   # the net row that scored best
+    python tools/pupil_study.py --best results/sf-pupil/pick/depth-1 ...            # the folder that scored best
 
 For each row folder it reads what run.sh wrote: the labels it was fitted on and its held-out error and loss
 (``fit.log``), the match against the expert at 2,000 nodes (``vs-expert-2000n.log``), STS at 10,000 nodes
@@ -117,10 +118,18 @@ def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]
         print()
 
 
+def best(folders: list[Path]) -> Path:
+    """The folder whose match against the expert scored best (the first on a tie; the first if none has played)."""
+    played = [(-s, i) for i, folder in enumerate(folders) if (s := score(folder)) is not None]
+    return folders[min(played)[1]] if played else folders[0]
+
+
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[2] == "--best-net":  # run.sh: which of these net rows scored best
-        played = [(s, name) for name in sys.argv[3:] if (s := score(Path(sys.argv[1]) / "pnet" / name)) is not None]
-        print(max(played)[1] if played else sys.argv[3])
+        print(best([Path(sys.argv[1]) / "pnet" / name for name in sys.argv[3:]]).name)
+        return
+    if len(sys.argv) > 2 and sys.argv[1] == "--best":  # results/sf-pupil/run.sh: which of these folders scored best
+        print(best([Path(name) for name in sys.argv[2:]]))
         return
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "results/pupil-study")
     expert = {s: heldout(REPO / f"results/{s}/errors.md", "expert") for s in ("heldout-tcec", "heldout-mixed")}
