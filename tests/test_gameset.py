@@ -58,6 +58,15 @@ def test_the_shipped_openings_are_found() -> None:
     assert len(load_openings(path)) >= 2
 
 
+def test_the_500_openings_extend_the_default_set() -> None:
+    # tools/make_openings.py with --min-games 2 --count 500 ranks the same positions first (most frequent first, the
+    # same balance check), so its first 50 are the default 50: a match from either plays the same first 100 games.
+    default = load_openings(default_openings_path())
+    more = load_openings(default_openings_path().with_name("openings-500.epd"))
+    assert len(more) == 500 and len({o.fen for o in more}) == 500
+    assert [o.fen for o in more[: len(default)]] == [o.fen for o in default] and len(default) == 50
+
+
 def test_a_match_and_a_two_player_round_robin_play_the_same_games(match: tuple[MatchSummary, Path],
                                                                    tmp_path: Path) -> None:
     # Both run the one game-set loop: the same schedule (each opening twice, colours swapped) under the same

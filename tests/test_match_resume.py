@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import subprocess
+import sys
 from pathlib import Path
 
 import chess
@@ -19,7 +20,8 @@ from search.games.suite import SuiteCsv, SuiteRow, read_csv, write_csv
 
 from .conftest import limited_disk, mimic_command, run_mimic, sigkill_at_line, whole_games
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks" / "data"
 SHORT = Adjudication(max_plies=40)
 """Games cut at 40 plies (a draw by maximum length unless a rule or resignation came first): material against
 random:1 otherwise wanders on to 100-220 plies, and only the number of games matters to a resume."""
@@ -131,3 +133,60 @@ def test_a_suite_csv_with_a_torn_last_line_is_cut_back_whole(tmp_path: Path) -> 
         out.append(rows[2])
     assert [r.id for r in read_csv(path)] == ["p0", "p1", "p2"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.csv"]
+
+
+def test_a_match_at_fixed_depth_warns_when_its_openings_repeat(tmp_path: Path) -> None:
+    # One opening is one pair of games (colours swapped); at a fixed depth both players search the same way every
+    # time, so games 3 and 4 replay games 1 and 2 move for move: what the warning says, checked on the games.
+    ops = tmp_path / "one.epd"
+    ops.write_text(chess.Board().epd() + ' id "start";\n')
+    pgn = tmp_path / "m.pgn"
+    r = run_mimic("match", "material@depth=1", "expert@depth=1", "--openings", ops, "--depth", "1", "--games", "4",
+                  "--jobs", "1", "--max-plies", "30", "--pgn", pgn)
+    assert r.returncode == 0, r.stderr
+    assert "4 games at a fixed depth from 1 openings" in r.stderr and "at most 2 games are distinct" in r.stderr
+    games = whole_games(pgn)  # round -> (white, black, result, termination, moves)
+    assert sorted(games) == ["1.1", "1.2", "2.1", "2.2"]
+    assert games["2.1"] == games["1.1"] and games["2.2"] == games["1.2"] and games["1.1"][4] != games["1.2"][4]
+    r = run_mimic("match", "material@depth=1", "expert@depth=1", "--openings", ops, "--depth", "1", "--games", "2",
+                  "--jobs", "1", "--max-plies", "30")
+    assert r.returncode == 0 and "distinct" not in r.stderr  # two games from one opening: nothing repeats
+    # tools/drop_replays.py keeps the first game of each opening and colours (rounds 1.x), byte for byte; the match
+    # resumed with a second opening then plays rounds 2.x from it: four distinct games.
+    first = pgn.read_text()
+    drop = [sys.executable, str(ROOT / "tools" / "drop_replays.py"), str(pgn)]
+    done = subprocess.run(drop, capture_output=True, text=True)
+    assert done.returncode == 3 and "4 games, 2 replaying" in done.stdout and sorted(whole_games(pgn)) == ["1.1", "1.2"]
+    assert first.startswith(pgn.read_text())  # rounds 1.x were written first (one worker), kept as they were
+    second = chess.Board()
+    second.push_uci("d2d4")
+    ops.write_text(chess.Board().epd() + ' id "start";\n' + second.epd() + ' id "d4";\n')
+    r = run_mimic("match", "material@depth=1", "expert@depth=1", "--openings", ops, "--depth", "1", "--games", "4",
+                  "--jobs", "1", "--max-plies", "30", "--pgn", pgn, "--resume")
+    assert r.returncode == 0 and "distinct" not in r.stderr
+    again = {rnd: g.headers.get("FEN", "start") for g in read_pgn_text(pgn.read_text()) for rnd in [g.headers["Round"]]}
+    assert sorted(again) == ["1.1", "1.2", "2.1", "2.2"] and again["2.1"] == again["2.2"] == second.fen()
+    assert subprocess.run(drop, capture_output=True).returncode == 0  # nothing replays now
+
+
+def test_match_seed_shuffles_the_openings(tmp_path: Path) -> None:
+    # Three openings, one game each (--games 1 plays round 1.1 from the first opening of the order): without
+    # --seed always the file's first; over ten seeds a shuffle of three must start from another at least once
+    # (all ten starting from the first has probability (1/3)^10), and one seed always gives the same order.
+    boards = [chess.Board(), chess.Board(), chess.Board()]
+    for board, move in zip(boards, ("e2e4", "d2d4", "c2c4"), strict=True):
+        board.push_uci(move)
+    ops = tmp_path / "three.epd"
+    ops.write_text("".join(f'{b.epd()} id "o{i}";\n' for i, b in enumerate(boards)))
+
+    def first_fen(*seed: object) -> str:
+        pgn = tmp_path / f"s{len(list(tmp_path.iterdir()))}.pgn"
+        r = run_mimic("match", "material@depth=1", "material@depth=1", "--openings", ops, "--depth", "1",
+                      "--games", "1", "--jobs", "1", "--max-plies", "12", "--pgn", pgn, *seed)
+        assert r.returncode == 0, r.stderr
+        return read_pgn_text(pgn.read_text())[0].headers["FEN"]
+
+    assert first_fen() == boards[0].fen()
+    firsts = {first_fen("--seed", s) for s in range(10)}
+    assert firsts <= {b.fen() for b in boards} and len(firsts) > 1
+    assert first_fen("--seed", 3) == first_fen("--seed", 3)

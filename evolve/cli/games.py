@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evolve.cli import playing
-from evolve.cli.common import default, make_folder_for, non_negative_int, os_error, positive_int, warn
+from evolve.cli.common import default, make_folder_for, os_error, positive_int, warn
 from evolve.cli.options import Parents, spec_help
 from evolve.cli.table import command_parser
 from search.runtime.errors import InputError, MimicError, RunExists, SettingsError
@@ -23,7 +23,7 @@ NAME = "games"
 
 
 def game_set_options(event: str, out: str) -> argparse.ArgumentParser:
-    """The options of a round robin (``games`` and ``tournament``): the players, the PGN, names, games, seed."""
+    """The options of a round robin (``games`` and ``tournament``): the players, the PGN, names, games."""
     from search.games.roundrobin import RoundRobinSettings
 
     p = argparse.ArgumentParser(add_help=False, parents=[playing.game_options(event)])
@@ -33,8 +33,6 @@ def game_set_options(event: str, out: str) -> argparse.ArgumentParser:
                    help="header names, one per SPEC, comma-separated; when not given, readable names from the specs")
     p.add_argument("--games", type=positive_int, default=default(RoundRobinSettings, "games"),
                    help="games per pairing")
-    p.add_argument("--seed", type=non_negative_int, default=None,
-                   help="shuffle the openings with this seed; when not given, the file's order")
     p.add_argument("--resume", action="store_true", help="continue a game set whose games are in --out")
     return p
 
@@ -86,7 +84,6 @@ def play_games(args: argparse.Namespace, gauntlet: bool = False,
     games the PGN lacks, keep the sidecar ``OUT.json`` (:class:`search.games.sidecar.GameSetSidecar`); the summary
     and the sidecar's path. ``check`` sees the players' names before any game and may refuse them (its text: a
     :class:`~search.runtime.errors.SettingsError`)."""
-    import random
     from dataclasses import asdict
 
     from evolve.players import make_evaluator
@@ -106,9 +103,7 @@ def play_games(args: argparse.Namespace, gauntlet: bool = False,
     specs = _check_players(args)
     names = ([n.strip() for n in args.names.split(",")] if args.names is not None
              else [default_name(s) for s in specs])
-    found = playing.openings(args)
-    if args.seed is not None:
-        random.Random(args.seed).shuffle(found)
+    found = playing.openings(args)  # shuffled by --seed
     tc = playing.time_control(args)
     try:
         settings = RoundRobinSettings(players=tuple(s.text for s in specs), names=tuple(names), games=args.games,

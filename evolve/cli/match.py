@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         playing.check_book(s, args.learn)
     found = playing.openings(args)
     tc = playing.time_control(args)
+    playing.warn_repeats(tc, args.games, len(found))
     playing.open_learning(args)  # the book is created only once every check has passed
     settings = MatchSettings(args.a, args.b, games=args.games, jobs=args.jobs, openings=found, tc=tc,
                              adjudication=playing.adjudication(args), sprt=args.sprt,

@@ -44,6 +44,8 @@ def game_options(event: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False, parents=[Parents.parallel()])
     p.add_argument("--openings", default=None,
                    help="EPD or PGN file of openings; when not given, the shipped balanced set")
+    p.add_argument("--seed", type=non_negative_int, default=None,
+                   help="shuffle the openings with this seed; when not given, the file's order")
     tc = p.add_mutually_exclusive_group()
     tc.add_argument("--tc", default=None, help="clock: [moves/]seconds[+increment], e.g. 10+0.1")
     tc.add_argument("--movetime", type=positive_float, default=None,
@@ -149,8 +151,10 @@ def learned(args: argparse.Namespace) -> None:
 
 
 def openings(args: argparse.Namespace) -> list[Opening]:
-    """The openings of ``--openings`` (default: the shipped set), warnings printed;
-    :class:`~search.runtime.errors.InputError` when there are none to play."""
+    """The openings of ``--openings`` (default: the shipped set) in the file's order or shuffled by ``--seed``,
+    warnings printed; :class:`~search.runtime.errors.InputError` when there are none to play."""
+    import random
+
     from search.games.openings import default_openings_path, load_openings
 
     errors: list[str] = []
@@ -163,7 +167,20 @@ def openings(args: argparse.Namespace) -> list[Opening]:
         warn(msg)
     if not found:
         raise InputError("no usable openings")
+    if args.seed is not None:
+        random.Random(args.seed).shuffle(found)
     return found
+
+
+def warn_repeats(tc: TimeControl, games: int, openings: int) -> None:
+    """Warn when ``games`` at a fixed number of nodes or plies a move ask for more than ``openings`` give distinct
+    ones: each opening is a pair of games (colours swapped), and a deterministic search replays a pair it has
+    played, so game ``2 * openings + k`` repeats game ``k`` and counts twice in the score's interval."""
+    if (tc.nodes is None and tc.depth is None) or games <= 2 * openings:
+        return
+    warn(f"{games} games at a fixed {'nodes' if tc.nodes is not None else 'depth'} from {openings} openings: "
+         f"deterministic players replay them, so at most {2 * openings} games are distinct and the interval is too "
+         f"narrow; give more openings (--openings search/data/openings-500.epd)")
 
 
 def time_control(args: argparse.Namespace) -> TimeControl:
