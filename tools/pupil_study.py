@@ -137,7 +137,10 @@ def main() -> None:
           f"beside `run.sh`; {describe()}.\n")
     print("Each row is the rich genome's exact fit on its labels, its nearest organism played as it is: the score "
           "against the expert at 2,000 nodes a move (the organism's view; 200 games, or fewer when the SPRT [0, 20] "
-          "decided, never before 40), STS points of 15,000 at 10,000 nodes, the fit's held-out error (cp) and loss, "
+          "decided, never before 40; from the 50 shipped openings, so at a fixed number of nodes, where both engines "
+          "search the same way every time, games 101-200 replay games 1-100 move for move: 100 distinct games, and "
+          "the Elo interval shown, which counts 200, is too narrow by a factor of 1.4), STS points of 15,000 at 10,000 "
+          "nodes, the fit's held-out error (cp) and loss, "
           "the depth-2 mean error (cp) on the two held-out sets (the expert's: "
           f"{expert['heldout-tcec']} on heldout-tcec, {expert['heldout-mixed']} on heldout-mixed), and the material "
           "genes in cp (pawn, knight, bishop, rook, queen) with their mean ratio to PeSTO's.\n")
