@@ -2,8 +2,9 @@
 # Issue 39's study: what teaches a shallow searcher best. One factor at a time, each row the rich organism's exact fit
 # of the win-probability loss (`mimic fit --loss wdl`: L-BFGS-B on every training row, from the L1 fit; the study's
 # loss, and why, in study.md), its nearest organism played as it is: 200 games against the expert at 2,000 nodes from
-# the shipped openings (an SPRT [0, 20], alpha = beta = 0.05, may stop a match, never before 40 games), STS at 10,000
-# nodes a position, its depth-2 error on results/heldout-tcec and results/heldout-mixed, and its material values.
+# the first 100 openings of search/data/openings-500.epd (OPENINGS below; an SPRT [0, 20], alpha = beta = 0.05, may
+# stop a match, never before 40 games), STS at 10,000 nodes a position, its depth-2 error on results/heldout-tcec and
+# results/heldout-mixed, and its material values.
 # The base row `sp200k` is the first 200,000 labels of Stockfish 15.1's self-play at depth 8
 # (results/data/sf-selfplay-d8), target the mentor's score alone; each factor changes one thing:
 #   loss      loss-l1: the exact L1 fit instead (bounded IRLS, on a 100,000-row subsample)
@@ -49,11 +50,21 @@ label() {  # OUT MENTOR N SOURCE [label flags...]: N positions of SOURCE labelle
     $resume "$@" > "$out.log" 2>&1 || [ $? -eq 1 ]  # 1: some positions failed, counted in the log
 }
 
+# The openings: the first 100 of search/data/openings-500.epd, so the 200 games are 200 distinct ones. The rows played
+# before that file came (the organism rows up to pnet-mentor) used the 50 shipped openings, which are its first 50, and
+# at 2,000 nodes their games 101-200 replayed games 1-100 move for move: tools/drop_replays.py drops those replays
+# (exit status 3) and the resumed match plays their rounds from openings 51-100. A row's STS and held-out errors do not
+# depend on the openings and stay.
+OPENINGS=search/data/openings-500.epd
 play() {  # DIR SPEC: the match, STS and the held-out errors of a player (organism:FILE, pnet:FILE)
-  local d=$1 o=$2
-  [ -s $d/heldout-mixed.md ] && return 0  # its last step written: the row is complete
+  local d=$1 o=$2 replays=0
+  [ -s $d/vs-expert-2000n.pgn ] && { $PY tools/drop_replays.py $d/vs-expert-2000n.pgn >> $d/vs-expert-2000n.log \
+    || replays=$?; }
+  [ $replays -eq 0 ] || [ $replays -eq 3 ] || exit 1
+  [ $replays -eq 0 ] && [ -s $d/heldout-mixed.md ] && return 0  # its last step written: the row is complete
   $M match "$o" expert --games 200 --jobs $J --nodes 2000 --sprt 0,20,0.05,0.05 --sprt-min-games 40 \
-    --pgn $d/vs-expert-2000n.pgn --resume >> $d/vs-expert-2000n.log 2>&1  # appended: a rerun keeps the record
+    --openings $OPENINGS --pgn $d/vs-expert-2000n.pgn --resume >> $d/vs-expert-2000n.log 2>&1  # appended
+  [ -s $d/heldout-mixed.md ] && return 0
   $M suite benchmarks/data/sts-v3.epd --engine "$o@nodes=10000" --movetime 60 --jobs $J --no-progress \
     --csv $d/sts-10000n.csv --resume >> $d/sts-10000n.log 2>&1
   heldout $d "$o"
