@@ -20,6 +20,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO / "tools"))
+from drop_replays import key, split_games  # noqa: E402  (a game's opening and colours)
 from wdl_study import match_line, material, sts_points  # noqa: E402  (the wdl study's readers of the same logs)
 
 from search.runtime.provenance import describe  # noqa: E402
@@ -112,10 +114,18 @@ def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]
         print("|---|---|---|---|---|---|---|---|")
         for name, labels in rows:
             d = root / name
-            print(f"| {name} | {labels} | {match_line(d)} | {sts_points(d)} | {fit_error(d)} | "
+            print(f"| {name} | {labels} | {match_line(d)}{distinct(d)} | {sts_points(d)} | {fit_error(d)} | "
                   f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | "
                   f"{material(d)[0] if (d / 'organism.json').exists() else '–'} |")
         print()
+
+
+def distinct(folder: Path) -> str:
+    """`` (N distinct)`` when the row's match PGN replays openings (tools/drop_replays.py's key), else ``""``."""
+    pgn = folder / "vs-expert-2000n.pgn"
+    games = split_games(pgn.read_text()) if pgn.exists() else []
+    n = len({key(g) for g in games})
+    return f" ({n} distinct)" if n < len(games) else ""
 
 
 def best(folders: list[Path]) -> Path:
@@ -137,10 +147,10 @@ def main() -> None:
           f"beside `run.sh`; {describe()}.\n")
     print("Each row is the rich genome's exact fit on its labels, its nearest organism played as it is: the score "
           "against the expert at 2,000 nodes a move (the organism's view; 200 games, or fewer when the SPRT [0, 20] "
-          "decided, never before 40; from the 50 shipped openings, so at a fixed number of nodes, where both engines "
-          "search the same way every time, games 101-200 replay games 1-100 move for move: 100 distinct games, and "
-          "the Elo interval shown, which counts 200, is too narrow by a factor of 1.4), STS points of 15,000 at 10,000 "
-          "nodes, the fit's held-out error (cp) and loss, "
+          "decided, never before 40; \"N distinct\" where games replay an opening already played with the same "
+          "colours: at a fixed number of nodes both engines search the same way every time, so such a game (almost always) repeats "
+          "an earlier one move for move and the Elo interval shown, which counts it, is too narrow), STS points of "
+          "15,000 at 10,000 nodes, the fit's held-out error (cp) and loss, "
           "the depth-2 mean error (cp) on the two held-out sets (the expert's: "
           f"{expert['heldout-tcec']} on heldout-tcec, {expert['heldout-mixed']} on heldout-mixed), and the material "
           "genes in cp (pawn, knight, bishop, rook, queen) with their mean ratio to PeSTO's.\n")
