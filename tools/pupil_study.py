@@ -21,9 +21,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 sys.path.insert(0, str(REPO / "tools"))
-from drop_replays import key, split_games  # noqa: E402  (a game's opening and colours)
+from drop_replays import key  # noqa: E402  (a game's opening and colours)
 from wdl_study import match_line, material, sts_points  # noqa: E402  (the wdl study's readers of the same logs)
 
+from search.games.pgnlog import read_pgn_games  # noqa: E402
 from search.runtime.provenance import describe  # noqa: E402
 
 FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
@@ -123,8 +124,8 @@ def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]
 def distinct(folder: Path) -> str:
     """`` (N distinct)`` when the row's match PGN replays openings (tools/drop_replays.py's key), else ``""``."""
     pgn = folder / "vs-expert-2000n.pgn"
-    games = split_games(pgn.read_text()) if pgn.exists() else []
-    n = len({key(g) for g in games})
+    games = read_pgn_games(pgn)[0] if pgn.exists() else []
+    n = len({key(headers) for _, headers in games})
     return f" ({n} distinct)" if n < len(games) else ""
 
 
