@@ -58,10 +58,13 @@ label() {  # OUT MENTOR N SOURCE [label flags...]: N positions of SOURCE labelle
 OPENINGS=search/data/openings-500.epd
 play() {  # DIR SPEC: the match, STS and the held-out errors of a player (organism:FILE, pnet:FILE)
   local d=$1 o=$2 replays=0
-  [ -s $d/vs-expert-2000n.pgn ] && { $PY tools/drop_replays.py $d/vs-expert-2000n.pgn >> $d/vs-expert-2000n.log \
-    || replays=$?; }
+  local said=
+  [ -s $d/vs-expert-2000n.pgn ] && { said=$($PY tools/drop_replays.py $d/vs-expert-2000n.pgn) || replays=$?; }
   [ $replays -eq 0 ] || [ $replays -eq 3 ] || exit 1
-  [ $replays -eq 0 ] && [ -s $d/heldout-mixed.md ] && return 0  # its last step written: the row is complete
+  [ $replays -eq 3 ] && echo "$said" >> $d/vs-expert-2000n.log  # a complete row's log stays as it is
+  # complete: its last step written and the match's closing line after any replays dropped (a killed match has none)
+  if [ $replays -eq 0 ] && [ -s $d/heldout-mixed.md ] && grep -E 'games in [0-9]+ s|colours dropped$' \
+    $d/vs-expert-2000n.log | tail -n 1 | grep -q 'games in'; then return 0; fi
   $M match "$o" expert --games 200 --jobs $J --nodes 2000 --sprt 0,20,0.05,0.05 --sprt-min-games 40 \
     --openings $OPENINGS --pgn $d/vs-expert-2000n.pgn --resume >> $d/vs-expert-2000n.log 2>&1  # appended
   [ -s $d/heldout-mixed.md ] && return 0
