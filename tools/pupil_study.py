@@ -96,6 +96,20 @@ def fit_error(folder: Path) -> str:
     return f"{used}{cp} cp" + (f", loss {loss.group(1)}" if loss else "")
 
 
+def net_fit(folder: Path) -> tuple[str, str]:
+    """A net row's held-out error (cp, the mentor's) and loss, and its values of a piece up (cp: pawn, knight, bishop,
+    rook, queen), from the summary.md `mimic train-pnet` wrote; dashes before it."""
+    path = folder / "summary.md"
+    text = path.read_text() if path.exists() else ""
+    rows = re.search(r"\((\d+) training, (\d+) held out\)", text)
+    loss = re.search(r"^\| loss \| \S+ \| (\S+) \|$", text, re.M)
+    cp = re.search(r"^\| mean abs error \(cp\) \| \S+ \| (\S+) \|$", text, re.M)
+    up = re.search(r"A piece up in quiet positions \(cp, pairs\): pawn (-?\d+) \(\d+\), knight (-?\d+) \(\d+\), "
+                   r"bishop (-?\d+) \(\d+\), rook (-?\d+) \(\d+\), queen (-?\d+)", text)
+    fit = f"{int(rows.group(1)):,} rows; {cp.group(1)} cp, loss {loss.group(1)}" if rows and cp and loss else "–"
+    return fit, ", ".join(up.groups()) + " (a piece up)" if up else "–"
+
+
 def heldout(path: Path, spec: str | None = None) -> str:
     """The mean depth-2 error (cp) of a heldout_error.py table: its first row, or the row of ``spec``."""
     if not path.exists():
@@ -115,9 +129,9 @@ def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]
         print("|---|---|---|---|---|---|---|---|")
         for name, labels in rows:
             d = root / name
-            print(f"| {name} | {labels} | {match_line(d)}{distinct(d)} | {sts_points(d)} | {fit_error(d)} | "
-                  f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | "
-                  f"{material(d)[0] if (d / 'organism.json').exists() else '–'} |")
+            fit, values = (fit_error(d), material(d)[0]) if (d / "organism.json").exists() else net_fit(d)
+            print(f"| {name} | {labels} | {match_line(d)}{distinct(d)} | {sts_points(d)} | {fit} | "
+                  f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {values} |")
         print()
 
 
@@ -157,8 +171,9 @@ def main() -> None:
           f"{expert['heldout-tcec']} on heldout-tcec, {expert['heldout-mixed']} on heldout-mixed), and the material "
           "genes in cp (pawn, knight, bishop, rook, queen) with their mean ratio to PeSTO's.\n")
     table(root, FACTORS)
-    print("Each perspective-net row is one net (or a mean of nets) played as it is, with the same measures; its "
-          "fit column is empty (the net's own held-out loss is in its train.md).\n")
+    print("Each perspective-net row is one net (or a mean of nets) played as it is, with the same measures; its fit "
+          "column is the net's own held-out error (the mentor's cp) and loss from its summary.md, and its material "
+          "column the net's values of a piece up in quiet positions (cp).\n")
     table(root / "pnet", NET_FACTORS)
 
 
