@@ -55,6 +55,10 @@ FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
         ("sp200k", "the mentor's score alone (lambda 1)"),
         ("lambda-0.9", "0.9 x mentor + 0.1 x result"),
         ("lambda-0.7", "0.7 x mentor + 0.3 x result"))),
+    ("The two best factors together", "The source and the depth that played best alone: the search-tree positions "
+     "labelled at depth 1.", (
+        ("depth-1", "self-play positions, depth 1"), ("tree", "search-tree positions, depth 8"),
+        ("tree-d1", "search-tree positions, depth 1"))),
 )
 
 

@@ -21,6 +21,8 @@
 #             evaluates (1 in 50, at 2,000 nodes a move, from the shipped openings) labelled at depth 8, then refitting
 #   size      sp1m, sp2m: the first 1,000,000 and all 2,000,000 self-play labels
 #   target    lambda-0.9, lambda-0.7: the mentor's expected score blended with the self-play game's result
+#   together  tree-d1: the best depth and the best source alone (depth-1, tree), together: the search-tree
+#             positions relabelled at depth 1
 # Then tools/pupil_study.py writes study.md from the files beside this script.
 # Label files are made in data/ (not committed). From the repository root: bash results/pupil-study/run.sh
 # (needs .venv from `make test`, Debian's stockfish and the data sets: bash results/data/run.sh). Resumable: every
@@ -137,6 +139,9 @@ if have crowd; then
 else
   echo "rows crowd and crowd-sf wait for results/data/crowd (bash results/data/crowd/run.sh)" >&2
 fi
+# The two factors that played best alone (the depth, 1, and the source, search trees), together
+label $D/tree-d1.epd stockfish@depth=1 200000 $D/tree.epd
+row tree-d1 $D/tree-d1.epd
 # The perspective net where its rows may differ from the organism's: how many, the mentor's depth, the crowd, DAgger
 # with its own search; then its width (64, 128, 256 units a perspective; the mean of five 64-unit nets against one net
 # of 64 and one of 320, the mean's total width) on the self-play labels that taught it best of the three sizes.
