@@ -13,6 +13,9 @@ readers). A row not measured yet shows dashes. Nothing is recomputed; passes or 
 
 from __future__ import annotations
 
+import functools
+import gzip
+import json
 import re
 import sys
 from pathlib import Path
@@ -55,8 +58,9 @@ FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
         ("sp200k", "the mentor's score alone (lambda 1)"),
         ("lambda-0.9", "0.9 x mentor + 0.1 x result"),
         ("lambda-0.7", "0.7 x mentor + 0.3 x result"))),
-    ("The two best factors together", "The source and the depth that played best alone: the search-tree positions "
-     "labelled at depth 1.", (
+    ("Two factors together", "The depth that played best alone (1) on the source whose organism stays nearest "
+     "the expert where material is unbalanced (search trees: 55 cp from the expert at imbalances of a queen or more "
+     "inside its own search, against 318 cp for self-play's; benchmarks/eval_gap.py).", (
         ("depth-1", "self-play positions, depth 1"), ("tree", "search-tree positions, depth 8"),
         ("tree-d1", "search-tree positions, depth 1"))),
 )
@@ -114,6 +118,38 @@ def net_fit(folder: Path) -> tuple[str, str]:
     return fit, ", ".join(up.groups()) + " (a piece up)" if up else "–"
 
 
+@functools.cache
+def positions(path: Path) -> frozenset[str]:
+    """The positions (an EPD line's first four fields) of a label file, gzipped or not."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt") as f:
+        return frozenset(" ".join(line.split()[:4]) for line in f if line.strip())
+
+
+def trained_on(folder: Path) -> Path | None:
+    """The label file a row was fitted or trained on (its organism's meta, or its net's summary.md title)."""
+    if (folder / "organism.json").exists():
+        labels = json.loads((folder / "organism.json").read_text()).get("meta", {}).get("labels")
+    else:
+        summary = folder / "summary.md"
+        found = re.search(r"^# Perspective net trained on (\S+)", summary.read_text(), re.M) if summary.exists() \
+            else None
+        labels = found.group(1) if found else None
+    return REPO / labels if labels and (REPO / labels).exists() else None
+
+
+def heldout_cell(folder: Path, name: str) -> str:
+    """A row's mean depth-2 error on the held-out set ``name``, and how many of that set's positions its own labels
+    hold when any do (the set is then not held out for that row)."""
+    cell = heldout(folder / f"{name}.md")
+    labels = trained_on(folder) if cell != "–" else None
+    if labels is None:
+        return cell
+    held = positions(REPO / "results" / name / "labels.epd")
+    shared = len(held & positions(labels))
+    return f"{cell} ({shared:,} of its {len(held):,} positions in the row's labels)" if shared else cell
+
+
 def heldout(path: Path, spec: str | None = None) -> str:
     """The mean depth-2 error (cp) of a heldout_error.py table: its first row, or the row of ``spec``."""
     if not path.exists():
@@ -135,7 +171,7 @@ def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]
             d = root / name
             fit, values = (fit_error(d), material(d)[0]) if (d / "organism.json").exists() else net_fit(d)
             print(f"| {name} | {labels} | {match_line(d)}{distinct(d)} | {sts_points(d)} | {fit} | "
-                  f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {values} |")
+                  f"{heldout_cell(d, 'heldout-tcec')} | {heldout_cell(d, 'heldout-mixed')} | {values} |")
         print()
 
 
