@@ -59,8 +59,7 @@ FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
         ("lambda-0.9", "0.9 x mentor + 0.1 x result"),
         ("lambda-0.7", "0.7 x mentor + 0.3 x result"))),
     ("Two factors together", "The depth that played best alone (1) on the source whose organism stays nearest "
-     "the expert where material is unbalanced (search trees: 55 cp from the expert at imbalances of a queen or more "
-     "inside its own search, against 318 cp for self-play's; benchmarks/eval_gap.py).", (
+     "the expert where material is unbalanced inside a search (search trees; the next section).", (
         ("depth-1", "self-play positions, depth 1"), ("tree", "search-tree positions, depth 8"),
         ("tree-d1", "search-tree positions, depth 1"))),
 )
@@ -211,6 +210,12 @@ def main() -> None:
           f"{expert['heldout-tcec']} on heldout-tcec, {expert['heldout-mixed']} on heldout-mixed), and the material "
           "genes in cp (pawn, knight, bishop, rook, queen) with their mean ratio to PeSTO's.\n")
     table(root, FACTORS)
+    gap = root / "eval-gap.md"
+    if gap.exists():
+        print("## Where the organisms depart from the expert inside a search\n\n`benchmarks/eval_gap.py` (eval-gap.md)"
+              ": each organism's static evaluation against the expert's on the positions sp200k's organism's search "
+              "evaluates in its first 8 games against the expert, by material imbalance.\n")
+        print(gap.read_text())
     print("Each perspective-net row is one net (or a mean of nets) played as it is, with the same measures; its fit "
           "column is the net's own held-out error (the mentor's cp) and loss from its summary.md, and its material "
           "column the net's values of a piece up in quiet positions (cp).\n")
