@@ -142,6 +142,15 @@ fi
 # The two factors that played best alone (the depth, 1, and the source, search trees), together
 label $D/tree-d1.epd stockfish@depth=1 200000 $D/tree.epd
 row tree-d1 $D/tree-d1.epd
+# Where the organisms depart from the expert inside a search, by material imbalance (benchmarks/eval_gap.py): the
+# positions sp200k's organism's search evaluates in its first 8 games against the expert, beside results/pnet's net
+# and the organism taught by the expert itself (results/rich-builtin)
+if [ ! -s $R/eval-gap.md ]; then
+  $PY benchmarks/eval_gap.py organism:$R/sp200k/organism.json $(for r in depth-eval depth-1 sp2m tree tree-d1 dagger-1 \
+    lambda-0.9 crowd crowd-sf pnet-mentor; do echo organism:$R/$r/organism.json; done) pnet:results/pnet/pnet.npz \
+    organism:results/rich-builtin/organism.json --games $R/sp200k/vs-expert-2000n.pgn --first 8 > $R/eval-gap.md.tmp
+  mv $R/eval-gap.md.tmp $R/eval-gap.md
+fi
 # The perspective net where its rows may differ from the organism's: how many, the mentor's depth, the crowd, DAgger
 # with its own search; then its width (64, 128, 256 units a perspective; the mean of five 64-unit nets against one net
 # of 64 and one of 320, the mean's total width) on the self-play labels that taught it best of the three sizes.
