@@ -167,11 +167,17 @@ def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]
               "material |")
         print("|---|---|---|---|---|---|---|---|")
         for name, labels in rows:
-            d = root / name
-            fit, values = (fit_error(d), material(d)[0]) if (d / "organism.json").exists() else net_fit(d)
-            print(f"| {name} | {labels} | {match_line(d)}{distinct(d)} | {sts_points(d)} | {fit} | "
-                  f"{heldout_cell(d, 'heldout-tcec')} | {heldout_cell(d, 'heldout-mixed')} | {values} |")
+            print(f"| {name} | {labels} | {measured(root / name)} |")
         print()
+
+
+@functools.cache
+def measured(d: Path) -> str:
+    """A row's measured cells (match, STS, fit, the two held-out sets, material), read once however many tables
+    show the row (the base row is in five)."""
+    fit, values = (fit_error(d), material(d)[0]) if (d / "organism.json").exists() else net_fit(d)
+    return (f"{match_line(d)}{distinct(d)} | {sts_points(d)} | {fit} | {heldout_cell(d, 'heldout-tcec')} | "
+            f"{heldout_cell(d, 'heldout-mixed')} | {values}")
 
 
 def distinct(folder: Path) -> str:
@@ -204,8 +210,7 @@ def main() -> None:
           "decided, never before 40; \"N distinct\" where games replay an opening already played with the same "
           "colours: at a fixed number of nodes both engines search the same way every time, so such a game (almost "
           "always) repeats an earlier one move for move and the Elo interval shown, which counts it, is too narrow), "
-          "STS points of "
-          "15,000 at 10,000 nodes, the fit's held-out error (cp) and loss, "
+          "STS points of 15,000 at 10,000 nodes, the fit's held-out error (cp) and loss, "
           "the depth-2 mean error (cp) on the two held-out sets (the expert's: "
           f"{expert['heldout-tcec']} on heldout-tcec, {expert['heldout-mixed']} on heldout-mixed), and the material "
           "genes in cp (pawn, knight, bishop, rook, queen) with their mean ratio to PeSTO's.\n")

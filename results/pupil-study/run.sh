@@ -21,8 +21,8 @@
 #             evaluates (1 in 50, at 2,000 nodes a move, from the shipped openings) labelled at depth 8, then refitting
 #   size      sp1m, sp2m: the first 1,000,000 and all 2,000,000 self-play labels
 #   target    lambda-0.9, lambda-0.7: the mentor's expected score blended with the self-play game's result
-#   together  tree-d1: the best depth and the best source alone (depth-1, tree), together: the search-tree
-#             positions relabelled at depth 1
+#   together  tree-d1: the depth that played best alone (1) on the source whose organism stays nearest the expert
+#             where material is unbalanced inside a search (search trees, eval-gap.md): tree.epd relabelled at depth 1
 # Then tools/pupil_study.py writes study.md from the files beside this script.
 # Label files are made in data/ (not committed). From the repository root: bash results/pupil-study/run.sh
 # (needs .venv from `make test`, Debian's stockfish and the data sets: bash results/data/run.sh). Resumable: every
@@ -59,8 +59,7 @@ label() {  # OUT MENTOR N SOURCE [label flags...]: N positions of SOURCE labelle
 # depend on the openings and stay.
 OPENINGS=search/data/openings-500.epd
 play() {  # DIR SPEC: the match, STS and the held-out errors of a player (organism:FILE, pnet:FILE)
-  local d=$1 o=$2 replays=0
-  local said=
+  local d=$1 o=$2 replays=0 said=
   [ -s $d/vs-expert-2000n.pgn ] && { said=$($PY tools/drop_replays.py $d/vs-expert-2000n.pgn) || replays=$?; }
   [ $replays -eq 0 ] || [ $replays -eq 3 ] || exit 1
   [ $replays -eq 3 ] && echo "$said" >> $d/vs-expert-2000n.log  # a complete row's log stays as it is
@@ -139,7 +138,7 @@ if have crowd; then
 else
   echo "rows crowd and crowd-sf wait for results/data/crowd (bash results/data/crowd/run.sh)" >&2
 fi
-# The two factors that played best alone (the depth, 1, and the source, search trees), together
+# Two factors together: the best depth alone (1) on search-tree positions
 label $D/tree-d1.epd stockfish@depth=1 200000 $D/tree.epd
 row tree-d1 $D/tree-d1.epd
 # Where the organisms depart from the expert inside a search, by material imbalance (benchmarks/eval_gap.py): the
