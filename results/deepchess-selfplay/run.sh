@@ -9,9 +9,9 @@
 #      60 epochs, keeping the epoch of best validation pair accuracy (--keep-best: the 40-epoch net of results/deepchess
 #      overfitted), then the distilled comparator (Pos2Vec 773-64-32, top 32-2) for 20 epochs. The test pairs are from
 #      games the nets never saw.
-#   3. In play, 200 games each from the shipped openings (an SPRT [0, 20], alpha = beta = 0.05, may stop a match, never
-#      before 40 games): the comparator against the expert and against material at 2,000 nodes a move, the distilled
-#      one against the expert at 2,000 nodes and at 0.1 s a move; STS at 1 s a position. matches.md.
+#   3. In play, 200 games each from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta = 0.05, may stop a
+#      match, never before 40 games): the comparator against the expert and against material at 2,000 nodes a move,
+#      the distilled one against the expert at 2,000 nodes and at 0.1 s a move; STS at 1 s a position. matches.md.
 # From the repository root: bash results/deepchess-selfplay/run.sh (needs .venv from `make test`, with torch, and the
 # data set: bash results/data/sf-selfplay-d8/run.sh). Resumable: the data step is skipped once written, train-cmp
 # resumes from its checkpoint, matches and the suite from their PGN / CSV. JOBS (default 2).
@@ -21,6 +21,7 @@ M=.venv/bin/mimic
 R=results/deepchess-selfplay
 SP=results/data/sf-selfplay-d8/labels.epd.gz
 J=${JOBS:-2}
+OPENINGS=search/data/openings-500.epd  # 500 openings: 200 games at fixed nodes are 200 distinct games
 mkdir -p $R
 . results/steps.sh
 need sf-selfplay-d8
@@ -34,13 +35,13 @@ tail -n 3 $R/data.log
 run() { step $R "$@"; }
 SPRT=(--sprt 0,20,0.05,0.05 --sprt-min-games 40)
 run cmp-vs-expert-2000n $M match cmp:$R/cmp.npz expert --games 200 --jobs $J --nodes 2000 "${SPRT[@]}" \
-  --pgn $R/cmp-vs-expert-2000n.pgn --resume
+  --openings $OPENINGS --pgn $R/cmp-vs-expert-2000n.pgn --resume
 run cmp-vs-material-2000n $M match cmp:$R/cmp.npz material --games 200 --jobs $J --nodes 2000 "${SPRT[@]}" \
-  --pgn $R/cmp-vs-material-2000n.pgn --resume
+  --openings $OPENINGS --pgn $R/cmp-vs-material-2000n.pgn --resume
 run small-vs-expert-2000n $M match cmp:$R/cmp-small.npz expert --games 200 --jobs $J --nodes 2000 "${SPRT[@]}" \
-  --pgn $R/small-vs-expert-2000n.pgn --resume
+  --openings $OPENINGS --pgn $R/small-vs-expert-2000n.pgn --resume
 run small-vs-expert-0.1s $M match cmp:$R/cmp-small.npz expert --games 200 --jobs $J --movetime 0.1 "${SPRT[@]}" \
-  --pgn $R/small-vs-expert-0.1s.pgn --resume
+  --openings $OPENINGS --pgn $R/small-vs-expert-0.1s.pgn --resume
 run sts $M suite benchmarks/data/sts-v3.epd --engine cmp:$R/cmp.npz --movetime 1 --jobs $J --csv $R/sts.csv --resume
 .venv/bin/python tools/match_table.py --title "The self-play DeepChess comparator in play (issue 42)" \
   $R/cmp-vs-expert-2000n.log $R/cmp-vs-material-2000n.log $R/small-vs-expert-2000n.log $R/small-vs-expert-0.1s.log \

@@ -4,8 +4,8 @@
 # self-play of the net itself, as Giraffe was trained.
 #   1. The labels the bootstrap needs: the first 200,000, 500,000 and 1,000,000 labels and all of them, 40 epochs each
 #      (batch 256, Adam, L1; seed 1, 20 % of the rows held out), each net played as it is: 200 games against the expert
-#      at 2,000 nodes a move from the shipped openings (an SPRT [0, 20], alpha = beta = 0.05, may stop it, never before
-#      40 games) and its depth-2 error on results/heldout-tcec and results/heldout-mixed. labels-needed.md.
+#      at 2,000 nodes a move from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta = 0.05, may stop it,
+#      never before 40 games) and its depth-2 error on results/heldout-tcec and results/heldout-mixed. labels-needed.md.
 #   2. TD-Leaf(0.7) from the bootstrap that played best: 100 iterations of 64 self-play games of 12 plies (Giraffe's)
 #      at 300 nodes a search, its net kept every 20 iterations (td/td-nets/), each kept net played against the expert
 #      like the bootstraps: td-curve.md, the curve of play over the iterations.
@@ -22,6 +22,7 @@ PY=.venv/bin/python
 R=results/giraffe-selfplay
 SP=results/data/sf-selfplay-d8/labels.epd.gz
 J=${JOBS:-2}
+OPENINGS=search/data/openings-500.epd  # 500 openings: 200 games at fixed nodes are 200 distinct games
 mkdir -p $R
 . results/steps.sh
 need sf-selfplay-d8
@@ -30,7 +31,7 @@ BOOT=(--seed 1 --epochs 40 --batch 256 --jobs $J --no-progress)
 play() {  # DIR NET: 200 games against the expert at 2,000 nodes and the depth-2 held-out errors of net:NET
   local d=$1 net=$2
   step $d vs-expert-2000n $M match "net:$net" expert --games 200 --jobs $J --nodes 2000 --sprt 0,20,0.05,0.05 \
-    --sprt-min-games 40 --pgn $d/vs-expert-2000n.pgn --resume
+    --sprt-min-games 40 --openings $OPENINGS --pgn $d/vs-expert-2000n.pgn --resume
   heldout $d "net:$net"
 }
 
@@ -65,10 +66,10 @@ $PY tools/giraffe_table.py td $best $R/td > $R/td-curve.md
 # 3. The final net in play.
 final=$($PY tools/giraffe_table.py best $best $R/td/iter-0100)
 net=$final/net.npz; [ -e $net ] || net=$R/td/td-nets/iter-0100.npz
-step $R vs-expert-0.1s $M match "net:$net" expert --games 200 --jobs $J --movetime 0.1 --pgn $R/vs-expert-0.1s.pgn \
-  --resume
+step $R vs-expert-0.1s $M match "net:$net" expert --games 200 --jobs $J --movetime 0.1 --openings $OPENINGS \
+  --pgn $R/vs-expert-0.1s.pgn --resume
 step $R prob-vs-depth $M match "net:$net@search=prob" "net:$net" --games 200 --jobs $J --movetime 0.1 \
-  --pgn $R/prob-vs-depth.pgn --resume
+  --openings $OPENINGS --pgn $R/prob-vs-depth.pgn --resume
 step $R sts $M suite benchmarks/data/sts-v3.epd --engine "net:$net" --movetime 1 --jobs $J --csv $R/sts.csv --resume
 [ -s $R/nps.md ] || $PY benchmarks/net_nps.py --net $net > $R/nps.md
 echo "final net: $net" > $R/final.txt
