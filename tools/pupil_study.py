@@ -69,11 +69,15 @@ NET_FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
     ("The perspective net: how many", "One net of 64 units a perspective (results/pnet's settings, 30 epochs), on "
      "the first N self-play labels.", (("sp200k", "200,000"), ("sp1m", "1,000,000"), ("sp2m", "2,000,000"))),
     ("The perspective net: the mentor's depth", "The same 200,000 positions as the organism's depth rows.", (
-        ("depth-2", "depth 2"), ("depth-4", "depth 4"), ("sp200k", "depth 8"), ("depth-10", "depth 10"))),
+        ("depth-1", "depth 1"), ("depth-2", "depth 2"), ("depth-4", "depth 4"), ("sp200k", "depth 8"),
+        ("depth-10", "depth 10"))),
     ("The perspective net: where the positions come from", "DAgger rounds with the net's own search, 100,000 "
-     "positions each, added to the last round's.", (
+     "positions each, added to the last round's; the crowd; and the organism rows' other sources, 200,000 positions "
+     "each.", (
         ("sp200k", "self-play (the base)"), ("dagger-1", "round 1"), ("dagger-2", "round 2"),
-        ("dagger-3", "round 3"), ("crowd", "the crowd's median"), ("crowd-sf", "Stockfish's score of the crowd"))),
+        ("dagger-3", "round 3"), ("crowd", "the crowd's median"), ("crowd-sf", "Stockfish's score of the crowd"),
+        ("games", "the champions' games and random playouts (results/pnet's kind of positions)"),
+        ("tree", "search-tree positions, depth 8"), ("tree-d1", "search-tree positions, depth 1"))),
     ("The perspective net: width and the mean of nets", "On the size that taught one net best (the first table).", (
         ("width-128", "one net, 128 units"), ("width-256", "one net, 256 units"),
         ("width-320", "one net, 320 units (the mean's total)"), ("mean-5x64", "the mean of five 64-unit nets"))),

@@ -23,6 +23,9 @@
 #   target    lambda-0.9, lambda-0.7: the mentor's expected score blended with the self-play game's result
 #   together  tree-d1: the depth that played best alone (1) on the source whose organism stays nearest the expert
 #             where material is unbalanced inside a search (search trees, eval-gap.md): tree.epd relabelled at depth 1
+#   the net  pnet/NAME: one perspective net (results/pnet's settings, 64 units) where its rows may differ from the
+#             organism's: sp200k, sp1m, sp2m, depth-1..10, its own DAgger rounds, crowd, crowd-sf, games, tree, tree-d1;
+#             then width-128/256/320 and the mean of five 64-unit nets on the size that taught one net best
 # Then tools/pupil_study.py writes study.md from the files beside this script.
 # Label files are made in data/ (not committed). From the repository root: bash results/pupil-study/run.sh
 # (needs .venv from `make test`, Debian's stockfish and the data sets: bash results/data/run.sh). Resumable: every
@@ -156,7 +159,7 @@ fi
 net sp200k $D/sp200k.epd
 net sp1m $D/sp1m.epd
 net sp2m $SP
-for depth in 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
+for depth in 1 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
 pupil=$R/pnet/sp200k/pnet.npz all=$D/sp200k.epd
 for k in 1 2 3; do
   label $D/pnet-dagger-$k-new.epd stockfish@depth=8 100000 "search:pnet:$pupil@nodes=2000" --tree-every 50
@@ -169,6 +172,10 @@ if have crowd; then
   net crowd results/data/crowd/labels.epd.gz
   net crowd-sf results/data/crowd/labels.epd.gz --score 1
 fi
+# The sources the organism rows found best (search trees, depth 1, both) and the one results/pnet learned from (games)
+net games $D/games.epd
+net tree $D/tree.epd
+net tree-d1 $D/tree-d1.epd
 best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whose net scored best against the expert
 labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
 for units in 128 256 320; do net width-$units $labels --units $units; done
