@@ -38,6 +38,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     g.add_argument("--keep-best", action="store_true",
                    help="keep the comparator epoch with the best validation pair accuracy (else the last); "
                         "distillation starts from it")
+    g.add_argument("--patience", type=common.positive_int, default=None, metavar="N",
+                   help="early stopping: end the comparator's training after N epochs without a better validation "
+                        "pair accuracy, keeping the best epoch (implies --keep-best)")
     common.add_setting_options(g, CmpSettings, (
         ("--distill-epochs", "distill_epochs", common.non_negative_int,
          "distillation epochs (0: no distilled comparator)"),))
@@ -61,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
                              small=CmpShape(pos2vec=tuple(args.small_pos2vec), top=tuple(args.small_top)),
                              ae_epochs=args.ae_epochs, epochs=args.epochs, distill_epochs=args.distill_epochs,
                              batch=args.batch, lr=args.lr, decay=args.decay, pairs=args.pairs,
-                             mirror=not args.no_mirror, keep_best=args.keep_best, seed=args.seed)
+                             mirror=not args.no_mirror, keep_best=args.keep_best or args.patience is not None,
+                             patience=args.patience, seed=args.seed)
     outcome = train_cmp(args.data, args.out, settings, common.command_line(), resume=args.resume, report=print,
                         measure_speed=not args.no_speed)
     a = outcome.accuracy

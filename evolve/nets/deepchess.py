@@ -136,6 +136,7 @@ class CmpSettings:
     pairs: int | None = None  # pairs per epoch (each in both orders); None: as many as the smaller class
     mirror: bool = True  # also train on the colour mirrors (a Black win mirrored is a White win)
     keep_best: bool = False  # keep the comparator epoch with the best validation accuracy, not the last
+    patience: int | None = None  # stop the comparator after this many epochs without a better validation accuracy
     seed: int = 0
 
 
@@ -237,13 +238,22 @@ def pretrain(model: Any, x: np.ndarray, settings: CmpSettings, curves: Curves, s
             save()
 
 
+def stale(curves: Curves, settings: CmpSettings) -> bool:
+    """Whether early stopping ends the comparator's training now: ``settings.patience`` epochs or more have passed
+    since the epoch of best validation pair accuracy (never without a patience or before the first epoch)."""
+    if settings.patience is None or not curves.compare:
+        return False
+    return len(curves.compare) - curves.best_compare_epoch() >= settings.patience
+
+
 def train_pairs(model: Any, data: CmpData, settings: CmpSettings, curves: Curves, val: Any, state: PhaseState,
                 save: Callable[[], None], say: Callable[[str], None], shape: CmpShape) -> None:
     """The siamese comparator, end to end, on fresh random (White-win, Black-win) training pairs every epoch,
     both orders; the epochs in ``curves`` are skipped and the optimizer resumed from ``state``; ``state``
     updated and ``save`` called after every epoch. With ``settings.keep_best`` the weights of the epoch with the
     best validation accuracy are kept in ``state`` as they arise and put back in ``model`` at the end (then
-    ``state`` is tagged ``compare-done`` and saved, so that a resumed run does not put them back twice)."""
+    ``state`` is tagged ``compare-done`` and saved, so that a resumed run does not put them back twice). With
+    ``settings.patience`` it stops early once that many epochs bring no better validation accuracy (:func:`stale`)."""
     torch = require_torch()
     w_rows, b_rows = data.rows(0, 1), data.rows(0, -1)
     if not len(w_rows) or not len(b_rows):
@@ -260,6 +270,10 @@ def train_pairs(model: Any, data: CmpData, settings: CmpSettings, curves: Curves
     for epoch in range(1, settings.epochs + 1):
         if epoch <= len(curves.compare):
             continue
+        if stale(curves, settings):
+            say(f"comparator: stopped after epoch {epoch - 1}, {settings.patience} epochs without a better "
+                "validation pair accuracy")
+            break
         for g in opt.param_groups:
             g["lr"] = settings.lr * settings.decay ** (epoch - 1)
         rng = np.random.default_rng([settings.seed, 0xC0, epoch])

@@ -260,6 +260,8 @@ def summary_lines(data: CmpData, s: CmpSettings, o: CmpOutcome, command: str) ->
              "",
              f"Pretraining {s.ae_epochs} epochs a layer; comparator {s.epochs} epochs (Adam lr {s.lr:g}, x{s.decay:g} "
              f"an epoch, batch {s.batch})"
+             + (f", stopped after {len(o.curves.compare)}: {s.patience} epochs without a better validation accuracy"
+                if s.patience is not None and len(o.curves.compare) < s.epochs else "")
              + (f", kept at epoch {o.curves.best_compare_epoch()}, the best validation accuracy (so the validation "
                 "accuracy below is no longer held out: the test accuracy is)"
                 if s.keep_best else ", the last epoch kept")

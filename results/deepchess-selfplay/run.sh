@@ -6,9 +6,10 @@
 #      first move stands for the move played), games split 80/10/10 into training, validation and test (seed 0), each
 #      part balanced between White and Black wins. data/positions.npz is not committed (remade in minutes); its JSON is.
 #   2. Pos2Vec pretrained layer-wise (5 epochs a layer), the comparator on fresh random (win, loss) pairs each epoch for
-#      60 epochs, keeping the epoch of best validation pair accuracy (--keep-best: the 40-epoch net of results/deepchess
-#      overfitted), then the distilled comparator (Pos2Vec 773-64-32, top 32-2) for 20 epochs. The test pairs are from
-#      games the nets never saw.
+#      up to 60 epochs, stopped early once 10 bring no better validation pair accuracy and kept at its best epoch
+#      (--patience 10: the 40-epoch net of results/deepchess overfitted), then the distilled comparator (Pos2Vec
+#      773-64-32, top 32-2) for 20 epochs. The test pairs are from games the nets never saw. (The reference run was
+#      begun with --keep-best alone and resumed with --patience after 28 epochs: train.log; the kept epoch is the same.)
 #   3. In play, 200 games each from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta = 0.05, may stop a
 #      match, never before 40 games): the comparator against the expert and against material at 2,000 nodes a move,
 #      the distilled one against the expert at 2,000 nodes and at 0.1 s a move; STS at 1 s a position. matches.md.
@@ -30,7 +31,8 @@ need sf-selfplay-d8
 tail -n 3 $R/data.log
 
 [ -s $R/cmp-small.npz ] || $M train-cmp $R/data --out $R --pos2vec 600 400 200 100 --top 400 200 100 --ae-epochs 5 \
-  --epochs 60 --keep-best --distill-epochs 20 --seed 0 $([ -e $R/checkpoint.npz ] && echo --resume) >> $R/train.log 2>&1
+  --epochs 60 --patience 10 --distill-epochs 20 --seed 0 $([ -e $R/checkpoint.npz ] && echo --resume) \
+  >> $R/train.log 2>&1
 
 run() { step $R "$@"; }
 SPRT=(--sprt 0,20,0.05,0.05 --sprt-min-games 40)
