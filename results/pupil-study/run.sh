@@ -159,15 +159,12 @@ fi
 net sp200k $D/sp200k.epd
 net sp1m $D/sp1m.epd
 net sp2m $SP
+# width and the mean of nets first: they set results/sf-pnet's design
+best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whose net scored best against the expert
+labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
+for units in 128 256 320; do net width-$units $labels --units $units; done
+net mean-5x64 $labels --members 5
 for depth in 1 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
-pupil=$R/pnet/sp200k/pnet.npz all=$D/sp200k.epd
-for k in 1 2 3; do
-  label $D/pnet-dagger-$k-new.epd stockfish@depth=8 100000 "search:pnet:$pupil@nodes=2000" --tree-every 50
-  [ -s $D/pnet-dagger-$k.epd ] || { cat $all $D/pnet-dagger-$k-new.epd > $D/pnet-dagger-$k.epd.tmp && \
-    mv $D/pnet-dagger-$k.epd.tmp $D/pnet-dagger-$k.epd; }
-  net dagger-$k $D/pnet-dagger-$k.epd
-  pupil=$R/pnet/dagger-$k/pnet.npz all=$D/pnet-dagger-$k.epd
-done
 if have crowd; then
   net crowd results/data/crowd/labels.epd.gz
   net crowd-sf results/data/crowd/labels.epd.gz --score 1
@@ -176,9 +173,14 @@ fi
 net games $D/games.epd
 net tree $D/tree.epd
 net tree-d1 $D/tree-d1.epd
-best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whose net scored best against the expert
-labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
-for units in 128 256 320; do net width-$units $labels --units $units; done
-net mean-5x64 $labels --members 5
 
+# DAgger with the net's own search last: each round labels 100,000 positions first
+pupil=$R/pnet/sp200k/pnet.npz all=$D/sp200k.epd
+for k in 1 2 3; do
+  label $D/pnet-dagger-$k-new.epd stockfish@depth=8 100000 "search:pnet:$pupil@nodes=2000" --tree-every 50
+  [ -s $D/pnet-dagger-$k.epd ] || { cat $all $D/pnet-dagger-$k-new.epd > $D/pnet-dagger-$k.epd.tmp && \
+    mv $D/pnet-dagger-$k.epd.tmp $D/pnet-dagger-$k.epd; }
+  net dagger-$k $D/pnet-dagger-$k.epd
+  pupil=$R/pnet/dagger-$k/pnet.npz all=$D/pnet-dagger-$k.epd
+done
 $PY tools/pupil_study.py $R > $R/study.md
