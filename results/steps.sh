@@ -25,3 +25,6 @@ heldout() {
     mv "$1/$set.md.tmp" "$1/$set.md"
   done
 }
+# `finished LOG`: whether the match whose output is appended to LOG ended (its last line the closing "N games in S s"
+# line; a killed match has none), so that a rerun of a finished match does not append its summary again.
+finished() { [ -s "$1" ] && tail -n 1 "$1" | grep -q "games in [0-9]* s"; }

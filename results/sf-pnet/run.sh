@@ -23,7 +23,7 @@ S=results/pupil-study
 N=$R/pnet.npz
 O=results/sf-pupil/organism.json
 J=${JOBS:-2}
-. results/steps.sh  # heldout
+. results/steps.sh  # heldout, finished
 
 CANDIDATES=(sp2m width-128 width-256 width-320 mean-5x64)  # the study's rows on all 2,000,000 self-play labels
 mkdir -p $R
@@ -40,10 +40,11 @@ fi
 OPENINGS=search/data/openings-500.epd
 [ -s $R/openings.epd ] || sed -n 101,300p $OPENINGS > $R/openings.epd  # openings 101-300
 
-match() {  # LOG OPPONENT GAMES [limit...]: the net against OPPONENT, appended (a rerun keeps the record)
+match() {  # LOG OPPONENT GAMES [limit...]: the net against OPPONENT, appended (a killed match resumes;
+  # a finished one is not run again)
   local log=$1 opponent=$2 games=$3; shift 3
-  $M match pnet:$N "$opponent" --games $games "$@" --openings $R/openings.epd --pgn ${log%.log}.pgn --resume \
-    >> $log 2>&1
+  finished $log || $M match pnet:$N "$opponent" --games $games "$@" --openings $R/openings.epd --pgn ${log%.log}.pgn \
+    --resume >> $log 2>&1
   grep "^Score" $log | tail -n 1
 }
 

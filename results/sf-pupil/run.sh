@@ -21,7 +21,7 @@ PY=.venv/bin/python
 R=results/sf-pupil
 S=results/pupil-study
 J=${JOBS:-2}
-. results/steps.sh  # heldout
+. results/steps.sh  # heldout, finished
 
 # The candidates: the study's three best organism rows against the expert (study.md), their labels and fit flags.
 declare -A LABELS=(
@@ -40,9 +40,10 @@ evolve() {  # DIR LABELS [flags...]: the GA into DIR unless DIR/organism.json is
     $resume > $d/evolve.log 2>&1
 }
 
-vs_expert() {  # LOG ORGANISM GAMES [limit...]: a match against the expert, appended (a rerun keeps the record)
+vs_expert() {  # LOG ORGANISM GAMES [limit...]: a match against the expert, appended (a killed match
+  # resumes; a finished one is not run again)
   local log=$1 o=$2 games=$3; shift 3
-  $M match organism:$o expert --games $games "$@" --sprt 0,20,0.05,0.05 --sprt-min-games 40 \
+  finished $log || $M match organism:$o expert --games $games "$@" --sprt 0,20,0.05,0.05 --sprt-min-games 40 \
     --pgn ${log%.log}.pgn --resume >> $log 2>&1
   grep "^Score" $log | tail -n 1
 }
