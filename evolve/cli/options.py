@@ -13,7 +13,15 @@ import argparse
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
-from evolve.cli.common import default, jobs, non_negative_int, positive_float, probability, scheduler
+from evolve.cli.common import (
+    default,
+    jobs,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    probability,
+    scheduler,
+)
 
 if TYPE_CHECKING:
     from evolve.ga.evolution import GASettings
@@ -199,6 +207,10 @@ class Parents:
                        help=shown("elite", "best organisms copied unchanged to the next generation"))
         g.add_argument("--hall-of-fame", type=int, default=None,
                        help=shown("hall_of_fame", "best organisms ever seen, kept aside"))
+        g.add_argument("--prior", type=non_negative_float, default=None,
+                       help=shown("prior", "pull toward the start (--init), added to the loss: this weight x the "
+                                  "mean squared change of the genes in shares of their ranges, so genes the "
+                                  "samples hardly see stay where the start put them (0: none)"))
         if data:  # the memetic polish is mimic evolve's
             g.add_argument("--polish", type=non_negative_int, default=default(RunSettings, "polish"),
                            help="memetic option, off at 0: after the GA, up to P passes of GreKo's coordinate "

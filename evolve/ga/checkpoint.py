@@ -24,7 +24,7 @@ from organisms.genome import Genome
 from search.runtime.atomic import atomic_path
 from search.runtime.readback import NpzFile, ReadbackError, number, read_json
 
-NEW_SETTINGS = {"mutation_kind": "bit", "mutation_sigma": 0.1, "mutation_sigma_final": None}
+NEW_SETTINGS = {"mutation_kind": "bit", "mutation_sigma": 0.1, "mutation_sigma_final": None, "prior": 0.0}
 """Settings added after checkpoints were first written: a checkpoint without them ran with these values."""
 CHECKPOINT_FORMAT = 2
 """2: one ``.npz`` holding the arrays and the JSON metadata; 1: ``.npz`` arrays + ``.json`` beside."""

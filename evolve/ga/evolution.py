@@ -15,7 +15,7 @@ second:
 * ``mutate_population(children, generation=g)``: the mutation named by ``settings.mutation_kind`` (bit flips, or a
   Gaussian or uniform new value per gene), when making generation ``g``;
 * ``evaluate``: the objective's loss of every organism at once (decode to a weight matrix, one
-  matrix product).
+  matrix product), plus the prior's pull toward the start when ``settings.prior`` is set (:func:`prior_penalty`).
 
 The operators come from the registries of :mod:`evolve.ga.operators`, by name; as in DEAP's own loop
 (``algorithms.varAnd``), the loop below never knows which one is registered.
@@ -72,21 +72,37 @@ from search.runtime.errors import SettingsError
 
 __all__ = ["CROSSOVERS", "MUTATIONS", "RICH_DEFAULTS", "SELECTIONS", "Evolution", "GASettings", "GenerationRecord",
            "as_individual", "checkpoint_exists", "integers_to_bits", "make_toolbox", "mate_population",
-           "mutate_genes", "mutate_population", "rich_defaults", "select_roulette", "select_tournament"]
+           "mutate_genes", "mutate_population", "prior_penalty", "rich_defaults", "select_roulette",
+           "select_tournament"]
 """The GA's public names; the operators, settings and checkpoint functions are re-exported from their modules
 (:mod:`evolve.ga.operators`, :mod:`evolve.ga.settings`, :mod:`evolve.ga.checkpoint`)."""
 
 
-def make_toolbox(genome: Genome, settings: GASettings, objective: Objective,
-                 rng: np.random.Generator) -> base.Toolbox:
-    """The DEAP toolbox of a run (see the module docstring)."""
+def prior_penalty(genome: Genome, values: np.ndarray, start: np.ndarray | None, prior: float) -> np.ndarray:
+    """The prior's pull toward the start, added to each organism's loss (in the loss's own unit): ``prior`` x the
+    mean over genes of (gene - the start's gene)^2, each gene in shares of its range; (population, genes) gene
+    values -> (population,). A gene the training rows hardly see no longer drifts freely under mutation, while one
+    the loss needs moves as far as the loss gains. Zeros without a prior or a start."""
+    if prior == 0 or start is None:
+        return np.zeros(len(values))
+    return prior * np.mean(((values - start) / (genome.high - genome.low)) ** 2, axis=1)
+
+
+def make_toolbox(genome: Genome, settings: GASettings, objective: Objective, rng: np.random.Generator,
+                 start: np.ndarray | None = None) -> base.Toolbox:
+    """The DEAP toolbox of a run (see the module docstring); ``start``: the start's gene values (``--init``), the
+    centre of the prior."""
     tb = base.Toolbox()
     tb.register("population_bits", lambda n: genome.random_bits(rng, n))
     tb.register("select", SELECTIONS[settings.selection], settings=settings, rng=rng)
     tb.register("mate_population", mate_population, cxpb=settings.crossover, kind=settings.crossover_kind,
                 rng=rng)
     tb.register("mutate_population", MUTATIONS[settings.mutation_kind], genome=genome, settings=settings, rng=rng)
-    tb.register("evaluate", lambda bits, rows: objective.losses(genome.decode(bits), rows))
+    def evaluate(bits: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        values = genome.decode(bits)
+        return objective.losses(values, rows) + prior_penalty(genome, values, start, settings.prior)
+
+    tb.register("evaluate", evaluate)
     return tb
 
 
@@ -113,6 +129,10 @@ class Evolution:
             raise SettingsError(f"the initial chromosome has {self.initial.size} bits, the genome {genome.total_bits}")
         self.objective = objective
         self.settings = settings
+        self.start = None if self.initial is None else genome.decode(self.initial[None, :])[0]
+        """The start's gene values, the centre of :meth:`penalty`."""
+        if settings.prior > 0 and self.start is None:
+            raise SettingsError("a prior pulls toward the start: it needs one (--init)")
         self.train_rows = np.intersect1d(train_rows, objective.rows)
         self.held_rows = np.intersect1d(held_rows, objective.rows)
         if len(self.train_rows) == 0:
@@ -120,7 +140,7 @@ class Evolution:
         seeds = np.random.SeedSequence(settings.seed).spawn(2)
         self.rng_ops = np.random.default_rng(seeds[0])
         self.rng_sample = np.random.default_rng(seeds[1])
-        self.toolbox = make_toolbox(genome, settings, objective, self.rng_ops)
+        self.toolbox = make_toolbox(genome, settings, objective, self.rng_ops, self.start)
         self.hof = tools.HallOfFame(settings.hall_of_fame, similar=np.array_equal)
         self.logbook = tools.Logbook()
         self.logbook.header = ["gen", "best", "mean", "std", "held_out", "seconds"]
@@ -128,6 +148,10 @@ class Evolution:
         self.population = np.zeros((0, genome.total_bits), dtype=np.uint8)
         self.losses = np.zeros(0)
         self.elapsed = 0.0  # seconds spent in generations, over all sessions of this run
+
+    def penalty(self, values: np.ndarray) -> np.ndarray:
+        """:func:`prior_penalty` of this run's organisms' gene values (population, genes) -> (population,)."""
+        return prior_penalty(self.genome, values, self.start, self.settings.prior)
 
     # .................................................................. one generation
     def _sample(self) -> np.ndarray:
@@ -206,12 +230,12 @@ class Evolution:
         return np.unique(np.array(rows), axis=0)
 
     def winner(self) -> tuple[np.ndarray, float, float]:
-        """The candidate with the lowest loss on the whole training split: (bits, training loss,
-        held-out loss)."""
+        """The candidate with the lowest fitness (loss plus :meth:`penalty`) on the whole training split: (bits,
+        training loss, held-out loss), both losses without the penalty."""
         cands = self.candidates()
         w = self.genome.decode(cands)
         train = self.objective.losses(w, self.train_rows)
-        i = int(np.argmin(train))
+        i = int(np.argmin(train + self.penalty(w)))
         held = float(self.objective.losses(w[i:i + 1], self.held_rows)[0]) if len(self.held_rows) else float("nan")
         return cands[i], float(train[i]), held
 

@@ -36,6 +36,7 @@ class GASettings:
     mutation_sigma_final: float | None = None  # if set, the sigma shrinks geometrically to this by the last generation
     elite: int = 2
     hall_of_fame: int = 10
+    prior: float = 0.0  # weight of the pull toward the start (--init): see Evolution.penalty; 0: none
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -58,6 +59,8 @@ class GASettings:
             raise SettingsError("need generations >= 0, sample >= 1, tournament >= 1 and hall of fame >= 0")
         if self.seed < 0:
             raise SettingsError("the seed must be a non-negative integer")
+        if not (math.isfinite(self.prior) and self.prior >= 0):
+            raise SettingsError("the prior's weight is a non-negative number")
 
     def sigma_at(self, generation: int) -> float:
         """The gaussian mutation's sigma when making generation ``generation`` (1 … ``generations``):
