@@ -410,10 +410,13 @@ def test_a_killed_training_resumes_to_the_same_weights(tmp_path: Path, keep_best
     assert resumed.curves == whole.curves
 
 
-def test_keep_best_keeps_the_weights_of_the_best_validation_epoch(tmp_path: Path) -> None:
+def test_keep_best_and_patience_keep_the_weights_of_the_best_validation_epoch(tmp_path: Path) -> None:
     """Training is deterministic by epoch (each epoch's pairs seeded by its number, the learning rate by its
     index), so the comparator kept from a long run at its best validation epoch E must equal, bit for bit, a run
-    stopped after E epochs. A wide net on 300 positions overfits, so E comes before the last epoch."""
+    stopped after E epochs. A wide net on 300 positions overfits, so E comes before the last epoch. Early stopping,
+    by hand from the long run's curve: a run with patience P repeats its first K epochs, K the first epoch whose
+    best validation accuracy so far (the first of equals) lies P or more epochs back, then stops and keeps the best
+    of those K."""
     _torch()
     from evolve.nets.deepchess_run import train_cmp
     from organisms.net import read_net_file
@@ -433,26 +436,12 @@ def test_keep_best_keeps_the_weights_of_the_best_validation_epoch(tmp_path: Path
     for k in wa:
         np.testing.assert_array_equal(wa[k], wb[k], err_msg=k)
     assert kept.accuracy["big_validation"] == pytest.approx(max(vals))
-
-
-def test_patience_stops_where_the_rule_says_and_keeps_that_runs_best(tmp_path: Path) -> None:
-    """Early stopping, by hand from a full run's curve: epochs are deterministic (as above), so a run with patience
-    P repeats the full run's first K epochs, K the first epoch whose best validation accuracy so far (the first of
-    equals) lies P or more epochs back, then stops and keeps the best of those K."""
-    _torch()
-    from evolve.nets.deepchess_run import train_cmp
-
-    _material_data(tmp_path / "data", 300)
-    settings = TrainSettings(shape=CmpShape(pos2vec=(64,), top=(32,)), small=CmpShape(pos2vec=(8,), top=()),
-                             ae_epochs=1, epochs=12, distill_epochs=0, batch=32, lr=1e-2, keep_best=True, seed=0)
-    full = train_cmp(str(tmp_path / "data"), str(tmp_path / "full"), settings, measure_speed=False)
-    vals = [r[3] for r in full.curves.compare]
     patience = 2
     k = next(t for t in range(1, 13) if t - (vals[:t].index(max(vals[:t])) + 1) >= patience)
-    assert k < 12  # the wide net overfits 300 positions, so its accuracy stalls before the last epoch
+    assert k < 12
     patient = train_cmp(str(tmp_path / "data"), str(tmp_path / "patient"),
                         TrainSettings(**{**settings.__dict__, "patience": patience}), measure_speed=False)
-    assert patient.curves.compare == full.curves.compare[:k]
+    assert patient.curves.compare == kept.curves.compare[:k]
     assert patient.accuracy["big_validation"] == pytest.approx(max(vals[:k]))
     assert f"stopped after {k}: 2 epochs without a better" in (tmp_path / "patient" / "summary.md").read_text()
 
