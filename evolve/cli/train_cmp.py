@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
                              small=CmpShape(pos2vec=tuple(args.small_pos2vec), top=tuple(args.small_top)),
                              ae_epochs=args.ae_epochs, epochs=args.epochs, distill_epochs=args.distill_epochs,
                              batch=args.batch, lr=args.lr, decay=args.decay, pairs=args.pairs,
-                             mirror=not args.no_mirror, keep_best=args.keep_best or args.patience is not None,
+                             mirror=not args.no_mirror, keep_best=args.keep_best,
                              patience=args.patience, seed=args.seed)
     outcome = train_cmp(args.data, args.out, settings, common.command_line(), resume=args.resume, report=print,
                         measure_speed=not args.no_speed)

@@ -130,7 +130,7 @@ class Evolution:
         self.objective = objective
         self.settings = settings
         self.start = None if self.initial is None else genome.decode(self.initial[None, :])[0]
-        """The start's gene values, the centre of :meth:`penalty`."""
+        """The start's gene values, the centre of the prior (:func:`prior_penalty`)."""
         if settings.prior > 0 and self.start is None:
             raise SettingsError("a prior pulls toward the start: it needs one (--init)")
         self.train_rows = np.intersect1d(train_rows, objective.rows)
@@ -148,10 +148,6 @@ class Evolution:
         self.population = np.zeros((0, genome.total_bits), dtype=np.uint8)
         self.losses = np.zeros(0)
         self.elapsed = 0.0  # seconds spent in generations, over all sessions of this run
-
-    def penalty(self, values: np.ndarray) -> np.ndarray:
-        """:func:`prior_penalty` of this run's organisms' gene values (population, genes) -> (population,)."""
-        return prior_penalty(self.genome, values, self.start, self.settings.prior)
 
     # .................................................................. one generation
     def _sample(self) -> np.ndarray:
@@ -230,12 +226,12 @@ class Evolution:
         return np.unique(np.array(rows), axis=0)
 
     def winner(self) -> tuple[np.ndarray, float, float]:
-        """The candidate with the lowest fitness (loss plus :meth:`penalty`) on the whole training split: (bits,
+        """The candidate with the lowest fitness (loss plus :func:`prior_penalty`) on the whole training split: (bits,
         training loss, held-out loss), both losses without the penalty."""
         cands = self.candidates()
         w = self.genome.decode(cands)
         train = self.objective.losses(w, self.train_rows)
-        i = int(np.argmin(train + self.penalty(w)))
+        i = int(np.argmin(train + prior_penalty(self.genome, w, self.start, self.settings.prior)))
         held = float(self.objective.losses(w[i:i + 1], self.held_rows)[0]) if len(self.held_rows) else float("nan")
         return cands[i], float(train[i]), held
 

@@ -36,7 +36,7 @@ class GASettings:
     mutation_sigma_final: float | None = None  # if set, the sigma shrinks geometrically to this by the last generation
     elite: int = 2
     hall_of_fame: int = 10
-    prior: float = 0.0  # weight of the pull toward the start (--init): see Evolution.penalty; 0: none
+    prior: float = 0.0  # weight of the pull toward the start (--init): see evolution.prior_penalty; 0: none
     seed: int = 0
 
     def __post_init__(self) -> None:

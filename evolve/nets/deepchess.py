@@ -139,6 +139,12 @@ class CmpSettings:
     patience: int | None = None  # stop the comparator after this many epochs without a better validation accuracy
     seed: int = 0
 
+    @property
+    def keeps_best(self) -> bool:
+        """Whether the comparator keeps its best validation epoch: ``keep_best``, or early stopping (``patience``),
+        which always stops past the best epoch."""
+        return self.keep_best or self.patience is not None
+
 
 @dataclass
 class Curves:
@@ -250,7 +256,7 @@ def train_pairs(model: Any, data: CmpData, settings: CmpSettings, curves: Curves
                 save: Callable[[], None], say: Callable[[str], None], shape: CmpShape) -> None:
     """The siamese comparator, end to end, on fresh random (White-win, Black-win) training pairs every epoch,
     both orders; the epochs in ``curves`` are skipped and the optimizer resumed from ``state``; ``state``
-    updated and ``save`` called after every epoch. With ``settings.keep_best`` the weights of the epoch with the
+    updated and ``save`` called after every epoch. With ``settings.keeps_best`` the weights of the epoch with the
     best validation accuracy are kept in ``state`` as they arise and put back in ``model`` at the end (then
     ``state`` is tagged ``compare-done`` and saved, so that a resumed run does not put them back twice). With
     ``settings.patience`` it stops early once that many epochs bring no better validation accuracy (:func:`stale`)."""
@@ -302,12 +308,12 @@ def train_pairs(model: Any, data: CmpData, settings: CmpSettings, curves: Curves
         say(f"comparator epoch {epoch}: loss {total / (2 * n):.4f}, training accuracy {right / (2 * n):.3f}, "
             f"validation pair accuracy {acc:.3f}")
         best: dict[str, np.ndarray] = {}
-        if settings.keep_best:  # this epoch's weights if it is the best so far, else the best kept so far
+        if settings.keeps_best:  # this epoch's weights if it is the best so far, else the best kept so far
             best = (model_arrays(model, "best_") if curves.best_compare_epoch() == epoch
                     else {k: v for k, v in state.arrays.items() if k.startswith("best_")})
         state.tag, state.arrays = "compare", {**optimizer_arrays(opt), **best}
         save()
-    if settings.keep_best and (kept := state.mine("compare")) is not None:
+    if settings.keeps_best and (kept := state.mine("compare")) is not None:
         load_arrays(model, kept, "best_")
         say(f"comparator: kept epoch {curves.best_compare_epoch()} (best validation pair accuracy)")
         state.tag, state.arrays = "compare-done", {}

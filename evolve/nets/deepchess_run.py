@@ -199,7 +199,7 @@ def checkpoint_shapes(header: dict[str, Any], settings: CmpSettings, big: Any, s
     """The header of a ``train-cmp`` checkpoint checked (curves: lists of rows of finite numbers; ``seconds``;
     ``phase``: a phase of these settings) and the shape of every array it must hold: both nets' weights as these
     settings build them, and the running phase's state (its decoder, Adam's step and moments per parameter, with
-    ``keep_best`` the best epoch's weights); :class:`NetFileError` otherwise."""
+    ``keeps_best`` the best epoch's weights); :class:`NetFileError` otherwise."""
     curves = require(header, "curves", dict, source, error=NetFileError)
     if set(curves) != set(CURVE_WIDTHS):
         raise NetFileError(f"{source}: curves has the keys {sorted(curves)[:5]}, expected {sorted(CURVE_WIDTHS)}")
@@ -222,7 +222,7 @@ def checkpoint_shapes(header: dict[str, Any], settings: CmpSettings, big: Any, s
                  **_adam_shapes([(n_out, n_in), (n_out,), (n_in, n_out), (n_in,)])}
     elif phase == "compare":
         state = _adam_shapes([tuple(p.shape) for p in big.parameters()])
-        if settings.keep_best:
+        if settings.keeps_best:
             state.update({k: v.shape for k, v in model_arrays(big, "best_").items()})
     elif phase == "distill":
         state = _adam_shapes([tuple(p.shape) for p in small.parameters()])
@@ -264,7 +264,7 @@ def summary_lines(data: CmpData, s: CmpSettings, o: CmpOutcome, command: str) ->
                 if s.patience is not None and len(o.curves.compare) < s.epochs else "")
              + (f", kept at epoch {o.curves.best_compare_epoch()}, the best validation accuracy (so the validation "
                 "accuracy below is no longer held out: the test accuracy is)"
-                if s.keep_best else ", the last epoch kept")
+                if s.keeps_best else ", the last epoch kept")
              + f"; distillation {s.distill_epochs} epochs; seed {s.seed}.", "",
              f"Wall time of the training: {o.seconds:.0f} s (summed over resumed runs; the speed measurement "
              "excluded).", "",
