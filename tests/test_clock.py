@@ -56,7 +56,17 @@ def test_clock_gets_its_time_back_after_each_period() -> None:
                   max_plies=8), make_evaluator, "1.1", time_margin=0.5)
     assert g.termination == "adjudication" and g.plies == 8, g.reason
     spent = _spent(g.pgn)
-    assert len(spent) == 8 and min(spent) >= 0.11, spent
+    assert len(spent) == 8, spent
+    # Replay each side's clock by hand: it starts at 0.3, loses what a move spent and gains 0.3 after each
+    # move. A move that overran (0.55 s once, starved under the full suite) leaves the next period short, so
+    # the bound holds only for moves begun with at least the full 0.3 s, which must be at least half of them.
+    clocks, checked = [0.3, 0.3], 0
+    for i, s in enumerate(spent):
+        if clocks[i % 2] >= 0.3:
+            assert s >= 0.11, (i, spent)
+            checked += 1
+        clocks[i % 2] += 0.3 - s
+    assert checked >= 4, spent
 
 
 # ---------------------------------------------------------------------- timeman.budget
