@@ -80,7 +80,8 @@ NET_FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
         ("tree", "search-tree positions, depth 8"), ("tree-d1", "search-tree positions, depth 1"))),
     ("The perspective net: width and the mean of nets", "On the size that taught one net best (the first table).", (
         ("width-128", "one net, 128 units"), ("width-256", "one net, 256 units"),
-        ("width-320", "one net, 320 units (the mean's total)"), ("mean-5x64", "the mean of five 64-unit nets"))),
+        ("width-320", "one net, 320 units (the mean's total)"), ("mean-5x64", "the mean of five 64-unit nets"),
+        ("mean-5x128", "the mean of five 128-unit nets"))),
 )
 
 SCORE = re.compile(r"^Score of .* vs expert: \d+ - \d+ - \d+\s+\[([\d.]+)\] (\d+)", re.M)

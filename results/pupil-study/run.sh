@@ -25,7 +25,8 @@
 #             where material is unbalanced inside a search (search trees, eval-gap.md): tree.epd relabelled at depth 1
 #   the net  pnet/NAME: one perspective net (results/pnet's settings, 64 units) where its rows may differ from the
 #             organism's: sp200k, sp1m, sp2m, depth-1..10, its own DAgger rounds, crowd, crowd-sf, games, tree, tree-d1;
-#             then width-128/256/320 and the mean of five 64-unit nets on the size that taught one net best
+#             then width-128/256/320, the mean of five 64-unit nets and of five 128-unit nets on the size that taught
+#             one net best
 # Then tools/pupil_study.py writes study.md from the files beside this script.
 # Label files are made in data/ (not committed). From the repository root: bash results/pupil-study/run.sh
 # (needs .venv from `make test`, Debian's stockfish and the data sets: bash results/data/run.sh). Resumable: every
@@ -159,12 +160,14 @@ fi
 net sp200k $D/sp200k.epd
 net sp1m $D/sp1m.epd
 net sp2m $SP
-# width and the mean of nets first: they set results/sf-pnet's design
+# the width and the mean of nets next: they set results/sf-pnet's design; the depth rows (200,000 labels, quick) first
 best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whose net scored best against the expert
 labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
-for units in 128 256 320; do net width-$units $labels --units $units; done
-net mean-5x64 $labels --members 5
+for units in 128 256; do net width-$units $labels --units $units; done
 for depth in 1 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
+net width-320 $labels --units 320
+net mean-5x64 $labels --members 5
+net mean-5x128 $labels --members 5 --units 128  # the mean at the width that played best alone
 if have crowd; then
   net crowd results/data/crowd/labels.epd.gz
   net crowd-sf results/data/crowd/labels.epd.gz --score 1

@@ -2,15 +2,15 @@
 # Issue 39's reference net: the perspective net (results/pnet's design: (768 -> units) x 2 -> 1, clipped ReLU, the
 # linear PSQT path, AdamW with weight decay 1, 30 epochs, seed 1) that the pupil study (results/pupil-study/study.md,
 # its perspective-net tables) found to play best against the expert: of the rows on all 2,000,000 self-play labels
-# (one net of 64, 128, 256 or 320 units a perspective, or the mean of five 64-unit nets), the one that scored best
-# over its 200 games from openings 1-100 of search/data/openings-500.epd. Training is deterministic (seeded), so the
-# study's net is taken as it is (copied with its training summary, train.md), not trained again. results/pnet stays
-# as it was (issue 26's reference). Then what users care about, as results/pnet: matches against the expert at 2,000
-# nodes and at 0.1 s a move (400 games each, or fewer when the SPRT [0, 20], alpha = beta = 0.05, decides, never
-# before 40 games) from openings 101-300 of openings-500.epd (none the pick played), against results/sf-pupil's
-# organism at both limits (200 games), STS at 1 s a position, the depth-2 error on the two held-out sets, nodes/s
-# against the rich organism's (benchmarks/pnet_speed.py), and the start position's score and a pawn, knight and queen
-# up against the expert's values (benchmarks/eval_values.py).
+# (one net of 64, 128, 256 or 320 units a perspective, or the mean of five nets of 64 or of 128 units), the one that
+# scored best over its 200 games from openings 1-100 of search/data/openings-500.epd. Training is deterministic
+# (seeded), so the study's net is taken as it is (copied with its training summary, train.md), not trained again.
+# results/pnet stays as it was (issue 26's reference). Then what users care about, as results/pnet: matches against
+# the expert at 2,000 nodes and at 0.1 s a move (400 games each, or fewer when the SPRT [0, 20], alpha = beta = 0.05,
+# decides, never before 40 games) from openings 101-300 of openings-500.epd (none the pick played), against
+# results/sf-pupil's organism at both limits (200 games), STS at 1 s a position, the depth-2 error on the two held-out
+# sets, nodes/s against the rich organism's (benchmarks/pnet_speed.py), and the start position's score and a pawn,
+# knight and queen up against the expert's values (benchmarks/eval_values.py).
 # From the repository root: bash results/sf-pnet/run.sh   (needs the study's net rows: bash results/pupil-study/run.sh,
 # and results/sf-pupil/organism.json: bash results/sf-pupil/run.sh). Resumable: every step skips what it already
 # wrote or resumes it. The steps at a fixed time a move need an otherwise idle machine.
@@ -25,7 +25,7 @@ O=results/sf-pupil/organism.json
 J=${JOBS:-2}
 . results/steps.sh  # heldout, finished
 
-CANDIDATES=(sp2m width-128 width-256 width-320 mean-5x64)  # the study's rows on all 2,000,000 self-play labels
+CANDIDATES=(sp2m width-128 width-256 width-320 mean-5x64 mean-5x128)  # the study's rows on all 2,000,000 labels
 mkdir -p $R
 if [ ! -f $N ]; then
   for name in "${CANDIDATES[@]}"; do
