@@ -59,18 +59,21 @@ FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
         ("lambda-0.9", "0.9 x mentor + 0.1 x result"),
         ("lambda-0.7", "0.7 x mentor + 0.3 x result"))),
     ("Two factors together", "The depth that played best alone (1) on the source whose organism stays nearest "
-     "the expert where material is unbalanced inside a search (search trees; the next section).", (
+     "the expert where material is unbalanced inside a search (search trees; the next section), and on all "
+     "2,000,000 self-play positions.", (
         ("depth-1", "self-play positions, depth 1"), ("tree", "search-tree positions, depth 8"),
-        ("tree-d1", "search-tree positions, depth 1"))),
+        ("tree-d1", "search-tree positions, depth 1"), ("sp2m-d1", "all 2,000,000 self-play positions, depth 1"))),
 )
 
 
 NET_FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
     ("The perspective net: how many", "One net of 64 units a perspective (results/pnet's settings, 30 epochs), on "
      "the first N self-play labels.", (("sp200k", "200,000"), ("sp1m", "1,000,000"), ("sp2m", "2,000,000"))),
-    ("The perspective net: the mentor's depth", "The same 200,000 positions as the organism's depth rows.", (
+    ("The perspective net: the mentor's depth", "The same 200,000 positions as the organism's depth rows; the "
+     "best depth on all 2,000,000.", (
         ("depth-1", "depth 1"), ("depth-2", "depth 2"), ("depth-4", "depth 4"), ("sp200k", "depth 8"),
-        ("depth-10", "depth 10"))),
+        ("depth-10", "depth 10"), ("sp2m-d1", "depth 1 on all 2,000,000 positions"),
+        ("sp2m-d1-128", "depth 1 on all 2,000,000 positions, 128 units"))),
     ("The perspective net: where the positions come from", "DAgger rounds with the net's own search, 100,000 "
      "positions each, added to the last round's; the crowd; and the organism rows' other sources, 200,000 positions "
      "each.", (

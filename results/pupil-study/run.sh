@@ -22,9 +22,11 @@
 #   size      sp1m, sp2m: the first 1,000,000 and all 2,000,000 self-play labels
 #   target    lambda-0.9, lambda-0.7: the mentor's expected score blended with the self-play game's result
 #   together  tree-d1: the depth that played best alone (1) on the source whose organism stays nearest the expert
-#             where material is unbalanced inside a search (search trees, eval-gap.md): tree.epd relabelled at depth 1
+#             where material is unbalanced inside a search (search trees, eval-gap.md): tree.epd relabelled at depth 1;
+#             sp2m-d1: the same depth on all 2,000,000 self-play positions
 #   the net  pnet/NAME: one perspective net (results/pnet's settings, 64 units) where its rows may differ from the
-#             organism's: sp200k, sp1m, sp2m, depth-1..10, its own DAgger rounds, crowd, crowd-sf, games, tree, tree-d1;
+#             organism's: sp200k, sp1m, sp2m, depth-1..10, sp2m-d1 (also with 128 units), its own DAgger rounds,
+#             crowd, crowd-sf, games, tree, tree-d1;
 #             then width-128/256/320, the mean of five 64-unit nets and of five 128-unit nets on the size that taught
 #             one net best
 # Then tools/pupil_study.py writes study.md from the files beside this script.
@@ -145,6 +147,10 @@ fi
 # Two factors together: the best depth alone (1) on search-tree positions
 label $D/tree-d1.epd stockfish@depth=1 200000 $D/tree.epd
 row tree-d1 $D/tree-d1.epd
+# and on all 2,000,000 self-play positions: depth 1 taught the net better than depth 8 on 200,000 too (pnet/depth-1)
+prefix 2100000 $D/sp2m.epd  # all 2,000,035
+label $D/sp2m-d1.epd stockfish@depth=1 2000035 $D/sp2m.epd
+row sp2m-d1 $D/sp2m-d1.epd
 # Where the organisms depart from the expert inside a search, by material imbalance (benchmarks/eval_gap.py): the
 # positions sp200k's organism's search evaluates in its first 8 games against the expert, beside results/pnet's net
 # and the organism taught by the expert itself (results/rich-builtin)
@@ -165,6 +171,8 @@ best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whos
 labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
 for units in 128 256; do net width-$units $labels --units $units; done
 for depth in 1 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
+net sp2m-d1 $D/sp2m-d1.epd  # the best depth on all the self-play positions
+net sp2m-d1-128 $D/sp2m-d1.epd --units 128
 net width-320 $labels --units 320
 net mean-5x64 $labels --members 5
 net mean-5x128 $labels --members 5 --units 128  # the mean at the width that played best alone
