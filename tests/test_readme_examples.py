@@ -100,12 +100,12 @@ def _skip_if_pending(command: str) -> None:
 
 
 def test_the_pages_have_the_examples_this_file_checks() -> None:
-    # README.md's five-minute tour is four fenced commands (label, evolve, match, export); the hand-written pages
-    # hold the worked examples and the synopses (Carlsen's two, the synthetic experiment, the two Dask ones, ...);
-    # at least 60 in all, so a change in how the pages fence their code cannot leave the checks below with nothing
-    # to check.
+    # README.md's five-minute tour is four fenced commands (label, evolve, match, export), then "Learning from
+    # Stockfish" four more (datagen, label, evolve, train-pnet); the hand-written pages hold the worked examples and
+    # the synopses (Carlsen's two, the synthetic experiment, the two Dask ones, ...); at least 60 in all, so a change
+    # in how the pages fence their code cannot leave the checks below with nothing to check.
     assert [c.split()[1] for where, c in FENCED if where.startswith("README.md:")] == [
-        "label", "evolve", "match", "export"]
+        "label", "evolve", "match", "export", "datagen", "label", "evolve", "train-pnet"]
     assert len(FENCED) >= 60, FENCED
     assert any(c.startswith("mimic recognize experiment synthetic.pgn") for _, c in FENCED), FENCED
     assert any(c.startswith("mimic evolve carlsen-40.pgn") for _, c in FENCED), FENCED
