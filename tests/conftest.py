@@ -42,10 +42,10 @@ def pytest_configure(config: pytest.Config) -> None:
         threadpool_limits(limits=1, user_api="blas")
 
 
-HEAVY_FIRST = ("test_search_correctness", "test_deepchess", "test_recognize", "test_evolve", "test_moves", "test_prob",
-               "test_match", "test_labels", "test_games", "test_tournament", "test_runs", "test_match_resume",
-               "test_readback", "test_mentor", "test_recognition_replay", "test_cluster", "test_book", "test_engine",
-               "test_games_sidecar", "test_net")
+HEAVY_FIRST = ("test_recognition_replay", "test_deepchess", "test_search_correctness", "test_recognize", "test_match",
+               "test_evolve", "test_mentor", "test_match_resume", "test_runs", "test_moves", "test_prob",
+               "test_init_import", "test_pnet_train", "test_games", "test_user_terms", "test_labels", "test_readback",
+               "test_cluster", "test_tournament", "test_export", "test_book", "test_engine", "test_net")
 """Test files by CPU time, the heaviest first (``--durations=0`` summed per file, November 2026). ``make test`` runs
 pytest-xdist with whole files per worker in collection order (``--dist loadfile --no-loadscope-reorder``; xdist's
 own reordering puts files with many tests first, which left the heaviest few-test files to the end, one worker
