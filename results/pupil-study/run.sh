@@ -30,9 +30,11 @@
 #             then width-128/256/320, the mean of five 64-unit nets and of five 128-unit nets on the size that taught
 #             one net best
 # Then tools/pupil_study.py writes study.md from the files beside this script.
-# Label files are made in data/ (not committed). From the repository root: bash results/pupil-study/run.sh
-# (needs .venv from `make test`, Debian's stockfish and the data sets: bash results/data/run.sh). Resumable: every
-# step skips what it already wrote or resumes it. JOBS (default 2) sets the worker processes; no step depends on it.
+# Label files are made in data/ (not committed), each only when a row still needs it (a row whose organism or net is
+# written needs none: `labels` below), so a new machine with the finished rows makes only what the rest need. From the
+# repository root: bash results/pupil-study/run.sh (needs .venv from `make test`, Debian's stockfish and the data sets
+# the unfinished rows need: bash results/data/run.sh). Resumable: every step skips what it already wrote or resumes
+# it. JOBS (default 2) sets the worker processes; no step depends on it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 M=.venv/bin/mimic
@@ -56,6 +58,42 @@ label() {  # OUT MENTOR N SOURCE [label flags...]: N positions of SOURCE labelle
   local resume=; [ -s "$out" ] && resume=--resume
   $M label --mentor "$mentor" --source "$src" --positions "$n" --seed 1 --jobs $J --no-progress --out "$out" \
     $resume "$@" > "$out.log" 2>&1 || [ $? -eq 1 ]  # 1: some positions failed, counted in the log
+}
+
+labels() {  # FILE: make FILE, a label file a row is about to fit or train on, and first what it is made from
+  local f=$1 name=${1#$D/} k prev pupil spec
+  case $f in
+    $SP) need sf-selfplay-d8; return ;;
+    results/data/*) need "$(basename "$(dirname "$f")")"; return ;;
+    $D/*) ;;
+    *) return ;;  # a committed file
+  esac
+  case $name in
+    sp100k.epd) labels $SP; prefix 100000 $f ;;
+    sp200k.epd) labels $SP; prefix 200000 $f ;;
+    sp1m.epd) labels $SP; prefix 1000000 $f ;;
+    sp2m.epd) labels $SP; prefix 2100000 $f ;;  # all 2,000,035
+    tree.epd) need search-tree; prefix 200000 $f results/data/search-tree/labels.epd.gz ;;
+    depth-eval.epd) labels $D/sp200k.epd; label $f stockfish@eval 200000 $D/sp200k.epd ;;
+    depth-*.epd) k=${name#depth-}; labels $D/sp200k.epd; label $f "stockfish@depth=${k%.epd}" 200000 $D/sp200k.epd ;;
+    games.epd) label $f stockfish@depth=8 200000 results/rich-stockfish/labels.epd ;;
+    pnet-mentor.epd) labels $D/sp100k.epd; label $f builtin:pnet:results/pnet/pnet.npz@depth=2 100000 $D/sp100k.epd ;;
+    tree-d1.epd) labels $D/tree.epd; label $f stockfish@depth=1 200000 $D/tree.epd ;;
+    sp2m-d1.epd) labels $D/sp2m.epd; label $f stockfish@depth=1 2000035 $D/sp2m.epd ;;
+    dagger-[123].epd|pnet-dagger-[123].epd)  # DAgger: label where the last pupil's search looks, add to its labels
+      [ -s $f ] && return
+      k=${name%.epd}; k=${k##*-}
+      if [ "${name#pnet-}" = "$name" ]; then spec=organism; pupil=$R/dagger-$((k - 1))/organism.json
+        [ $k = 1 ] && pupil=$R/sp200k/organism.json
+      else spec=pnet; pupil=$R/pnet/dagger-$((k - 1))/pnet.npz
+        [ $k = 1 ] && pupil=$R/pnet/sp200k/pnet.npz
+      fi
+      prev=$D/${name%-*}-$((k - 1)).epd; [ $k = 1 ] && prev=$D/sp200k.epd
+      labels $prev
+      label ${f%.epd}-new.epd stockfish@depth=8 100000 "search:$spec:$pupil@nodes=2000" --tree-every 50
+      cat $prev ${f%.epd}-new.epd > $f.tmp && mv $f.tmp $f ;;
+    *) echo "no recipe for $f" >&2; exit 1 ;;
+  esac
 }
 
 # The openings: the first 100 of search/data/openings-500.epd, so the 200 games are 200 distinct ones. The rows played
@@ -85,8 +123,11 @@ row() {  # NAME LABELS [fit flags...]: the exact fit (organism.json, fit.log), t
   local d=$R/$name loss=wdl
   mkdir -p $d
   for arg in "$@"; do [ "$arg" = l1 ] && loss=l1; done
-  [ -s $d/organism.json ] || $M fit "$labels" --genome rich --seed 1 --jobs $J --out $d/organism.json \
-    $([ $loss = wdl ] && echo --loss wdl) "$@" > $d/fit.log 2>&1
+  if [ ! -s $d/organism.json ]; then
+    labels "$labels"
+    $M fit "$labels" --genome rich --seed 1 --jobs $J --out $d/organism.json $([ $loss = wdl ] && echo --loss wdl) \
+      "$@" > $d/fit.log 2>&1
+  fi
   play $d organism:$d/organism.json
 }
 
@@ -95,6 +136,7 @@ net() {  # NAME LABELS [train-pnet flags...]: a perspective net (pnet/NAME/pnet.
   local d=$R/pnet/$1 labels=$2; shift 2
   mkdir -p $d
   if [ ! -f $d/pnet.npz ]; then
+    labels "$labels"
     local resume=
     if compgen -G "$d/checkpoint.npz" > /dev/null || compgen -G "$d/member-*/checkpoint.npz" > /dev/null; then
       resume=--resume
@@ -104,39 +146,22 @@ net() {  # NAME LABELS [train-pnet flags...]: a perspective net (pnet/NAME/pnet.
   play $d pnet:$d/pnet.npz
 }
 
-need sf-selfplay-d8
-need search-tree
-prefix 100000 $D/sp100k.epd
-prefix 200000 $D/sp200k.epd
-prefix 1000000 $D/sp1m.epd
-prefix 200000 $D/tree.epd results/data/search-tree/labels.epd.gz
-
 row sp200k $D/sp200k.epd
 row loss-l1 $D/sp200k.epd --loss l1
 row sp1m $D/sp1m.epd
 for depth in eval 1 2 4 10; do
-  limit=depth=$depth target=(); [ $depth = eval ] && limit=eval target=(--target root)  # a static score: no PV
-  label $D/depth-$depth.epd "stockfish@$limit" 200000 $D/sp200k.epd
+  target=(); [ $depth = eval ] && target=(--target root)  # a static score (stockfish@eval): no PV
   row depth-$depth $D/depth-$depth.epd "${target[@]}"
 done
 row lambda-0.9 $D/sp200k.epd --lambda-result 0.9
 row lambda-0.7 $D/sp200k.epd --lambda-result 0.7
 row sp2m $SP  # after the depth and target rows: sp1m fitted no better than sp200k
-label $D/games.epd stockfish@depth=8 200000 results/rich-stockfish/labels.epd
 row games $D/games.epd
 row tree $D/tree.epd
 
-pupil=$R/sp200k/organism.json all=$D/sp200k.epd
-for k in 1 2 3; do  # DAgger: label where the last pupil's search looks, add, refit
-  label $D/dagger-$k-new.epd stockfish@depth=8 100000 "search:organism:$pupil@nodes=2000" --tree-every 50
-  [ -s $D/dagger-$k.epd ] || { cat $all $D/dagger-$k-new.epd > $D/dagger-$k.epd.tmp && mv $D/dagger-$k.epd.tmp \
-    $D/dagger-$k.epd; }
-  row dagger-$k $D/dagger-$k.epd
-  pupil=$R/dagger-$k/organism.json all=$D/dagger-$k.epd
-done
+for k in 1 2 3; do row dagger-$k $D/dagger-$k.epd; done  # DAgger: each round's labels add its pupil's search
 
 row sp100k $D/sp100k.epd
-label $D/pnet-mentor.epd builtin:pnet:results/pnet/pnet.npz@depth=2 100000 $D/sp100k.epd
 row pnet-mentor $D/pnet-mentor.epd
 if have crowd; then
   row crowd results/data/crowd/labels.epd.gz
@@ -145,11 +170,8 @@ else
   echo "rows crowd and crowd-sf wait for results/data/crowd (bash results/data/crowd/run.sh)" >&2
 fi
 # Two factors together: the best depth alone (1) on search-tree positions
-label $D/tree-d1.epd stockfish@depth=1 200000 $D/tree.epd
 row tree-d1 $D/tree-d1.epd
 # and on all 2,000,000 self-play positions: depth 1 taught the net better than depth 8 on 200,000 too (pnet/depth-1)
-prefix 2100000 $D/sp2m.epd  # all 2,000,035
-label $D/sp2m-d1.epd stockfish@depth=1 2000035 $D/sp2m.epd
 row sp2m-d1 $D/sp2m-d1.epd
 # Where the organisms depart from the expert inside a search, by material imbalance (benchmarks/eval_gap.py): the
 # positions sp200k's organism's search evaluates in its first 8 games against the expert, beside results/pnet's net
@@ -170,9 +192,10 @@ net sp2m $SP
 best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whose net scored best against the expert
 labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
 for units in 128 256; do net width-$units $labels --units $units; done
-for depth in 1 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
-net sp2m-d1 $D/sp2m-d1.epd  # the best depth on all the self-play positions
+for depth in 1 2; do net depth-$depth $D/depth-$depth.epd; done
+net sp2m-d1 $D/sp2m-d1.epd  # the best depth on all the self-play positions, before depths 4 and 10 on 200,000
 net sp2m-d1-128 $D/sp2m-d1.epd --units 128
+for depth in 4 10; do net depth-$depth $D/depth-$depth.epd; done
 net width-320 $labels --units 320
 net mean-5x64 $labels --members 5
 net mean-5x128 $labels --members 5 --units 128  # the mean at the width that played best alone
@@ -186,12 +209,5 @@ net tree $D/tree.epd
 net tree-d1 $D/tree-d1.epd
 
 # DAgger with the net's own search last: each round labels 100,000 positions first
-pupil=$R/pnet/sp200k/pnet.npz all=$D/sp200k.epd
-for k in 1 2 3; do
-  label $D/pnet-dagger-$k-new.epd stockfish@depth=8 100000 "search:pnet:$pupil@nodes=2000" --tree-every 50
-  [ -s $D/pnet-dagger-$k.epd ] || { cat $all $D/pnet-dagger-$k-new.epd > $D/pnet-dagger-$k.epd.tmp && \
-    mv $D/pnet-dagger-$k.epd.tmp $D/pnet-dagger-$k.epd; }
-  net dagger-$k $D/pnet-dagger-$k.epd
-  pupil=$R/pnet/dagger-$k/pnet.npz all=$D/pnet-dagger-$k.epd
-done
+for k in 1 2 3; do net dagger-$k $D/pnet-dagger-$k.epd; done
 $PY tools/pupil_study.py $R > $R/study.md
