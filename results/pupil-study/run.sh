@@ -23,7 +23,7 @@
 #   target    lambda-0.9, lambda-0.7: the mentor's expected score blended with the self-play game's result
 #   together  tree-d1: the depth that played best alone (1) on the source whose organism stays nearest the expert
 #             where material is unbalanced inside a search (search trees, eval-gap.md): tree.epd relabelled at depth 1;
-#             sp2m-d1: the same depth on all 2,000,000 self-play positions
+#             sp2m-d1: the same depth on all 2,000,000 self-play positions (results/data/sf-selfplay-d1)
 #   the net  pnet/NAME: one perspective net (results/pnet's settings, 64 units) where its rows may differ from the
 #             organism's: sp200k, sp1m, sp2m, depth-1..10, sp2m-d1 (also with 128 units), its own DAgger rounds,
 #             crowd, crowd-sf, games, tree, tree-d1;
@@ -43,6 +43,7 @@ R=results/pupil-study
 D=$R/data
 J=${JOBS:-2}
 SP=results/data/sf-selfplay-d8/labels.epd.gz
+SP1=results/data/sf-selfplay-d1/labels.epd.gz  # the same positions at depth 1
 mkdir -p $D
 
 . results/steps.sh  # need, have, heldout
@@ -63,8 +64,7 @@ label() {  # OUT MENTOR N SOURCE [label flags...]: N positions of SOURCE labelle
 labels() {  # FILE: make FILE, a label file a row is about to fit or train on, and first what it is made from
   local f=$1 name=${1#$D/} k prev pupil spec
   case $f in
-    $SP) need sf-selfplay-d8; return ;;
-    results/data/*) need "$(basename "$(dirname "$f")")"; return ;;
+    results/data/*) k=$(basename "$(dirname "$f")"); have $k || bash results/data/$k/run.sh; need $k; return ;;
     $D/*) ;;
     *) return ;;  # a committed file
   esac
@@ -72,14 +72,12 @@ labels() {  # FILE: make FILE, a label file a row is about to fit or train on, a
     sp100k.epd) labels $SP; prefix 100000 $f ;;
     sp200k.epd) labels $SP; prefix 200000 $f ;;
     sp1m.epd) labels $SP; prefix 1000000 $f ;;
-    sp2m.epd) labels $SP; prefix 2100000 $f ;;  # all 2,000,035
     tree.epd) need search-tree; prefix 200000 $f results/data/search-tree/labels.epd.gz ;;
     depth-eval.epd) labels $D/sp200k.epd; label $f stockfish@eval 200000 $D/sp200k.epd ;;
     depth-*.epd) k=${name#depth-}; labels $D/sp200k.epd; label $f "stockfish@depth=${k%.epd}" 200000 $D/sp200k.epd ;;
     games.epd) label $f stockfish@depth=8 200000 results/rich-stockfish/labels.epd ;;
     pnet-mentor.epd) labels $D/sp100k.epd; label $f builtin:pnet:results/pnet/pnet.npz@depth=2 100000 $D/sp100k.epd ;;
     tree-d1.epd) labels $D/tree.epd; label $f stockfish@depth=1 200000 $D/tree.epd ;;
-    sp2m-d1.epd) labels $D/sp2m.epd; label $f stockfish@depth=1 2000035 $D/sp2m.epd ;;
     dagger-[123].epd|pnet-dagger-[123].epd)  # DAgger: label where the last pupil's search looks, add to its labels
       [ -s $f ] && return
       k=${name%.epd}; k=${k##*-}
@@ -172,7 +170,7 @@ fi
 # Two factors together: the best depth alone (1) on search-tree positions
 row tree-d1 $D/tree-d1.epd
 # and on all 2,000,000 self-play positions: depth 1 taught the net better than depth 8 on 200,000 too (pnet/depth-1)
-row sp2m-d1 $D/sp2m-d1.epd
+row sp2m-d1 $SP1
 # Where the organisms depart from the expert inside a search, by material imbalance (benchmarks/eval_gap.py): the
 # positions sp200k's organism's search evaluates in its first 8 games against the expert, beside results/pnet's net
 # and the organism taught by the expert itself (results/rich-builtin)
@@ -193,8 +191,8 @@ best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whos
 labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
 for units in 128 256; do net width-$units $labels --units $units; done
 for depth in 1 2; do net depth-$depth $D/depth-$depth.epd; done
-net sp2m-d1 $D/sp2m-d1.epd  # the best depth on all the self-play positions, before depths 4 and 10 on 200,000
-net sp2m-d1-128 $D/sp2m-d1.epd --units 128
+net sp2m-d1 $SP1  # the best depth on all the self-play positions, before depths 4 and 10 on 200,000
+net sp2m-d1-128 $SP1 --units 128
 for depth in 4 10; do net depth-$depth $D/depth-$depth.epd; done
 net width-320 $labels --units 320
 net mean-5x64 $labels --members 5
