@@ -65,7 +65,7 @@ labels() {  # FILE: make FILE, a label file a row is about to fit or train on, a
   local f=$1 name=${1#$D/} k prev pupil spec
   case $f in
     results/data/*) k=$(basename "$(dirname "$f")"); have $k || bash results/data/$k/run.sh; need $k; return ;;
-    $D/*) ;;
+    $D/*) [ -s $f ] && { [ ! -e $f.log ] || grep -qs '^speed:' $f.log; } && return ;;  # made (a label run: finished)
     *) return ;;  # a committed file
   esac
   case $name in
@@ -190,22 +190,21 @@ net sp2m $SP
 best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whose net scored best against the expert
 labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
 for units in 128 256; do net width-$units $labels --units $units; done
-for depth in 1 2; do net depth-$depth $D/depth-$depth.epd; done
-net sp2m-d1 $SP1  # the best depth on all the self-play positions, before depths 4 and 10 on 200,000
-net sp2m-d1-128 $SP1 --units 128
-for depth in 4 10; do net depth-$depth $D/depth-$depth.epd; done
-net width-320 $labels --units 320
-net mean-5x64 $labels --members 5
-net mean-5x128 $labels --members 5 --units 128  # the mean at the width that played best alone
+for depth in 1 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
+# The sources the organism rows found best (search trees, depth 1, both) and the one results/pnet learned from (games)
+net tree-d1 $D/tree-d1.epd
+net tree $D/tree.epd
+net games $D/games.epd
 if have crowd; then
   net crowd results/data/crowd/labels.epd.gz
   net crowd-sf results/data/crowd/labels.epd.gz --score 1
 fi
-# The sources the organism rows found best (search trees, depth 1, both) and the one results/pnet learned from (games)
-net games $D/games.epd
-net tree $D/tree.epd
-net tree-d1 $D/tree-d1.epd
-
-# DAgger with the net's own search last: each round labels 100,000 positions first
+# DAgger with the net's own search: each round labels 100,000 positions first
 for k in 1 2 3; do net dagger-$k $D/pnet-dagger-$k.epd; done
+# Last, the rows on all 2,000,000 positions (the rows above need only the first 200,000 of them)
+net sp2m-d1 $SP1  # the best depth on all the self-play positions
+net sp2m-d1-128 $SP1 --units 128
+net width-320 $labels --units 320
+net mean-5x64 $labels --members 5
+net mean-5x128 $labels --members 5 --units 128  # the mean at the width that played best alone
 $PY tools/pupil_study.py $R > $R/study.md
