@@ -25,10 +25,12 @@ J=${JOBS:-2}
 OPENINGS=search/data/openings-500.epd  # 500 openings: 200 games at fixed nodes are 200 distinct games
 mkdir -p $R
 . results/steps.sh
-need sf-selfplay-d8
-
-[ -s $R/data/positions.npz ] || $M deepchess-data $SP --out $R/data --per-game 30 --seed 0 --jobs $J > $R/data.log 2>&1
-tail -n 3 $R/data.log
+# The positions (not committed) only while the nets are still to train: a new machine with the nets remakes nothing
+if [ ! -s $R/cmp-small.npz ] && [ ! -s $R/data/positions.npz ]; then
+  need sf-selfplay-d8
+  $M deepchess-data $SP --out $R/data --per-game 30 --seed 0 --jobs $J > $R/data.log 2>&1
+  tail -n 3 $R/data.log
+fi
 
 [ -s $R/cmp-small.npz ] || $M train-cmp $R/data --out $R --pos2vec 600 400 200 100 --top 400 200 100 --ae-epochs 5 \
   --epochs 60 --patience 10 --distill-epochs 20 --seed 0 $([ -e $R/checkpoint.npz ] && echo --resume) \
