@@ -68,7 +68,9 @@ FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
 
 NET_FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
     ("The perspective net: how many", "One net of 64 units a perspective (results/pnet's settings, 30 epochs), on "
-     "the first N self-play labels.", (("sp200k", "200,000"), ("sp1m", "1,000,000"), ("sp2m", "2,000,000"))),
+     "the first N self-play labels; on 200,000, two more seeds of the same training (how far the seed alone moves a "
+     "net).", (("sp200k", "200,000"), ("sp200k-seed-2", "200,000, seed 2"), ("sp200k-seed-3", "200,000, seed 3"),
+               ("sp1m", "1,000,000"), ("sp2m", "2,000,000"))),
     ("The perspective net: the mentor's depth", "The same 200,000 positions as the organism's depth rows; the "
      "best depth on all 2,000,000.", (
         ("depth-1", "depth 1"), ("depth-2", "depth 2"), ("depth-4", "depth 4"), ("sp200k", "depth 8"),

@@ -25,8 +25,8 @@
 #             where material is unbalanced inside a search (search trees, eval-gap.md): tree.epd relabelled at depth 1;
 #             sp2m-d1: the same depth on all 2,000,000 self-play positions (results/data/sf-selfplay-d1)
 #   the net  pnet/NAME: one perspective net (results/pnet's settings, 64 units) where its rows may differ from the
-#             organism's: sp200k, sp1m, sp2m, depth-1..10, sp2m-d1 (also with 128 units), its own DAgger rounds,
-#             crowd, crowd-sf, games, tree, tree-d1;
+#             organism's: sp200k (and seeds 2 and 3 of it), sp1m, sp2m, depth-1..10, sp2m-d1 (also with 128
+#             units), its own DAgger rounds, crowd, crowd-sf, games, tree, tree-d1;
 #             then width-128/256/320, the mean of five 64-unit nets and of five 128-unit nets on the size that taught
 #             one net best
 # Then tools/pupil_study.py writes study.md from the files beside this script.
@@ -191,6 +191,8 @@ best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whos
 labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
 for units in 128 256; do net width-$units $labels --units $units; done
 for depth in 1 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
+# The same 200,000 labels and training with two more seeds: how far the seed alone moves a net's score
+for seed in 2 3; do net sp200k-seed-$seed $D/sp200k.epd --seed $seed; done
 # The sources the organism rows found best (search trees, depth 1, both) and the one results/pnet learned from (games)
 net tree-d1 $D/tree-d1.epd
 net tree $D/tree.epd
