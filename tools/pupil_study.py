@@ -1,6 +1,7 @@
 """The pupil study's tables (results/pupil-study/run.sh): one table per factor, one row per exact fit played.
 
     python tools/pupil_study.py results/pupil-study > results/pupil-study/study.md
+    python tools/pupil_study.py results/pupil-study --finished > ...   # rows still measuring shown as dashes
     python tools/pupil_study.py results/pupil-study --best-net sp200k sp1m sp2m   # the net row that scored best
     python tools/pupil_study.py --best results/sf-pupil/pick/depth-1 ...            # the folder that scored best
 
@@ -8,7 +9,9 @@ For each row folder it reads what run.sh wrote: the labels it was fitted on and 
 (``fit.log``), the match against the expert at 2,000 nodes (``vs-expert-2000n.log``), STS at 10,000 nodes
 (``sts-10000n.log``), the depth-2 error on the two held-out sets (``heldout-*.md``, beside the expert's from
 ``results/heldout-*/errors.md``) and the organism's material genes against PeSTO's (benchmarks/wdl_study.py's
-readers). A row not measured yet shows dashes. Nothing is recomputed; passes or fails nothing.
+readers). A row not measured yet shows dashes; a row still measuring shows its match so far, or with
+``--finished`` (for a commit while the study runs) dashes until its last step (``heldout-mixed.md``) is written.
+Nothing is recomputed; passes or fails nothing.
 """
 
 from __future__ import annotations
@@ -181,10 +184,16 @@ def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]
         print()
 
 
+FINISHED_ONLY = False
+"""``--finished``: a row whose last step is not written shows dashes, as a row not begun."""
+
+
 @functools.cache
 def measured(d: Path) -> str:
     """A row's measured cells (match, STS, fit, the two held-out sets, material), read once however many tables
     show the row (the base row is in five)."""
+    if FINISHED_ONLY and not (d / "heldout-mixed.md").exists():
+        return " | ".join(["–"] * 6)
     fit, values = (fit_error(d), material(d)[0]) if (d / "organism.json").exists() else net_fit(d)
     return (f"{match_line(d)}{distinct(d)} | {sts_points(d)} | {fit} | {heldout_cell(d, 'heldout-tcec')} | "
             f"{heldout_cell(d, 'heldout-mixed')} | {values}")
@@ -211,7 +220,10 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--best":  # results/sf-pupil/run.sh: which of these folders scored best
         print(best([Path(name) for name in sys.argv[2:]]))
         return
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else "results/pupil-study")
+    global FINISHED_ONLY
+    FINISHED_ONLY = "--finished" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--finished"]
+    root = Path(args[0] if args else "results/pupil-study")
     expert = {s: heldout(REPO / f"results/{s}/errors.md", "expert") for s in ("heldout-tcec", "heldout-mixed")}
     print(f"# The pupil study: what teaches a shallow searcher\n\nMade by `tools/pupil_study.py {root}` from the files "
           f"beside `run.sh`; {describe()}.\n")
