@@ -14,6 +14,11 @@ need() {
   have "$1" || { echo "results/data/$1 is missing or differs from the reference: make it first" \
     "(bash results/data/$1/run.sh)" >&2; exit 1; }
 }
+# `made NAME`: results/data/NAME, made by its own run.sh first when it is missing, then checked as `need` does.
+made() {
+  have "$1" || bash "results/data/$1/run.sh"
+  need "$1"
+}
 # `heldout DIR SPEC`: the depth-2 error of player SPEC on results/heldout-tcec and results/heldout-mixed, written to
 # DIR/heldout-tcec.md and DIR/heldout-mixed.md (each skipped once written; benchmarks/heldout_error.py).
 heldout() {

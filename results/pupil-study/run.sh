@@ -46,7 +46,7 @@ SP=results/data/sf-selfplay-d8/labels.epd.gz
 SP1=results/data/sf-selfplay-d1/labels.epd.gz  # the same positions at depth 1
 mkdir -p $D
 
-. results/steps.sh  # need, have, heldout
+. results/steps.sh  # need, have, made, heldout
 
 prefix() {  # N OUT [FILE]: the first N labels of FILE (the self-play set)
   [ -s "$2" ] || { zcat "${3:-$SP}" | head -n "$1" > "$2.tmp" || true; mv "$2.tmp" "$2"; }
@@ -64,7 +64,7 @@ label() {  # OUT MENTOR N SOURCE [label flags...]: N positions of SOURCE labelle
 labels() {  # FILE: make FILE, a label file a row is about to fit or train on, and first what it is made from
   local f=$1 name=${1#$D/} k prev pupil spec
   case $f in
-    results/data/*) k=$(basename "$(dirname "$f")"); have $k || bash results/data/$k/run.sh; need $k; return ;;
+    results/data/*) made "$(basename "$(dirname "$f")")"; return ;;
     $D/*) [ -s $f ] && { [ ! -e $f.log ] || grep -qs '^speed:' $f.log; } && return ;;  # made (a label run: finished)
     *) return ;;  # a committed file
   esac
