@@ -1,5 +1,6 @@
-"""One run at a time on one label file (search/runtime/busy.py): a second ``mimic label`` or ``mimic datagen`` on a
-file another process is writing is refused before it reads, repairs or appends anything."""
+"""One run at a time on one output (search/runtime/busy.py): a second ``mimic label``, ``mimic datagen`` or any other
+command with ``--resume`` on a file or folder another process is writing is refused before it reads, repairs or
+appends anything."""
 
 from __future__ import annotations
 
@@ -80,3 +81,32 @@ def test_label_and_datagen_refuse_a_file_another_run_is_writing(tmp_path: Path, 
     assert done.returncode == 0, done.stderr
     assert out.read_bytes().startswith(before) and len(out.read_bytes()) > len(before)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["labels.epd", "labels.epd.json"]  # no lock file left
+
+
+# Every other resumable command holds what it writes as it goes (evolve.cli.OUTPUTS) from before it starts: a second
+# run is refused at once, and the output another run is writing is left byte for byte as it was. The file or folder
+# stands in for a first run's; what it holds does not matter, as the refusal comes before it is read.
+@pytest.mark.parametrize(("command", "flag", "name"), [
+    (["match", "expert", "material", "--games", "2", "--nodes", "50"], "--pgn", "games.pgn"),
+    (["suite", "benchmarks/data/sts-v3.epd", "--engine", "expert@nodes=50"], "--csv", "sts.csv"),
+    (["games", "expert", "material", "--games", "2", "--nodes", "50"], "--out", "games.pgn"),
+    (["evolve", "labels.epd", "--generations", "2"], "--out", "run"),
+    (["train-pnet", "labels.epd", "--epochs", "1"], "--out", "net"),
+])
+def test_a_resumable_command_refuses_an_output_another_run_is_writing(tmp_path: Path, command: list[str], flag: str,
+                                                                      name: str) -> None:
+    out = tmp_path / name
+    if name.endswith((".pgn", ".csv")):
+        out.write_text("written by the first run\n")
+    else:
+        out.mkdir()
+        (out / "checkpoint.npz").write_bytes(b"written by the first run")
+    before = sorted((p.name, p.read_bytes()) for p in ([out] if out.is_file() else out.iterdir()))
+    holder = _hold(out)
+    try:
+        again = run_mimic(*command, flag, out, "--resume", cwd=Path(__file__).parents[1])
+    finally:
+        _release(holder)
+    assert again.returncode == 2 and f"{out}: another mimic run (process {holder.pid}) is writing it" in again.stderr
+    assert again.stdout == ""  # refused before it printed (or began) anything
+    assert sorted((p.name, p.read_bytes()) for p in ([out] if out.is_file() else out.iterdir())) == before

@@ -1,7 +1,8 @@
 """The ``mimic`` command line: the one place that wires every package together.
 
 :func:`main` parses the command line, imports only the chosen command's module (see :mod:`evolve.cli.table`),
-enters the parallel backend, runs the command and turns a :class:`~search.runtime.errors.MimicError` into one
+enters the parallel backend, holds the outputs of a resumable command (:func:`_hold_outputs`), runs the command and
+turns a :class:`~search.runtime.errors.MimicError` into one
 line ``mimic CMD: message`` and its ``exit_code`` (2 for what the user gave, 1 for a run that could not go on): the
 one place exceptions become exit codes. An ``OSError`` no command foresaw is one line and exit 1; standard output
 closed by its reader (``mimic genes | head``) ends the command in silence with exit 141 (:data:`STDOUT_GONE`), as
@@ -76,6 +77,30 @@ def _enter_backend(args: argparse.Namespace, stack: contextlib.ExitStack) -> boo
     return True
 
 
+OUTPUTS = ("out", "pgn", "csv")
+"""The arguments naming what a resumable command (one with ``--resume``) writes as it goes: a label file, a match's
+PGN, a suite's CSV, a game set, a training or evolution folder."""
+
+
+def _hold_outputs(args: argparse.Namespace, stack: contextlib.ExitStack) -> None:
+    """One run at a time on each output of a resumable command (:data:`OUTPUTS`), held until the command ends and
+    taken before it reads, repairs or appends anything: a second run is refused with
+    :class:`~search.runtime.busy.OutputBusy` (exit 2), as is an output whose folder or lock file cannot be made.
+    Two runs appending to one file interleave their records."""
+    if not hasattr(args, "resume"):
+        return
+    from search.runtime.busy import exclusive
+    from search.runtime.errors import InputError
+
+    for name in OUTPUTS:
+        value = getattr(args, name, None)
+        if value and value != "-":
+            try:  # the lock file beside the output, and its folder, made now
+                stack.enter_context(exclusive(value))
+            except OSError as exc:
+                raise InputError(f"cannot write {os_error(exc, value)}") from exc
+
+
 STDOUT_GONE = 128 + 13
 """The exit code when standard output's reader has gone (``mimic genes | head``): that of a process SIGPIPE ended,
 as ``cat`` and ``yes`` end, in silence."""
@@ -108,6 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     prog = " ".join(["mimic", args.command, *([args.action] if getattr(args, "action", None) else [])])
     try:
         with contextlib.ExitStack() as stack:
+            _hold_outputs(args, stack)
             if hasattr(args, "backend") and not _enter_backend(args, stack):
                 return 2
             code = int(module.run(args))

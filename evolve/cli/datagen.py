@@ -18,7 +18,6 @@ from evolve.cli import common
 from evolve.cli.label import mentor_config, mentor_error, mentor_options
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
-from search.runtime.busy import exclusive
 from search.runtime.errors import InputError, MimicError
 
 NAME = "datagen"
@@ -91,7 +90,6 @@ def run(args: argparse.Namespace) -> int:
     starts = _openings(args.openings)
     try:
         with contextlib.ExitStack() as stack:
-            stack.enter_context(exclusive(args.out))  # before the resumed file is read: one run a file
             bar = None if args.no_progress else stack.enter_context(common.ProgressBar("self-play", "pos"))
             summary = generate(args.out, config, starts, args.positions, seed=args.seed, jobs=args.jobs,
                                options=options, resume=args.resume, command=common.command_line(), on_progress=bar)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from evolve.cli import common
 from evolve.cli.options import Parents
 from evolve.cli.table import command_parser
-from search.runtime.busy import exclusive
 from search.runtime.errors import InputError, MimicError, SettingsError
 
 if TYPE_CHECKING:
@@ -199,7 +198,6 @@ def run(args: argparse.Namespace) -> int:
                    args.cap, sampler, details)
     try:
         with contextlib.ExitStack() as stack:
-            stack.enter_context(exclusive(args.out))  # before the resumed file is read: one run a file
             bar = None if args.no_progress else stack.enter_context(common.ProgressBar("labelling", "pos"))
             summary = label_samples(samples, config, args.out, jobs=args.jobs, resume=args.resume, run=run,
                                     cap=args.cap, on_progress=bar, sampling=stats.as_dict())

@@ -1,5 +1,6 @@
-"""One run at a time on one output file: a second ``mimic label`` or ``mimic datagen`` on a label file that another
-run is writing is refused, before it reads or repairs anything.
+"""One run at a time on one output: a second ``mimic label``, ``mimic datagen`` or any other command with
+``--resume`` on a file or folder that another run is writing is refused, before it reads or repairs anything
+(``evolve.cli.main`` holds every such output of the command for its whole run).
 
 Two runs appending to one file interleave their records: a resumed self-play run reads the games written so far,
 plays from the next one, and appends games the first run also appends (seen: two ``datagen --resume`` on one file
