@@ -217,6 +217,45 @@ def test_supervised_training_beats_trivial_predictions() -> None:
     assert rows[-1].train_mae < rows[0].train_mae
 
 
+class Interrupted(Exception):
+    """A run stopped from its progress callback, as a kill would stop it (after the epoch's checkpoint)."""
+
+
+def test_a_cut_bootstrap_resumes_to_the_uninterrupted_weights_to_the_bit(tmp_path: Path) -> None:
+    _torch()
+    from evolve.nets.giraffe import NetShape, SupervisedSettings, build_model, load_net_data, model_arrays, \
+        train_supervised
+
+    data = load_net_data(LABELS, limit=120, use_cache=False)
+    shape, s = NetShape(units=(4, 8, 4), hidden=8), SupervisedSettings(epochs=4, batch=16, lr=3e-3, seed=3)
+    ident = {"labels": str(LABELS), "limit": 120}
+    whole_model = build_model(shape, 3)
+    whole = train_supervised(whole_model, data, shape, s, checkpoint=tmp_path / "whole.npz", identity=ident)
+
+    def stop_after_two(row: object) -> None:
+        if getattr(row, "epoch", 0) == 2:  # the checkpoint of epoch 2 is written before the row is reported
+            raise Interrupted
+
+    cut = tmp_path / "cut.npz"
+    with pytest.raises(Interrupted):
+        train_supervised(build_model(shape, 3), data, shape, s, on_epoch=stop_after_two, checkpoint=cut,
+                         identity=ident)
+    with pytest.raises(FileExistsError, match="--resume"):  # a checkpoint there: resume it, or another folder
+        train_supervised(build_model(shape, 3), data, shape, s, checkpoint=cut, identity=ident)
+    resumed_model = build_model(shape, 9)  # other weights: the checkpoint's must replace them
+    seen: list[int] = []
+    resumed = train_supervised(resumed_model, data, shape, s, on_epoch=lambda r: seen.append(r.epoch),
+                               checkpoint=cut, resume=True, identity=ident)
+    assert seen == [3, 4]  # epochs 1 and 2 were not trained again
+    assert [r.to_json() for r in resumed] == [r.to_json() for r in whole]  # the curve too, epochs 1-2 from the file
+    for name, a in model_arrays(whole_model).items():
+        assert np.array_equal(a, model_arrays(resumed_model)[name]), name
+    # Another setting on resuming: refused in one line naming the checkpoint, nothing trained.
+    with pytest.raises(NetFileError, match=r"cut\.npz: made with other supervised settings"):
+        train_supervised(build_model(shape, 3), data, shape, SupervisedSettings(epochs=4, batch=32, lr=3e-3, seed=3),
+                         checkpoint=cut, resume=True, identity=ident)
+
+
 def test_td_targets_doctest() -> None:
     failures, tried = doctest.testmod(evolve.nets.tdleaf)
     assert tried == 2 and failures == 0  # the module's two examples (a testmod without examples passes too)
@@ -306,6 +345,7 @@ def test_train_net_command_writes_the_net(tmp_path: Path, capsys: pytest.Capture
     assert "held-out error" in capsys.readouterr().out
     assert {p.name for p in out.iterdir()} >= {"net.npz", "summary.md", "curve.png", "bootstrap.npz",
                                                "td-checkpoint.npz"}
+    assert not (out / "boot-checkpoint.npz").exists()  # bootstrap.npz holds the bootstrap
     net = NetEvaluator.load(out / "net.npz")
     h = net.header
     assert h["feature_version"] == GIRAFFE_FEATURE_VERSION and h["scale"] == 100.0 and h["hidden"] == 64

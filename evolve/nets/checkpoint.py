@@ -6,9 +6,12 @@ shape these settings need, finite, and its curve one finite record per epoch.
 
 The files keep the keys they had: the perspective net's ``checkpoint.npz`` (kind ``pnet-checkpoint``), TD-Leaf's
 ``td-checkpoint.npz`` (kind ``td-checkpoint``, written since issue 37; older files have none and are read as
-theirs), ``train-cmp``'s ``checkpoint.npz`` (kind ``cmp-checkpoint``, likewise).
+theirs), ``train-cmp``'s ``checkpoint.npz`` (kind ``cmp-checkpoint``, likewise), the Giraffe bootstrap's
+``boot-checkpoint.npz`` (kind ``boot-checkpoint``). An optimiser's state is saved and restored by
+:func:`optimizer_arrays` and :func:`load_optimizer` (``train-cmp``'s and the bootstrap's).
 
-May import numpy, ``organisms.net``, ``search.runtime``.
+May import numpy, ``organisms.net``, ``search.runtime``, ``evolve.nets.common`` (torch only inside
+:func:`load_optimizer`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from evolve.nets.common import require_torch
 from organisms.net import NetFileError, ShapesOf, read_net_file, write_net_file
 from search.runtime.readback import records, require, whole
 
@@ -80,3 +84,31 @@ def _count_message(key: str, n: int, rows: int) -> str:
     if key == "curve":
         return f"its curve has {n} rows for epoch {rows}"
     return f"{key} has {n} rows for td_iteration {rows}" if key == "td_curve" else f"{key} has {n} rows for {rows}"
+
+
+def optimizer_arrays(opt: Any) -> dict[str, np.ndarray]:
+    """The optimizer's per-parameter state (``state_dict()["state"]``: for Adam ``step``, ``exp_avg`` and
+    ``exp_avg_sq``) as arrays named ``adam_<parameter index>_<name>``."""
+    return {f"adam_{i}_{name}": t.detach().cpu().numpy().copy()
+            for i, st in opt.state_dict()["state"].items() for name, t in st.items()}
+
+
+def load_optimizer(opt: Any, arrays: Mapping[str, np.ndarray]) -> None:
+    """Restore what :func:`optimizer_arrays` saved (the learning rates stay the optimizer's own); other arrays in
+    ``arrays`` are left alone."""
+    torch = require_torch()
+    state: dict[int, dict[str, Any]] = {}
+    for key, a in arrays.items():
+        if key.startswith("adam_"):
+            _, i, name = key.split("_", 2)
+            state.setdefault(int(i), {})[name] = torch.from_numpy(np.array(a))
+    sd = opt.state_dict()
+    sd["state"] = state
+    opt.load_state_dict(sd)
+
+
+def adam_shapes(params: list[tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """The arrays :func:`optimizer_arrays` saves for Adam over parameters of these shapes (in the optimizer's
+    order)."""
+    return {f"adam_{i}_{name}": shape for i, p in enumerate(params)
+            for name, shape in (("step", ()), ("exp_avg", p), ("exp_avg_sq", p))}

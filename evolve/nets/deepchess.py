@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from evolve.nets.checkpoint import load_optimizer, optimizer_arrays
 from evolve.nets.common import NoTrainingData, require_torch
 from evolve.nets.deepchess_data import CmpData
 from organisms.comparator import N_BITS, ComparatorNet, make_header, mirror_bits
@@ -173,26 +174,6 @@ class PhaseState:
 
     def mine(self, tag: str) -> dict[str, np.ndarray] | None:
         return self.arrays if self.tag == tag else None
-
-
-def optimizer_arrays(opt: Any) -> dict[str, np.ndarray]:
-    """The optimizer's per-parameter state (``state_dict()["state"]``: for Adam ``step``, ``exp_avg`` and
-    ``exp_avg_sq``) as arrays named ``adam_<parameter index>_<name>``."""
-    return {f"adam_{i}_{name}": t.detach().cpu().numpy().copy()
-            for i, st in opt.state_dict()["state"].items() for name, t in st.items()}
-
-
-def load_optimizer(opt: Any, arrays: dict[str, np.ndarray]) -> None:
-    """Restore what :func:`optimizer_arrays` saved (the learning rates stay the optimizer's own)."""
-    torch = require_torch()
-    state: dict[int, dict[str, Any]] = {}
-    for key, a in arrays.items():
-        if key.startswith("adam_"):
-            _, i, name = key.split("_", 2)
-            state.setdefault(int(i), {})[name] = torch.from_numpy(np.array(a))
-    sd = opt.state_dict()
-    sd["state"] = state
-    opt.load_state_dict(sd)
 
 
 def _batches(n: int, batch: int) -> range:

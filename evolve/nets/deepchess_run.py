@@ -23,8 +23,8 @@ from typing import Any
 import chess
 import numpy as np
 
+from evolve.nets.checkpoint import adam_shapes, write_checkpoint
 from evolve.nets.checkpoint import read_checkpoint as read_checkpoint_file
-from evolve.nets.checkpoint import write_checkpoint
 from evolve.nets.common import (
     NoTrainingData,
     Report,
@@ -188,12 +188,6 @@ CURVE_WIDTHS = {"pretrain": 3, "compare": 4, "distill": 4}
 """The columns of each curve's rows (:class:`~evolve.nets.deepchess.Curves`)."""
 
 
-def _adam_shapes(params: list[tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
-    """The arrays :func:`~evolve.nets.deepchess.optimizer_arrays` saves for Adam over parameters of these shapes."""
-    return {f"adam_{i}_{name}": shape for i, p in enumerate(params)
-            for name, shape in (("step", ()), ("exp_avg", p), ("exp_avg_sq", p))}
-
-
 def checkpoint_shapes(header: dict[str, Any], settings: CmpSettings, big: Any, small: Any,
                       source: str) -> dict[str, tuple[int, ...]]:
     """The header of a ``train-cmp`` checkpoint checked (curves: lists of rows of finite numbers; ``seconds``;
@@ -219,13 +213,13 @@ def checkpoint_shapes(header: dict[str, Any], settings: CmpSettings, big: Any, s
         enc = big.enc[int(phase.removeprefix("pretrain-"))]
         n_in, n_out = enc.in_features, enc.out_features
         state = {"decoder_w": (n_in, n_out), "decoder_b": (n_in,),
-                 **_adam_shapes([(n_out, n_in), (n_out,), (n_in, n_out), (n_in,)])}
+                 **adam_shapes([(n_out, n_in), (n_out,), (n_in, n_out), (n_in,)])}
     elif phase == "compare":
-        state = _adam_shapes([tuple(p.shape) for p in big.parameters()])
+        state = adam_shapes([tuple(p.shape) for p in big.parameters()])
         if settings.keeps_best:
             state.update({k: v.shape for k, v in model_arrays(big, "best_").items()})
     elif phase == "distill":
-        state = _adam_shapes([tuple(p.shape) for p in small.parameters()])
+        state = adam_shapes([tuple(p.shape) for p in small.parameters()])
     elif phase not in ("", "compare-done"):
         raise NetFileError(f"{source}: phase is {phase[:40]!r}, expected pretrain-0 to pretrain-{layers - 1}, "
                               "compare, compare-done or distill")

@@ -16,13 +16,17 @@ centipawns), are the organism's for the same file, cap and seed. Features: :func
 (cached on disk), of the resolved bitboards and Giraffe's castling bits.
 
 **Bootstrap** (:func:`train_supervised`): Adam on the mean absolute error in pawns (the organism's metric),
-minibatches, one row of the error curve per epoch (training and held-out MAE, centipawns).
+minibatches, one row of the error curve per epoch (training and held-out MAE, centipawns). With a checkpoint file
+(``boot-checkpoint.npz``, kind ``boot-checkpoint``) the weights, Adam's state and the curve are written after every
+epoch, and a resumed bootstrap goes on from the last one to the weights an uninterrupted run reaches: the epochs'
+shuffles come from one generator, drawn again for the epochs done.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +34,16 @@ import numpy as np
 
 from evolve.data.cache import resolve_labels
 from evolve.data.dataset import kept_split
-from evolve.nets.common import EpochRecord, require_torch
+from evolve.nets.checkpoint import (
+    adam_shapes,
+    load_optimizer,
+    optimizer_arrays,
+    read_checkpoint,
+    read_count,
+    read_curve,
+    write_checkpoint,
+)
+from evolve.nets.common import EpochRecord, RunExists, record_fields, require_torch
 from mentor.labels import DEFAULT_CAP
 from organisms.giraffe import giraffe_matrix
 from organisms.net import (
@@ -40,6 +53,7 @@ from organisms.net import (
     DEFAULT_UNITS,
     GROUPS,
     NetEvaluator,
+    expected_shapes,
     make_header,
 )
 
@@ -177,11 +191,22 @@ class SupervisedSettings:
     seed: int = 0
 
 
+EPOCH_FIELDS = record_fields("train_mae", "held_mae")
+"""The keys of a row of the bootstrap's curve (:class:`~evolve.nets.common.EpochRecord`) and their types."""
+
+BOOT_KIND = "boot-checkpoint"
+"""The ``kind`` of the bootstrap's checkpoint header."""
+
+
 def train_supervised(model: Any, data: NetData, shape: NetShape, settings: SupervisedSettings,
-                     on_epoch: Callable[[EpochRecord], None] | None = None) -> list[EpochRecord]:
+                     on_epoch: Callable[[EpochRecord], None] | None = None, *, checkpoint: Path | None = None,
+                     resume: bool = False, identity: Mapping[str, Any] | None = None) -> list[EpochRecord]:
     """Fit ``model`` to the training rows of ``data`` (see the module docstring); returns the error curve: an
     :class:`~evolve.nets.common.EpochRecord` an epoch with the training and held-out MAE (cp, after the epoch),
-    ``loss`` the mean |error| in pawns over the epoch's minibatches."""
+    ``loss`` the mean |error| in pawns over the epoch's minibatches. With ``checkpoint``, written after every epoch;
+    with ``resume`` too, training goes on from it (the earlier epochs' rows included in the curve returned).
+    ``identity`` (the data's settings, JSON) is stored in it with ``shape`` and ``settings`` and must match on
+    resuming; a checkpoint there without ``resume`` is :class:`~evolve.nets.common.RunExists`."""
     torch = require_torch()
     x_tr = torch.from_numpy(np.ascontiguousarray(data.x[data.train], dtype=np.float32))
     y_tr = torch.from_numpy((data.y[data.train] / shape.scale).astype(np.float32))
@@ -189,7 +214,14 @@ def train_supervised(model: Any, data: NetData, shape: NetShape, settings: Super
     rng = np.random.default_rng([settings.seed, 0xB007])
     rows: list[EpochRecord] = []
     n = len(data.train)
-    for epoch in range(1, settings.epochs + 1):
+    ident = json.loads(json.dumps({"shape": asdict(shape), "supervised": asdict(settings), "data": identity or {}}))
+    if checkpoint is not None and checkpoint.exists():
+        if not resume:
+            raise RunExists(f"{checkpoint}: a bootstrap checkpoint is there (--resume to continue it)")
+        rows = _load_boot(checkpoint, model, opt, shape, settings, ident)
+        for _ in rows:  # the shuffles of the epochs done, drawn again: the next epoch's is an uninterrupted run's
+            rng.permutation(n)
+    for epoch in range(len(rows) + 1, settings.epochs + 1):
         perm = rng.permutation(n)
         total, count = 0.0, 0
         model.train()
@@ -206,6 +238,30 @@ def train_supervised(model: Any, data: NetData, shape: NetShape, settings: Super
         row = EpochRecord(epoch, total / max(count, 1), train_mae=mae(net, data.x[data.train], data.y[data.train]),
                           held_mae=mae(net, data.x[data.held], data.y[data.held]))
         rows.append(row)
+        if checkpoint is not None:
+            write_checkpoint(checkpoint, {**model_arrays(model), **optimizer_arrays(opt)},
+                             {"format": "mimic-net", "kind": BOOT_KIND, "epoch": len(rows),
+                              "curve": [r.to_json() for r in rows], **ident})
         if on_epoch is not None:
             on_epoch(row)
     return rows
+
+
+def _load_boot(path: Path, model: Any, opt: Any, shape: NetShape, settings: SupervisedSettings,
+               ident: Mapping[str, Any]) -> list[EpochRecord]:
+    """Restore the model and Adam from the bootstrap checkpoint ``path``, checked first
+    (:func:`evolve.nets.checkpoint.read_checkpoint`: its kind, the same settings, every array of its shape and
+    finite, a finite curve of one row an epoch done); the curve so far. :class:`~organisms.net.NetFileError`, one
+    line naming the file, otherwise."""
+    source = str(path)
+    shapes = {**expected_shapes(shape.units, shape.hidden), **adam_shapes([tuple(p.shape) for p in model.parameters()])}
+    arrays, header = read_checkpoint(path, lambda h: shapes,
+                                     noun="bootstrap checkpoint", kind=BOOT_KIND, identity=ident,
+                                     nonfinite="holds numbers that are not finite")
+    done = read_count(header, "epoch", source, settings.epochs)
+    no_held = ident.get("data", {}).get("held_out") == 0  # then the held-out errors are NaN, and only then
+    curve = read_curve(header, "curve", EPOCH_FIELDS, source, rows=done, index="epoch",
+                       allow_nan=lambda k: no_held and k == "held_mae")
+    load_arrays(model, arrays)
+    load_optimizer(opt, arrays)
+    return [EpochRecord.from_json(r) for r in curve]

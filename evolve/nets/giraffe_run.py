@@ -2,6 +2,8 @@
 
 The run writes into its folder:
 
+- ``boot-checkpoint.npz``: the bootstrap's checkpoint after every epoch (weights, Adam's state, the curve), from which
+  a resumed run goes on; removed once ``bootstrap.npz`` is written;
 - ``bootstrap.npz``: the net after the supervised bootstrap (:func:`evolve.nets.giraffe.train_supervised`), with the
   epoch curve in its header: a resumed run does not train it again;
 - ``td-checkpoint.npz``: the TD-Leaf checkpoint (:mod:`evolve.nets.tdleaf`), one per iteration;
@@ -29,11 +31,11 @@ from evolve.nets.common import (
     curve_table,
     prelude,
     quiet,
-    record_fields,
     require_torch,
     write_summary,
 )
 from evolve.nets.giraffe import (
+    EPOCH_FIELDS,
     NetData,
     NetShape,
     SupervisedSettings,
@@ -96,7 +98,8 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     torch.set_num_threads(1)
     out = Path(settings.out)
     boot_path, td_path, net_path = out / "bootstrap.npz", out / "td-checkpoint.npz", out / "net.npz"
-    if not resume and (boot_path.exists() or td_path.exists()):
+    boot_checkpoint = out / "boot-checkpoint.npz"
+    if not resume and (boot_path.exists() or td_path.exists() or boot_checkpoint.exists()):
         raise RunExists(f"{out}: holds a net training run (use --resume to continue it)")
     say = report or quiet
     shape = settings.shape
@@ -114,12 +117,18 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
         load_arrays(model, arrays)
         say(f"resuming: the bootstrap ({len(epochs)} epochs) read from {boot_path}")
     else:
+        if resume and boot_checkpoint.exists():
+            say(f"resuming the bootstrap from {boot_checkpoint}")
+        identity = {k: v for k, v in _settings_dict(settings).items()
+                    if k in ("labels", "target", "cap", "held_out", "seed", "limit")}
         epochs = train_supervised(model, data, shape, settings.supervised,
                                   on_epoch=lambda r: say(f"epoch {r.epoch}: loss {r.loss:.4f} pawns, "
                                                          f"training {r.train_mae:.1f} cp, "
-                                                         f"held out {r.held_mae:.1f} cp"))
+                                                         f"held out {r.held_mae:.1f} cp"),
+                                  checkpoint=boot_checkpoint, resume=resume, identity=identity)
         save_net(boot_path, model_arrays(model),
                  make_header(shape.units, shape.hidden, shape.scale, epoch_curve=[r.to_json() for r in epochs]))
+        boot_checkpoint.unlink()  # bootstrap.npz holds the bootstrap now
     td_rows: list[TDRow] = []
     if settings.td.iterations > 0:
         openings = _openings(settings.openings)
@@ -143,9 +152,6 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     write_summary(out / "summary.md", summary_lines(settings, outcome, command))
     return outcome
 
-
-EPOCH_FIELDS = record_fields("train_mae", "held_mae")
-"""The keys of a row of the bootstrap's curve (:class:`~evolve.nets.common.EpochRecord`) and their types."""
 
 
 def read_bootstrap(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray], list[EpochRecord]]:

@@ -38,7 +38,7 @@ play() {  # DIR NET: 200 games against the expert at 2,000 nodes and the depth-2
 train() {  # DIR [train-net flags...]: train-net into DIR, resumed when it has begun; net.npz is the end
   local d=$1; shift
   [ -s $d/net.npz ] && return 0
-  local resume=; { [ -e $d/bootstrap.npz ] || [ -e $d/td-checkpoint.npz ]; } && resume=--resume
+  local resume=; { [ -e $d/boot-checkpoint.npz ] || [ -e $d/bootstrap.npz ] || [ -e $d/td-checkpoint.npz ]; } && resume=--resume
   mkdir -p $d
   $M train-net $SP --out $d "${BOOT[@]}" "$@" $resume >> $d/train.log 2>&1
 }
