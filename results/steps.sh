@@ -9,14 +9,23 @@ step() {
 }
 # `have NAME`: whether results/data/NAME's label file is there and the reference (the SHA-256 the repository keeps);
 # `need NAME`: the same, else say how to make it and stop the script.
-have() { (cd "results/data/$1" && sha256sum --quiet -c labels.epd.gz.sha256) 2>/dev/null; }
+have() { (cd "results/data/$1" && sha256sum --quiet -c labels.epd.gz.sha256) > /dev/null 2>&1; }
 need() {
   have "$1" || { echo "results/data/$1 is missing or differs from the reference: make it first" \
     "(bash results/data/$1/run.sh)" >&2; exit 1; }
 }
-# `made NAME`: results/data/NAME, made by its own run.sh first when it is missing, then checked as `need` does.
+# `made NAME`: results/data/NAME, made by its own run.sh first when it is missing, then checked against the reference
+# SHA-256 the repository keeps (run.sh writes the new file's own SHA-256 over it, so it is read first; a data set
+# with none committed yet is checked by `need` alone).
 made() {
-  have "$1" || bash "results/data/$1/run.sh"
+  have "$1" && return 0
+  local sum=results/data/$1/labels.epd.gz.sha256 ref=
+  ref=$(git show "HEAD:$sum" 2>/dev/null || true)
+  bash "results/data/$1/run.sh"
+  if [ -n "$ref" ] && [ "$(cat "$sum")" != "$ref" ]; then
+    echo "results/data/$1: remade, but not the reference: SHA-256 $(cut -d' ' -f1 "$sum"), the repository's" \
+      "$(echo "$ref" | cut -d' ' -f1) (git diff results/data/$1 shows the runs)" >&2; exit 1
+  fi
   need "$1"
 }
 # `heldout DIR SPEC`: the depth-2 error of player SPEC on results/heldout-tcec and results/heldout-mixed, written to
