@@ -190,6 +190,10 @@ net sp2m $SP
 best=$($PY tools/pupil_study.py $R --best-net sp200k sp1m sp2m)  # the size whose net scored best against the expert
 labels=$D/$best.epd; [ $best = sp2m ] && labels=$SP
 for units in 128 256; do net width-$units $labels --units $units; done
+# The best depth (1) on all the self-play positions, at 64 and 128 units: these two set label's default depth for a
+# UCI mentor, so they come before the quick rows below (and so need the whole data set relabelled at depth 1 first)
+net sp2m-d1 $SP1
+net sp2m-d1-128 $SP1 --units 128
 for depth in 1 2 4 10; do net depth-$depth $D/depth-$depth.epd; done
 # The same 200,000 labels and training with two more seeds: how far the seed alone moves a net's score
 for seed in 2 3; do net sp200k-seed-$seed $D/sp200k.epd --seed $seed; done
@@ -203,9 +207,7 @@ if have crowd; then
 fi
 # DAgger with the net's own search: each round labels 100,000 positions first
 for k in 1 2 3; do net dagger-$k $D/pnet-dagger-$k.epd; done
-# Last, the rows on all 2,000,000 positions (the rows above need only the first 200,000 of them)
-net sp2m-d1 $SP1  # the best depth on all the self-play positions
-net sp2m-d1-128 $SP1 --units 128
+# Last, the other rows on all 2,000,000 positions (the quick rows above need only the first 200,000 of them)
 net width-320 $labels --units 320
 net mean-5x64 $labels --members 5
 net mean-5x128 $labels --members 5 --units 128  # the mean at the width that played best alone
