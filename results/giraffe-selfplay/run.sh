@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Issue 42's Giraffe: the Giraffe-style net (363 Giraffe features, mimic's default widths: results/giraffe/summary.md)
-# bootstrapped on Stockfish 15.1's self-play at depth 8 (results/data/sf-selfplay-d8, 2,000,035 labels), then TD-Leaf
-# self-play of the net itself, as Giraffe was trained.
-#   1. The labels the bootstrap needs: the first 200,000, 500,000 and 1,000,000 labels and all of them, 40 epochs each
-#      (batch 256, Adam, L1; seed 1, 20 % of the rows held out), each net played as it is: 200 games against the expert
-#      at 2,000 nodes a move from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta = 0.05, may stop it,
-#      never before 40 games) and its depth-2 error on results/heldout-tcec and results/heldout-mixed. labels-needed.md.
+# bootstrapped on Stockfish 15.1's self-play (results/data/sf-selfplay-d8, 2,000,035 positions and their scores at
+# depth 8; results/data/sf-selfplay-d1, the same positions less repeats, 1,951,487, relabelled at depth 1), then
+# TD-Leaf self-play of the net itself, as Giraffe was trained.
+#   1. The labels the bootstrap needs: first the depth, on the first 200,000 labels of each file (boot-200000: depth 8;
+#      boot-200000-d1: depth 1, the depth the pupil study found to teach the perspective net best); then, of the
+#      depth that played better, the first 500,000 and 1,000,000 labels and all of them (boot-N, or boot-N-d1). 40
+#      epochs each (batch 256, Adam, L1; seed 1, 20 % of the rows held out), each net played as it is: 200 games
+#      against the expert at 2,000 nodes a move from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta =
+#      0.05, may stop it, never before 40 games) and its depth-2 error on results/heldout-tcec and
+#      results/heldout-mixed. labels-needed.md.
 #   2. TD-Leaf(0.7) from the bootstrap that played best: 100 iterations of 64 self-play games of 12 plies (Giraffe's)
 #      at 300 nodes a search, its net kept every 20 iterations (td/td-nets/), each kept net played against the expert
 #      like the bootstraps: td-curve.md, the curve of play over the iterations.
@@ -13,19 +17,22 @@
 #      the expert at 0.1 s a move, Giraffe's probability-limited search against the depth-limited one at 0.1 s, STS at
 #      1 s a position, nodes/s beside the rich organism's (benchmarks/net_nps.py). matches.md.
 # From the repository root: bash results/giraffe-selfplay/run.sh (needs .venv from `make test`, with torch, and the data
-# set: bash results/data/sf-selfplay-d8/run.sh). Resumable: a finished step (its output present, a match log's
-# closing line) is skipped; training resumes from its checkpoints, matches from their PGN. JOBS (default 2).
+# sets: bash results/data/run.sh sf-selfplay-d8 sf-selfplay-d1). Resumable: a finished step (its output present, a
+# match log's closing line) is skipped; training resumes from its checkpoints (the bootstrap's after every epoch),
+# matches from their PGN. JOBS (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 M=.venv/bin/mimic
 PY=.venv/bin/python
 R=results/giraffe-selfplay
-SP=results/data/sf-selfplay-d8/labels.epd.gz
+SP8=results/data/sf-selfplay-d8/labels.epd.gz
+SP1=results/data/sf-selfplay-d1/labels.epd.gz
 J=${JOBS:-2}
 OPENINGS=search/data/openings-500.epd  # 500 openings: 200 games at fixed nodes are 200 distinct games
 mkdir -p $R
 . results/steps.sh
 need sf-selfplay-d8
+need sf-selfplay-d1
 BOOT=(--seed 1 --epochs 40 --batch 256 --jobs $J --no-progress)
 
 play() {  # DIR NET: 200 games against the expert at 2,000 nodes and the depth-2 held-out errors of net:NET
@@ -35,28 +42,37 @@ play() {  # DIR NET: 200 games against the expert at 2,000 nodes and the depth-2
   heldout $d "net:$net"
 }
 
-train() {  # DIR [train-net flags...]: train-net into DIR, resumed when it has begun; net.npz is the end
-  local d=$1; shift
+train() {  # DIR LABELS [train-net flags...]: train-net into DIR, resumed when it has begun; net.npz is the end
+  local d=$1 labels=$2; shift 2
   [ -s $d/net.npz ] && return 0
   local resume=; { [ -e $d/boot-checkpoint.npz ] || [ -e $d/bootstrap.npz ] || [ -e $d/td-checkpoint.npz ]; } && resume=--resume
   mkdir -p $d
-  $M train-net $SP --out $d "${BOOT[@]}" "$@" $resume >> $d/train.log 2>&1
+  $M train-net $labels --out $d "${BOOT[@]}" "$@" $resume >> $d/train.log 2>&1
 }
 
-# 1. The bootstrap on growing numbers of labels.
+# 1. The bootstrap: the depth on 200,000 labels, then growing numbers of labels at the depth that played better.
+for d in boot-200000:$SP8 boot-200000-d1:$SP1; do
+  train $R/${d%%:*} ${d#*:} --limit 200000
+  play $R/${d%%:*} $R/${d%%:*}/net.npz
+done
+suffix=-d1 SP=$SP1
+[ "$($PY tools/giraffe_table.py best $R/boot-200000 $R/boot-200000-d1)" = $R/boot-200000 ] && suffix= SP=$SP8
+boots=()
 for n in 200000 500000 1000000 all; do
   limit=(); [ $n = all ] || limit=(--limit $n)
-  train $R/boot-$n "${limit[@]}"
-  play $R/boot-$n $R/boot-$n/net.npz
+  train $R/boot-$n$suffix $SP "${limit[@]}"
+  play $R/boot-$n$suffix $R/boot-$n$suffix/net.npz
+  boots+=($R/boot-$n$suffix)
 done
-$PY tools/giraffe_table.py labels $R/boot-200000 $R/boot-500000 $R/boot-1000000 $R/boot-all > $R/labels-needed.md
-best=$($PY tools/giraffe_table.py best $R/boot-200000 $R/boot-500000 $R/boot-1000000 $R/boot-all)
+other=(); [ -n "$suffix" ] && other=($R/boot-200000)  # the depth-8 net beside the depth-1 series
+$PY tools/giraffe_table.py labels "${other[@]}" "${boots[@]}" > $R/labels-needed.md
+best=$($PY tools/giraffe_table.py best "${boots[@]}")
 
 # 2. TD-Leaf from the best bootstrap: its bootstrap.npz copied, so train-net --resume goes straight to self-play.
-n=${best##*boot-}; limit=(); [ $n = all ] || limit=(--limit $n)
+n=${best##*boot-}; n=${n%-d1}; limit=(); [ $n = all ] || limit=(--limit $n)
 mkdir -p $R/td
 [ -e $R/td/bootstrap.npz ] || cp $best/bootstrap.npz $R/td/bootstrap.npz
-train $R/td "${limit[@]}" --td-iterations 100 --td-games 64 --td-plies 12 --td-nodes 300 --td-snapshot-every 20
+train $R/td $SP "${limit[@]}" --td-iterations 100 --td-games 64 --td-plies 12 --td-nodes 300 --td-snapshot-every 20
 for k in 0020 0040 0060 0080 0100; do
   mkdir -p $R/td/iter-$k
   play $R/td/iter-$k $R/td/td-nets/iter-$k.npz
