@@ -109,3 +109,26 @@ def test_relabelling_a_game_position_keeps_its_result_plies_and_move_number(tmp_
     first, second = (parse_label(line) for line in out.read_text().splitlines())
     assert (first.result, first.plies_to_end, first.board.fullmove_number, first.ce) == ("1-0", 12, 30, 500)
     assert second.result is None and second.plies_to_end is None and " fmvn " not in out.read_text().splitlines()[1]
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="Stockfish is not installed (apt-get install stockfish)")
+def test_each_command_has_its_own_default_depth_for_a_uci_mentor(tmp_path: Path) -> None:
+    # The pupil study's defaults: label asks a UCI mentor for depth 1, datagen plays at depth 8, the built-in mentor
+    # searches 2 plies in both, and a depth given (flag or @depth) wins. Read from the label files themselves (acd,
+    # the depth the engine searched), not from the code that chose it.
+    src = _epd(tmp_path / "p.epd", QUEEN_UP.format("w"), HANGING)
+    for mentor, flags, depth in (("stockfish", [], 1), ("stockfish", ["--depth", "3"], 3), ("stockfish@depth=4", [], 4),
+                                 ("builtin", [], 2)):
+        out = tmp_path / f"{mentor.replace('@', '-')}-{len(flags)}.epd"
+        run = run_mimic("label", "--mentor", mentor, *flags, "--source", src, "--positions", "2", "--out", out,
+                        "--no-progress")
+        assert run.returncode == 0, run.stderr
+        assert {lab.acd for lab in map(parse_label, out.read_text().splitlines())} == {depth}, (mentor, flags)
+    out = tmp_path / "selfplay.epd"
+    run = run_mimic("datagen", "--mentor", "stockfish", "--positions", "1", "--seed", "1", "--out", out,
+                    "--no-progress")
+    assert run.returncode == 0, run.stderr
+    labels = [parse_label(line) for line in out.read_text().splitlines()]
+    assert labels and {lab.acd for lab in labels} == {8}
+    assert "8 for UCI engines" in run_mimic("datagen", "--help").stdout
+    assert "1 for UCI engines" in run_mimic("label", "--help").stdout

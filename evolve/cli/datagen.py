@@ -26,7 +26,7 @@ NAME = "datagen"
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
     from mentor.selfplay import SelfPlayOptions
 
-    p = command_parser(subparsers, NAME, [parents.parallel(), parents.seed(), parents.progress(), mentor_options()],
+    p = command_parser(subparsers, NAME, [parents.parallel(), parents.seed(), parents.progress(), mentor_options(NAME)],
                        description="Self-play data: the mentor plays itself from the openings (plus random plies) "
                                    "at a fixed depth or node count, and the score of every position it searches "
                                    "becomes a label (ce, acd, pv), with the game's result (c9), move number (fmvn) "
