@@ -223,8 +223,14 @@ class Interrupted(Exception):
 
 def test_a_cut_bootstrap_resumes_to_the_uninterrupted_weights_to_the_bit(tmp_path: Path) -> None:
     _torch()
-    from evolve.nets.giraffe import NetShape, SupervisedSettings, build_model, load_net_data, model_arrays, \
-        train_supervised
+    from evolve.nets.giraffe import (
+        NetShape,
+        SupervisedSettings,
+        build_model,
+        load_net_data,
+        model_arrays,
+        train_supervised,
+    )
 
     data = load_net_data(LABELS, limit=120, use_cache=False)
     shape, s = NetShape(units=(4, 8, 4), hidden=8), SupervisedSettings(epochs=4, batch=16, lr=3e-3, seed=3)
