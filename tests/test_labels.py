@@ -197,6 +197,9 @@ COMMITTED_LABELS = {  # heldout-mixed: every line parsed with chess.Board.from_e
     # data/sf-selfplay-d8 (issue 38): its 66.7 MB file is not committed (its SHA-256 is beside it); the sample, its
     # first 200 lines, every one parsed with chess.Board.from_epd, then recorded, on 2026-11-28
     "data/sf-selfplay-d8/sample.epd": ("5729609703b81b2c9b21fe103f2f3392dd74c25b0345be9400e135abdcd0c79e", 200),
+    # data/sf-selfplay-d1 (issue 39): sf-selfplay-d8's positions relabelled at depth 1 (82.7 MB, not committed); the
+    # sample, its first 200 lines, every one parsed with chess.Board.from_epd, then recorded, on 2026-11-29
+    "data/sf-selfplay-d1/sample.epd": ("70597b4b90346d1173de3288fe92c16938911778ada97be3f5cc3a02eeca2524", 200),
 }
 
 
