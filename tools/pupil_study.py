@@ -173,26 +173,24 @@ def heldout(path: Path, spec: str | None = None) -> str:
     return "–"
 
 
-def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]) -> None:
+def table(root: Path, factors: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...], finished: bool) -> None:
+    """The factors' tables of the rows under ``root``; ``finished``: a row still measuring shows dashes."""
     for title, what, rows in factors:
         print(f"## {title}\n\n{what}\n")
         print("| row | labels | vs expert, 2,000 nodes | STS | fit, held out | heldout-tcec | heldout-mixed | "
               "material |")
         print("|---|---|---|---|---|---|---|---|")
         for name, labels in rows:
-            print(f"| {name} | {labels} | {measured(root / name)} |")
+            print(f"| {name} | {labels} | {measured(root / name, finished)} |")
         print()
 
 
-FINISHED_ONLY = False
-"""``--finished``: a row whose last step is not written shows dashes, as a row not begun."""
-
-
 @functools.cache
-def measured(d: Path) -> str:
+def measured(d: Path, finished: bool) -> str:
     """A row's measured cells (match, STS, fit, the two held-out sets, material), read once however many tables
-    show the row (the base row is in five)."""
-    if FINISHED_ONLY and not (d / "heldout-mixed.md").exists():
+    show the row (the base row is in five); ``finished`` (``--finished``): dashes, as for a row not begun, until its
+    last step (``heldout-mixed.md``) is written."""
+    if finished and not (d / "heldout-mixed.md").exists():
         return " | ".join(["–"] * 6)
     fit, values = (fit_error(d), material(d)[0]) if (d / "organism.json").exists() else net_fit(d)
     return (f"{match_line(d)}{distinct(d)} | {sts_points(d)} | {fit} | {heldout_cell(d, 'heldout-tcec')} | "
@@ -220,8 +218,7 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--best":  # results/sf-pupil/run.sh: which of these folders scored best
         print(best([Path(name) for name in sys.argv[2:]]))
         return
-    global FINISHED_ONLY
-    FINISHED_ONLY = "--finished" in sys.argv
+    finished = "--finished" in sys.argv
     args = [a for a in sys.argv[1:] if a != "--finished"]
     root = Path(args[0] if args else "results/pupil-study")
     expert = {s: heldout(REPO / f"results/{s}/errors.md", "expert") for s in ("heldout-tcec", "heldout-mixed")}
@@ -236,7 +233,7 @@ def main() -> None:
           "the depth-2 mean error (cp) on the two held-out sets (the expert's: "
           f"{expert['heldout-tcec']} on heldout-tcec, {expert['heldout-mixed']} on heldout-mixed), and the material "
           "genes in cp (pawn, knight, bishop, rook, queen) with their mean ratio to PeSTO's.\n")
-    table(root, FACTORS)
+    table(root, FACTORS, finished)
     gap = root / "eval-gap.md"
     if gap.exists():
         print("## Where the organisms depart from the expert inside a search\n\n`benchmarks/eval_gap.py` (eval-gap.md)"
@@ -246,7 +243,7 @@ def main() -> None:
     print("Each perspective-net row is one net (or a mean of nets) played as it is, with the same measures; its fit "
           "column is the net's own held-out error (the mentor's cp) and loss from its summary.md, and its material "
           "column the net's values of a piece up in quiet positions (cp).\n")
-    table(root / "pnet", NET_FACTORS)
+    table(root / "pnet", NET_FACTORS, finished)
 
 
 if __name__ == "__main__":

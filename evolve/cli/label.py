@@ -141,7 +141,7 @@ def mentor_configs(args: argparse.Namespace) -> list[MentorConfig]:
                 raise SettingsError(f"--mentor {text}: a built-in mentor is one of mimic's evaluators; give an "
                                     f"engine's path as the mentor itself")
         if depth is None and nodes is None and not static:
-            depth = BUILTIN_DEPTH if kind == "builtin" else UCI_DEPTH[getattr(args, "command", NAME)]
+            depth = BUILTIN_DEPTH if kind == "builtin" else UCI_DEPTH[args.command]
         out.append(MentorConfig(kind, command=command, depth=depth, nodes=nodes, static=static, hash_mb=args.hash,
                                 timeout=args.timeout, options=options, player=player,
                                 make_player=PLAYERS if player is not None else None))
