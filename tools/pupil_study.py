@@ -86,10 +86,14 @@ NET_FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
         ("dagger-3", "round 3"), ("crowd", "the crowd's median"), ("crowd-sf", "Stockfish's score of the crowd"),
         ("games", "the champions' games and random playouts (results/pnet's kind of positions)"),
         ("tree", "search-tree positions, depth 8"), ("tree-d1", "search-tree positions, depth 1"))),
-    ("The perspective net: width and the mean of nets", "On the size that taught one net best (the first table).", (
-        ("width-128", "one net, 128 units"), ("width-256", "one net, 256 units"),
-        ("width-320", "one net, 320 units (the mean's total)"), ("mean-5x64", "the mean of five 64-unit nets"),
-        ("mean-5x128", "the mean of five 128-unit nets"))),
+    ("The perspective net: width and the mean of nets", "All 2,000,000 self-play positions: one net of 64, 128 or "
+     "256 units at depth 8 (the size that taught one net best, the first table); at depth 1 (which taught one net "
+     "better on them), one net of 64, 128 or 320 units (the mean's total) and the mean of five nets.", (
+        ("sp2m", "depth 8, one net, 64 units"), ("width-128", "depth 8, one net, 128 units"),
+        ("width-256", "depth 8, one net, 256 units"), ("sp2m-d1", "depth 1, one net, 64 units"),
+        ("sp2m-d1-128", "depth 1, one net, 128 units"), ("width-320", "depth 1, one net, 320 units"),
+        ("mean-5x64", "depth 1, the mean of five 64-unit nets"),
+        ("mean-5x128", "depth 1, the mean of five 128-unit nets"))),
 )
 
 SCORE = re.compile(r"^Score of .* vs expert: \d+ - \d+ - \d+\s+\[([\d.]+)\] (\d+)", re.M)

@@ -27,8 +27,9 @@
 #   the net  pnet/NAME: one perspective net (results/pnet's settings, 64 units) where its rows may differ from the
 #             organism's: sp200k (and seeds 2 and 3 of it), sp1m, sp2m, depth-1..10, sp2m-d1 (also with 128
 #             units), its own DAgger rounds, crowd, crowd-sf, games, tree, tree-d1;
-#             then width-128/256/320, the mean of five 64-unit nets and of five 128-unit nets on the size that taught
-#             one net best
+#             width-128/256 on the size that taught one net best (all 2,000,000, depth 8); the mean of five
+#             64-unit nets, one net of 320 units (the mean's total) and the mean of five 128-unit nets on the depth
+#             that taught best on all 2,000,000 (depth 1)
 # Then tools/pupil_study.py writes study.md from the files beside this script.
 # Label files are made in data/ (not committed), each only when a row still needs it (a row whose organism or net is
 # written needs none: `labels` below), so a new machine with the finished rows makes only what the rest need. From the
@@ -181,8 +182,9 @@ if [ ! -s $R/eval-gap.md ]; then
   mv $R/eval-gap.md.tmp $R/eval-gap.md
 fi
 # The perspective net where its rows may differ from the organism's: how many, the mentor's depth, the crowd, DAgger
-# with its own search; then its width (64, 128, 256 units a perspective; the mean of five 64-unit nets against one net
-# of 64 and one of 320, the mean's total width) on the self-play labels that taught it best of the three sizes.
+# with its own search; then its width (64, 128, 256 units a perspective on the self-play labels that taught it best of
+# the three sizes; the mean of five 64-unit nets against one net of 64 and one of 320, the mean's total width, at the
+# depth that taught best on all of them).
 net sp200k $D/sp200k.epd
 net sp1m $D/sp1m.epd
 net sp2m $SP
@@ -205,10 +207,12 @@ if have crowd; then
   net crowd results/data/crowd/labels.epd.gz
   net crowd-sf results/data/crowd/labels.epd.gz --score 1
 fi
+# The mean of nets and the one net of the mean's total width, on all 2,000,000 positions at depth 1 (the labels that
+# taught one net best: sp2m-d1 against sp2m), so they compare with sp2m-d1 (64 units) and sp2m-d1-128; the mean of
+# five 64-unit nets first: it is results/sf-pnet's likeliest pick
+net mean-5x64 $SP1 --members 5
 # DAgger with the net's own search: each round labels 100,000 positions first
 for k in 1 2 3; do net dagger-$k $D/pnet-dagger-$k.epd; done
-# Last, the other rows on all 2,000,000 positions (the quick rows above need only the first 200,000 of them)
-net width-320 $labels --units 320
-net mean-5x64 $labels --members 5
-net mean-5x128 $labels --members 5 --units 128  # the mean at the width that played best alone
+net width-320 $SP1 --units 320
+net mean-5x128 $SP1 --members 5 --units 128  # the mean at the wider width
 $PY tools/pupil_study.py $R > $R/study.md

@@ -2,8 +2,8 @@
 # Issue 39's reference net: the perspective net (results/pnet's design: (768 -> units) x 2 -> 1, clipped ReLU, the
 # linear PSQT path, AdamW with weight decay 1, 30 epochs, seed 1) that the pupil study (results/pupil-study/study.md,
 # its perspective-net tables) found to play best against the expert: of the rows on all 2,000,000 self-play labels
-# (one net of 64, 128, 256 or 320 units a perspective, or the mean of five nets of 64 or of 128 units, at depth 8;
-# one net of 64 or 128 units on the same positions labelled at depth 1), the one that
+# (one net of 64, 128 or 256 units a perspective at depth 8; on the same positions labelled at depth 1, one net of 64,
+# 128 or 320 units, or the mean of five nets of 64 or of 128 units), the one that
 # scored best over its 200 games from openings 1-100 of search/data/openings-500.epd. Training is deterministic
 # (seeded), so the study's net is taken as it is (copied with its training summary, train.md), not trained again.
 # results/pnet stays as it was (issue 26's reference). Then what users care about, as results/pnet: matches against
