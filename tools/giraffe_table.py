@@ -29,16 +29,18 @@ from search.runtime.provenance import describe  # noqa: E402
 
 
 def labels_table(folders: list[Path]) -> list[str]:
-    out = ["| net | label file | labels read | training rows | held-out cp (same file) | heldout-tcec | "
-           "heldout-mixed | against the expert, 2,000 nodes |", "|---|---|---|---|---|---|---|---|"]
+    out = ["| net | label file | loss | labels read | training rows | held-out cp (same file) | heldout-tcec | "
+           "heldout-mixed | against the expert, 2,000 nodes |", "|---|---|---|---|---|---|---|---|---|"]
     for d in folders:
         if not (d / "net.npz").exists():
-            out.append(f"| {d.name} (not trained yet) | – | – | – | – | – | – | – |")
+            out.append(f"| {d.name} (not trained yet) | – | – | – | – | – | – | – | – |")
             continue
         h = NetEvaluator.load(d / "net.npz").header
         rows = h.get("rows", {})
         labels, train = (f"{rows[k]:,}" if k in rows else "–" for k in ("labels", "train"))  # older nets lack them
-        out.append(f"| {d.name} | {h.get('training', {}).get('labels', '–')} | {labels} | {train} | "
+        training = h.get("training", {})
+        loss = training.get("supervised", {}).get("loss", "l1")  # nets trained before the choice: l1
+        out.append(f"| {d.name} | {training.get('labels', '–')} | {loss} | {labels} | {train} | "
                    f"{h['errors']['held_mae']:.1f} | "
                    f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {match_line(d)} |")
     return out

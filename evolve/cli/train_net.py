@@ -13,7 +13,7 @@ NAME = "train-net"
 
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    from evolve.nets.giraffe import NetShape, SupervisedSettings
+    from evolve.nets.giraffe import BOOT_LOSSES, NetShape, SupervisedSettings
     from evolve.nets.tdleaf import TDSettings
 
     p = training_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.progress()],
@@ -27,10 +27,14 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    metavar=("GLOBAL", "PIECE", "SQUARE"),
                    help="first-layer units per feature group (Giraffe's 1.0x, 0.2x, 0.2x)")
     common.add_setting_options(g, NetShape, (("--hidden", "hidden", common.positive_int, "hidden units (Giraffe's)"),))
-    common.add_setting_options(p.add_argument_group("supervised bootstrap"), SupervisedSettings, (
+    g = p.add_argument_group("supervised bootstrap")
+    common.add_setting_options(g, SupervisedSettings, (
         ("--epochs", "epochs", common.non_negative_int, "epochs"),
         ("--batch", "batch", common.positive_int, "minibatch"),
         ("--lr", "lr", common.positive_float, "Adam learning rate")))
+    g.add_argument("--loss", choices=list(BOOT_LOSSES), default=common.default(SupervisedSettings, "loss"),
+                   help="the bootstrap's loss: " + "; ".join(f"{k}: {v}" for k, v in BOOT_LOSSES.items())
+                        + " (default %(default)s)")
     g = p.add_argument_group("TD-Leaf self-play (off unless --td-iterations)")
     g.add_argument("--td-iterations", type=common.non_negative_int, default=0, help="iterations (0: none)")
     common.add_setting_options(g, TDSettings, (
@@ -56,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     settings = NetRunSettings(
         labels=args.labels, out=args.out,
         shape=NetShape(units=tuple(args.units), hidden=args.hidden),
-        supervised=SupervisedSettings(epochs=args.epochs, batch=args.batch, lr=args.lr, seed=args.seed),
+        supervised=SupervisedSettings(epochs=args.epochs, batch=args.batch, lr=args.lr, seed=args.seed,
+                                      loss=args.loss),
         td=TDSettings(iterations=args.td_iterations, games=args.td_games, plies=args.td_plies,
                       nodes=args.td_nodes, lam=args.td_lambda, lr=args.td_lr, cap=args.cap, seed=args.seed,
                       snapshot_every=args.td_snapshot_every),

@@ -15,8 +15,13 @@ mentor's score from that position's side to move, labels beyond the cap left out
 centipawns), are the organism's for the same file, cap and seed. Features: :func:`organisms.giraffe_matrix`
 (cached on disk), of the resolved bitboards and Giraffe's castling bits.
 
-**Bootstrap** (:func:`train_supervised`): Adam on the mean absolute error in pawns (the organism's metric),
-minibatches, one row of the error curve per epoch (training and held-out MAE, centipawns). With a checkpoint file
+**Bootstrap** (:func:`train_supervised`): Adam on minibatches, with the loss chosen by name in :data:`BOOT_LOSSES`:
+``l1``, the mean absolute error in pawns (the organism's metric, Giraffe's and mimic's default), or ``wdl``, the
+mean squared error in win-probability space, ``(σ(net / K) − p)²`` with ``p`` and K (the mentor's, fitted
+Texel-style on the training rows) from :func:`evolve.ga.wdl.wdl_target` (the organisms' and the perspective net's
+``--loss wdl`` convention, its one home): a large score's error weighs little, as in the perspective net's training.
+The net learns the mentor's centipawns either way. One row of the error curve per epoch (training and held-out MAE,
+centipawns). With a checkpoint file
 (``boot-checkpoint.npz``, kind ``boot-checkpoint``) the weights, Adam's state and the curve are written after every
 epoch, and a resumed bootstrap goes on from the last one to the weights an uninterrupted run reaches: the epochs'
 shuffles come from one generator, drawn again for the epochs done.
@@ -34,6 +39,7 @@ import numpy as np
 
 from evolve.data.cache import resolve_labels
 from evolve.data.dataset import kept_split
+from evolve.ga.wdl import WdlTarget, wdl_target
 from evolve.nets.checkpoint import (
     adam_shapes,
     load_optimizer,
@@ -56,6 +62,7 @@ from organisms.net import (
     expected_shapes,
     make_header,
 )
+from search.runtime.errors import SettingsError
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,6 +147,8 @@ class NetData:
     mates: int = 0
     malformed: int = 0
     errors: list[str] = field(default_factory=list)
+    result: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (N,) 1 / 0.5 / 0 side to move; NaN unknown
+    ply: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (N,) the target's ply in its game; NaN unknown
 
     def describe(self) -> str:
         return (f"{self.total} labels in {self.source}: {len(self.y)} used ({len(self.train)} training, "
@@ -162,7 +171,7 @@ def load_net_data(path: str | Path, target_mode: str = "leaf", cap: int = DEFAUL
     _, train, held = kept_split(resolved, path, False, held_out, seed, cap)
     x = giraffe_matrix(resolved.giraffe_rows(), n_jobs=n_jobs, use_cache=use_cache)
     return NetData(x, resolved.y, train, held, str(path), resolved.total, resolved.over_cap, resolved.mates,
-                   resolved.malformed, resolved.errors)
+                   resolved.malformed, resolved.errors, resolved.result, resolved.ply)
 
 
 def mae(net: NetEvaluator, x: np.ndarray, y: np.ndarray) -> float:
@@ -183,12 +192,33 @@ def baselines(data: NetData) -> dict[str, float]:
 # Supervised bootstrap.
 
 
+BOOT_LOSSES: dict[str, str] = {
+    "l1": "mean |net - mentor| in pawns (Giraffe's; the organism's error)",
+    "wdl": "mean (sigmoid(net / K) - p)^2, p the mentor's expected score (sf15.1 model), K the mentor's (Texel fit): "
+           "the organisms' and the perspective net's --loss wdl",
+}
+"""The bootstrap's losses by name: the one table ``train-net --loss`` and :func:`train_supervised` read."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class SupervisedSettings:
     epochs: int = 20
     batch: int = 64
     lr: float = 1e-3
     seed: int = 0
+    loss: str = "l1"  # a key of BOOT_LOSSES
+
+    def __post_init__(self) -> None:
+        if self.loss not in BOOT_LOSSES:
+            raise SettingsError(f"unknown bootstrap loss {self.loss!r} (one of {', '.join(BOOT_LOSSES)})")
+
+
+def boot_target(data: NetData, settings: SupervisedSettings) -> WdlTarget | None:
+    """The win-probability targets and K of the training rows for the ``wdl`` loss (None for ``l1``): the mentor's
+    scores through the sf15.1 model, K fitted Texel-style on the training rows (:func:`evolve.ga.wdl.wdl_target`)."""
+    if settings.loss != "wdl":
+        return None
+    return wdl_target(data.y, data.result, data.ply, data.train)
 
 
 EPOCH_FIELDS = record_fields("train_mae", "held_mae")
@@ -203,13 +233,18 @@ def train_supervised(model: Any, data: NetData, shape: NetShape, settings: Super
                      resume: bool = False, identity: Mapping[str, Any] | None = None) -> list[EpochRecord]:
     """Fit ``model`` to the training rows of ``data`` (see the module docstring); returns the error curve: an
     :class:`~evolve.nets.common.EpochRecord` an epoch with the training and held-out MAE (cp, after the epoch),
-    ``loss`` the mean |error| in pawns over the epoch's minibatches. With ``checkpoint``, written after every epoch;
+    ``loss`` the mean of the training loss (:data:`BOOT_LOSSES`; the l1 loss in pawns) over the epoch's minibatches.
+    With ``checkpoint``, written after every epoch;
     with ``resume`` too, training goes on from it (the earlier epochs' rows included in the curve returned).
     ``identity`` (the data's settings, JSON) is stored in it with ``shape`` and ``settings`` and must match on
     resuming; a checkpoint there without ``resume`` is :class:`~evolve.nets.common.RunExists`."""
     torch = require_torch()
     x_tr = torch.from_numpy(np.ascontiguousarray(data.x[data.train], dtype=np.float32))
     y_tr = torch.from_numpy((data.y[data.train] / shape.scale).astype(np.float32))
+    wdl = boot_target(data, settings)
+    if wdl is not None:  # the targets are win probabilities, the net's output read as sigmoid(pawns * scale / K)
+        y_tr = torch.from_numpy(wdl.p[data.train].astype(np.float32))
+        per_pawn = shape.scale / wdl.k
     opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
     rng = np.random.default_rng([settings.seed, 0xB007])
     rows: list[EpochRecord] = []
@@ -228,7 +263,11 @@ def train_supervised(model: Any, data: NetData, shape: NetShape, settings: Super
         for start in range(0, n, settings.batch):
             idx = torch.from_numpy(perm[start:start + settings.batch])
             pred = model(x_tr[idx])
-            loss = (pred - y_tr[idx]).abs().mean()
+            if wdl is None:
+                loss = (pred - y_tr[idx]).abs().mean()
+            else:
+                d = torch.sigmoid(pred * per_pawn) - y_tr[idx]
+                loss = (d * d).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -35,6 +35,7 @@ from evolve.nets.common import (
     write_summary,
 )
 from evolve.nets.giraffe import (
+    BOOT_LOSSES,
     EPOCH_FIELDS,
     NetData,
     NetShape,
@@ -119,10 +120,11 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     else:
         if resume and boot_checkpoint.exists():
             say(f"resuming the bootstrap from {boot_checkpoint}")
+        unit = " pawns" if settings.supervised.loss == "l1" else ""
         identity = {k: v for k, v in _settings_dict(settings).items()
                     if k in ("labels", "target", "cap", "held_out", "seed", "limit")}
         epochs = train_supervised(model, data, shape, settings.supervised,
-                                  on_epoch=lambda r: say(f"epoch {r.epoch}: loss {r.loss:.4f} pawns, "
+                                  on_epoch=lambda r: say(f"epoch {r.epoch}: loss {r.loss:.4f}{unit}, "
                                                          f"training {r.train_mae:.1f} cp, "
                                                          f"held out {r.held_mae:.1f} cp"),
                                   checkpoint=boot_checkpoint, resume=resume, identity=identity)
@@ -189,8 +191,9 @@ def summary_lines(s: NetRunSettings, o: NetOutcome, command: str) -> list[str]:
              f"| predict the training mean | | {o.baselines['mean']:.1f} |",
              f"| predict the training median | | {o.baselines['median']:.1f} |", "",
              f"## Supervised bootstrap ({s.supervised.epochs} epochs, batch {s.supervised.batch}, Adam lr "
-             f"{s.supervised.lr:g}, L1 loss)", "",
-             *curve_table(("epoch", "loss (pawns)", "training cp", "held-out cp"),
+             f"{s.supervised.lr:g}, {s.supervised.loss} loss: {BOOT_LOSSES[s.supervised.loss]})", "",
+             *curve_table(("epoch", "loss (pawns)" if s.supervised.loss == "l1" else "loss", "training cp",
+                           "held-out cp"),
                           ((r.epoch, r.loss, r.train_mae, r.held_mae) for r in o.epochs),
                           ("{}", "{:.4f}", "{:.1f}", "{:.1f}"))]
     if o.td:

@@ -3,10 +3,12 @@
 # bootstrapped on Stockfish 15.1's self-play (results/data/sf-selfplay-d8, 2,000,035 positions and their scores at
 # depth 8; results/data/sf-selfplay-d1, the same positions less repeats, 1,951,487, relabelled at depth 1), then
 # TD-Leaf self-play of the net itself, as Giraffe was trained.
-#   1. The labels the bootstrap needs: first the depth, on the first 200,000 labels of each file (boot-200000: depth 8;
-#      boot-200000-d1: depth 1, the depth the pupil study found to teach the perspective net best); then, of the
-#      depth that played better, the first 500,000 and 1,000,000 labels and all of them (boot-N, or boot-N-d1). 40
-#      epochs each (batch 256, Adam, L1; seed 1, 20 % of the rows held out), each net played as it is: 200 games
+#   1. The labels the bootstrap needs: first the depth and the loss, on the first 200,000 labels of each file
+#      (boot-200000: depth 8; boot-200000-d1: depth 1, the depth the pupil study found to teach the perspective net
+#      best; both with Giraffe's L1 loss on centipawns, and again with the perspective net's win-probability loss,
+#      train-net --loss wdl: boot-200000-wdl, boot-200000-d1-wdl); then, of the pair that played best, the first
+#      500,000 and 1,000,000 labels and all of them (boot-N plus the pair's suffix, -d1 and/or -wdl). 40
+#      epochs each (batch 256, Adam; seed 1, 20 % of the rows held out), each net played as it is: 200 games
 #      against the expert at 2,000 nodes a move from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta =
 #      0.05, may stop it, never before 40 games) and its depth-2 error on results/heldout-tcec and
 #      results/heldout-mixed. labels-needed.md.
@@ -50,29 +52,36 @@ train() {  # DIR LABELS [train-net flags...]: train-net into DIR, resumed when i
   $M train-net $labels --out $d "${BOOT[@]}" "$@" $resume >> $d/train.log 2>&1
 }
 
-# 1. The bootstrap: the depth on 200,000 labels, then growing numbers of labels at the depth that played better.
-for d in boot-200000:$SP8 boot-200000-d1:$SP1; do
-  train $R/${d%%:*} ${d#*:} --limit 200000
-  play $R/${d%%:*} $R/${d%%:*}/net.npz
+# 1. The bootstrap: the depth and the loss on 200,000 labels, then growing numbers of labels with the pair that played
+# best. Depth 1 with the L1 loss played far worse than depth 8 (18.8 % against 33.2 %), while depth 1 taught the
+# perspective net, which fits win probabilities, as well or better: the -wdl rows tell whether the loss was why.
+pairs=()
+for suffix in "" -d1 -wdl -d1-wdl; do
+  labels=$SP8; [ "${suffix#-d1}" != "$suffix" ] && labels=$SP1
+  loss=(); [ "${suffix%-wdl}" != "$suffix" ] && loss=(--loss wdl)
+  train $R/boot-200000$suffix $labels --limit 200000 "${loss[@]}"
+  play $R/boot-200000$suffix $R/boot-200000$suffix/net.npz
+  pairs+=($R/boot-200000$suffix)
 done
-suffix=-d1 SP=$SP1
-[ "$($PY tools/giraffe_table.py best $R/boot-200000 $R/boot-200000-d1)" = $R/boot-200000 ] && suffix= SP=$SP8
+suffix=$($PY tools/giraffe_table.py best "${pairs[@]}"); suffix=${suffix#$R/boot-200000}
+SP=$SP8; [ "${suffix#-d1}" != "$suffix" ] && SP=$SP1
+LOSS=(); [ "${suffix%-wdl}" != "$suffix" ] && LOSS=(--loss wdl)
 boots=()
 for n in 200000 500000 1000000 all; do
   limit=(); [ $n = all ] || limit=(--limit $n)
-  train $R/boot-$n$suffix $SP "${limit[@]}"
+  train $R/boot-$n$suffix $SP "${limit[@]}" "${LOSS[@]}"
   play $R/boot-$n$suffix $R/boot-$n$suffix/net.npz
   boots+=($R/boot-$n$suffix)
 done
-other=(); [ -n "$suffix" ] && other=($R/boot-200000)  # the depth-8 net beside the depth-1 series
+other=(); for d in "${pairs[@]}"; do [ $d = $R/boot-200000$suffix ] || other+=($d); done  # the other pairs beside
 $PY tools/giraffe_table.py labels "${other[@]}" "${boots[@]}" > $R/labels-needed.md
 best=$($PY tools/giraffe_table.py best "${boots[@]}")
 
 # 2. TD-Leaf from the best bootstrap: its bootstrap.npz copied, so train-net --resume goes straight to self-play.
-n=${best##*boot-}; n=${n%-d1}; limit=(); [ $n = all ] || limit=(--limit $n)
+n=${best##*boot-}; n=${n%%-*}; limit=(); [ $n = all ] || limit=(--limit $n)
 mkdir -p $R/td
 [ -e $R/td/bootstrap.npz ] || cp $best/bootstrap.npz $R/td/bootstrap.npz
-train $R/td $SP "${limit[@]}" --td-iterations 100 --td-games 64 --td-plies 12 --td-nodes 300 --td-snapshot-every 20
+train $R/td $SP "${limit[@]}" "${LOSS[@]}" --td-iterations 100 --td-games 64 --td-plies 12 --td-nodes 300 --td-snapshot-every 20
 for k in 0020 0040 0060 0080 0100; do
   mkdir -p $R/td/iter-$k
   play $R/td/iter-$k $R/td/td-nets/iter-$k.npz
