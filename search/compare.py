@@ -39,7 +39,7 @@ from search.ordering import CAPTURE, capture_order, evasion_order, order_moves, 
 from search.root import MAX_PLY
 from search.tt import EXACT, LOWER, UPPER, score_from_tt, score_to_tt
 
-__all__ = ["CompareEngine", "EvalComparator", "Leaf"]
+__all__ = ["CompareEngine", "EvalComparator", "EvalCompareEngine", "Leaf", "as_comparator"]
 
 
 class Leaf:
@@ -342,3 +342,25 @@ class _NoEval:
 
     def evaluate(self, board: chess.Board) -> int:
         raise RuntimeError("the comparison search compares positions; it has no evaluator")
+
+
+class EvalCompareEngine(CompareEngine):
+    """The comparison alpha-beta around an *evaluator*, made a comparator (:class:`EvalComparator`): the search
+    ``@search=compare`` names. It walks the tree a DeepChess comparator walks, with numbers behind the comparisons,
+    so a match of it against the ordinary engine with the same evaluator measures the comparison search alone."""
+
+    def __init__(self, evaluator: Evaluator, hash_mb: float = 16) -> None:
+        super().__init__(as_comparator(evaluator), hash_mb)
+
+    def set_evaluator(self, evaluator: object) -> None:
+        """Play with another evaluator (or comparator) from now on (clears the table, killers and history)."""
+        super().set_evaluator(as_comparator(evaluator))
+
+
+def as_comparator(evaluator: object) -> Comparator:
+    """``evaluator`` itself when it is a comparator already, else :class:`EvalComparator` around it."""
+    if isinstance(evaluator, Comparator):
+        return evaluator
+    if not isinstance(evaluator, Evaluator):
+        raise TypeError(f"{type(evaluator).__name__} is neither an evaluator nor a comparator")
+    return EvalComparator(evaluator)

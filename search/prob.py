@@ -53,7 +53,7 @@ from typing import Any
 import chess
 
 from search.base import INFINITE, MATE, Comparator, Evaluator, Limit, MovePolicy
-from search.compare import CompareEngine
+from search.compare import CompareEngine, EvalCompareEngine
 from search.engine import Engine
 from search.ordering import order_moves, reward
 from search.root import MAX_PLY
@@ -345,6 +345,12 @@ SEARCH_KINDS: dict[str, SearchKind] = {k.name: k for k in (
                            "net (mimic train-moves): @search=prob-net:PATH.npz[?t=T], T a softmax temperature "
                            "(default 1; above 1 flattens them)", _prob_engine, {"probabilities": "net"},
                takes_file=True),
+    SearchKind("plain", "the depth-limited alpha-beta without null-move pruning, late-move reductions, aspiration "
+                        "windows or delta pruning: the tree the comparison search walks", lambda _: Engine,
+               {"null_move": False, "lmr": False, "aspiration": False, "delta_pruning": False}),
+    SearchKind("compare", "DeepChess's comparison alpha-beta (the search of a cmp: comparator) with an evaluation "
+                          "made a comparator (a is better than b when its evaluation is higher, White's view): what "
+                          "the comparison search alone gives or costs", lambda _: EvalCompareEngine),
 )}
 """The searches our engine runs, by the name ``@search=NAME`` gives, in the order help texts list them: the one
 table of searches (:mod:`search.players.searches` reads its names, help and files from it). Adding a search is one
@@ -382,7 +388,8 @@ def make_engine(evaluator: Evaluator, search: str = DEFAULT_SEARCH, hash_mb: flo
     loaded net, :meth:`search.players.spec.PlayerRegistry.policy`) for a search that takes a file, and only there.
     ``depth`` is :class:`~search.engine.Engine`, or :class:`~search.compare.CompareEngine` (the comparison
     alpha-beta) when ``evaluator`` is also a :class:`~search.base.Comparator`; ``prob``, ``prob-uniform`` and
-    ``prob-net`` are :class:`ProbEngine` with heuristic, uniform and ``policy``'s move probabilities."""
+    ``prob-net`` are :class:`ProbEngine` with heuristic, uniform and ``policy``'s move probabilities; ``plain`` the
+    engine with its pruning off, ``compare`` :class:`~search.compare.EvalCompareEngine`."""
     kind = search_kind(search)
     if kind.takes_file != (policy is not None):
         with_file = " or ".join(k.name for k in SEARCH_KINDS.values() if k.takes_file)

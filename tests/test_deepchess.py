@@ -34,6 +34,7 @@ from search.base import Comparator, Limit
 from search.compare import CompareEngine, EvalComparator
 from search.engine import Engine
 from search.players.spec import SpecError
+from search.prob import make_engine
 from search.uci import UciFrontEnd
 from tests.conftest import run_mimic
 
@@ -205,6 +206,24 @@ def test_expert_depth_3_on_two_positions() -> None:
         want = _plain(Expert()).search(board, Limit(depth=3))
         got = CompareEngine(EvalComparator(Expert()), 4).search(board, Limit(depth=3))
         assert (got.move, got.score) == (want.move, want.score)
+
+
+def test_the_compare_and_plain_searches_by_name() -> None:
+    # @search=compare: the comparison search around the evaluation itself; @search=plain: the ordinary one with the
+    # comparison search's pruning off. Both must find the value of plain minimax over the same tree (_plain).
+    for fen in (POSITIONS[0], POSITIONS[3]):
+        board = chess.Board(fen)
+        want = _plain(Expert()).search(board, Limit(depth=2))
+        compare, plain = make_engine(Expert(), "compare", 4), make_engine(Expert(), "plain", 4)
+        assert isinstance(compare, CompareEngine) and isinstance(compare.comparator, EvalComparator)
+        assert (plain.null_move, plain.lmr, plain.delta_pruning, plain.aspiration) == (False, False, False, False)
+        for engine in (compare, plain):
+            assert engine.search(board, Limit(depth=2)).score == want.score, (fen, type(engine).__name__)
+    # A comparator stays itself under @search=compare (no evaluator wraps it); anything else is refused.
+    net = ComparatorNet.load(MATERIAL_CMP)
+    assert make_engine(net, "compare").comparator is net
+    with pytest.raises(TypeError, match="neither an evaluator nor a comparator"):
+        make_engine(object(), "compare")  # type: ignore[arg-type]
 
 
 def test_comparison_search_limits_and_the_net() -> None:
