@@ -82,7 +82,8 @@ def main() -> int:
     players = [PLAYERS(s) for s in args.specs]
     games = games_of(args.labels, args.lines)
     rng = np.random.default_rng(args.seed)
-    print(f"Pairs of positions of one game from the first {args.lines:,} lines of {args.labels} ({len(games)} games), "
+    shown = args.labels.resolve().relative_to(ROOT) if args.labels.resolve().is_relative_to(ROOT) else args.labels
+    print(f"Pairs of positions of one game from the first {args.lines:,} lines of {shown} ({len(games)} games), "
           "ordered by the mentor's score; the share each player orders the same way.\n")
     print("| plies apart | mentor's difference (cp) | pairs | " + " | ".join(args.specs) + " |")
     print("|---|---|---|" + "---|" * len(args.specs))
