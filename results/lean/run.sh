@@ -34,3 +34,5 @@ for lean in 0 40; do
     --resume
   heldout $d organism:$d/organism.json
 done
+$PY tools/match_table.py --title "The depth-1 organism with and without the mentor's lean (results/lean)" \
+  $R/d1/vs-expert-2000n.log $R/d1-lean40/vs-expert-2000n.log > $R/matches.md
