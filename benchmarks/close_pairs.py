@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from evolve.players import PLAYERS
 from mentor.labels import read_labels
 from search.base import Comparator
+from search.compare import as_comparator
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = ((1, 30, 100), (1, 100, 300), (2, 30, 100), (2, 100, 300), (2, 300, 1500), (10, 30, 100), (10, 100, 300))
@@ -80,6 +81,7 @@ def main() -> int:
     if not args.labels.exists():
         raise SystemExit(f"{args.labels} is missing (bash results/data/run.sh sf-selfplay-d8 makes it)")
     players = [PLAYERS(s) for s in args.specs]
+    orders = [as_comparator(p) for p in players]  # an evaluation orders by its score from White's view
     games = games_of(args.labels, args.lines)
     rng = np.random.default_rng(args.seed)
     shown = args.labels.resolve().relative_to(ROOT) if args.labels.resolve().is_relative_to(ROOT) else args.labels
@@ -89,16 +91,8 @@ def main() -> int:
     print("|---|---|---|" + "---|" * len(args.specs))
     for k, lo, hi in ROWS:
         pairs = pairs_of(games, k, lo, hi, args.pairs, rng)
-        cells = []
-        for p in players:
-            if isinstance(p, Comparator):
-                agree = [p.better(a[0], b[0]) == (a[1] > b[1]) for a, b in pairs]
-            else:
-                def white(board: chess.Board, ev: object = p) -> int:
-                    v = ev.evaluate(board)  # type: ignore[attr-defined]
-                    return v if board.turn == chess.WHITE else -v
-                agree = [(white(a[0]) > white(b[0])) == (a[1] > b[1]) for a, b in pairs]
-            cells.append(f"{np.mean(agree):.3f}" if pairs else "–")
+        cells = [f"{np.mean([o.better(a[0], b[0]) == (a[1] > b[1]) for a, b in pairs]):.3f}" if pairs else "–"
+                 for o in orders]
         print(f"| {k} | {lo}-{hi} | {len(pairs)} | " + " | ".join(cells) + " |", flush=True)
     positions = [p for g in games.values() for p in g if abs(p[1]) >= 50]
     positions = [positions[i] for i in rng.choice(len(positions), min(args.pairs, len(positions)), replace=False)]

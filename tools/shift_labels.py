@@ -6,24 +6,22 @@ A depth-limited mentor's scores lean toward the side to move at the labelled pos
 results/leaf-parity: about 40 cp at Stockfish's depth 1, 10 at depth 8). The learners fit a label at the leaf of its
 PV, with the sign set by the walk's parity, so the lean arrives as noise no static evaluation can see. Subtracting
 it from the root's score (``ce``, side to move) removes it at every leaf, even walk or odd. Mate scores are kept.
-Every other field of each line is kept as it is; the first ``--lines`` lines only (all by default). Writes pure EPD
+Every other field of each line is kept as it is (read and written by :mod:`mentor.labels`; a malformed
+line is named, skipped and counted); the first ``--lines`` lines only (all by default). Writes pure EPD
 and OUT.json beside it (the source, the lean, the counts, provenance).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
+import dataclasses
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mentor.labels import label_lines
-from search.conventions import EPD_MATE_BOUND
+from mentor.labels import EpdError, label_lines, parse_label
 from search.runtime.atomic import write_json_atomic
 from search.runtime.provenance import provenance
-
-CE = re.compile(r"(^|;\s*|\s)ce (-?\d+);")
 
 
 def main() -> int:
@@ -33,24 +31,32 @@ def main() -> int:
     ap.add_argument("--lean", type=int, required=True, help="centipawns taken from every score (side to move)")
     ap.add_argument("--lines", type=int, default=None, help="the first N lines only")
     args = ap.parse_args()
-    shifted = kept = 0
+    shifted = kept = skipped = 0
     tmp = args.out.with_name(args.out.name + ".tmp")
     with tmp.open("w") as out:
-        for i, (_, line) in enumerate(label_lines(args.labels)):
+        for i, (line_no, line) in enumerate(label_lines(args.labels)):
             if args.lines is not None and i >= args.lines:
                 break
-            m = CE.search(line)
-            if m and abs(int(m.group(2))) < EPD_MATE_BOUND:
-                line = line[:m.start(2)] + str(int(m.group(2)) - args.lean) + line[m.end(2):]
-                shifted += 1
-            else:
+            try:
+                label = parse_label(line, args.labels, line_no)
+            except EpdError as exc:  # named by file and line, skipped and counted
+                skipped += 1
+                if skipped <= 5:
+                    print(exc, file=sys.stderr)
+                continue
+            if label.is_mate:
                 kept += 1
-            out.write(line.rstrip("\n") + "\n")
+            else:
+                label = dataclasses.replace(label, ce=label.ce - args.lean)
+                shifted += 1
+            out.write(label.to_epd() + "\n")  # the label files' own writer: every other field as read
     tmp.replace(args.out)
     write_json_atomic(args.out.with_name(args.out.name + ".json"), {
         "source": args.labels, "lean_cp": args.lean, "lines": shifted + kept, "shifted": shifted,
-        "kept (mates, or no ce)": kept, "command": " ".join(sys.argv), "provenance": provenance()})
-    print(f"{args.out}: {shifted} scores moved by -{args.lean} cp, {kept} kept")
+        "kept (mates)": kept, "skipped (malformed)": skipped, "command": " ".join(sys.argv),
+        "provenance": provenance()})
+    print(f"{args.out}: {shifted} scores moved by -{args.lean} cp, {kept} mates kept, {skipped} malformed lines "
+          "skipped")
     return 0
 
 

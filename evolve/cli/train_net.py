@@ -33,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
         ("--batch", "batch", common.positive_int, "minibatch"),
         ("--lr", "lr", common.positive_float, "Adam learning rate")))
     g.add_argument("--loss", choices=list(BOOT_LOSSES), default=common.default(SupervisedSettings, "loss"),
-                   help="the bootstrap's loss: " + "; ".join(f"{k}: {v}" for k, v in BOOT_LOSSES.items()))
+                   help="the bootstrap's loss: " + "; ".join(f"{k}: {v.summary}" for k, v in BOOT_LOSSES.items()))
     g = p.add_argument_group("TD-Leaf self-play (off unless --td-iterations)")
     g.add_argument("--td-iterations", type=common.non_negative_int, default=0, help="iterations (0: none)")
     common.add_setting_options(g, TDSettings, (

@@ -192,12 +192,21 @@ def baselines(data: NetData) -> dict[str, float]:
 # Supervised bootstrap.
 
 
-BOOT_LOSSES: dict[str, str] = {
-    "l1": "mean |net - mentor| in pawns (Giraffe's; the organism's error)",
-    "wdl": "mean (sigmoid(net / K) - p)^2, p the mentor's expected score (sf15.1 model), K the mentor's (Texel fit): "
-           "the organisms' and the perspective net's --loss wdl",
+@dataclass(frozen=True)
+class BootLoss:
+    """One bootstrap loss: its help text and the unit of its value (empty: a pure number)."""
+
+    summary: str
+    unit: str
+
+
+BOOT_LOSSES: dict[str, BootLoss] = {
+    "l1": BootLoss("mean |net - mentor| in pawns (Giraffe's; the organism's error)", "pawns"),
+    "wdl": BootLoss("mean (sigmoid(net / K) - p)^2, p the mentor's expected score (sf15.1 model), K the mentor's "
+                    "(Texel fit): the organisms' and the perspective net's --loss wdl", ""),
 }
-"""The bootstrap's losses by name: the one table ``train-net --loss`` and :func:`train_supervised` read."""
+"""The bootstrap's losses by name: the one table ``train-net --loss``, :func:`train_supervised` and the run's
+report and summary read."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -240,11 +249,10 @@ def train_supervised(model: Any, data: NetData, shape: NetShape, settings: Super
     resuming; a checkpoint there without ``resume`` is :class:`~evolve.nets.common.RunExists`."""
     torch = require_torch()
     x_tr = torch.from_numpy(np.ascontiguousarray(data.x[data.train], dtype=np.float32))
-    y_tr = torch.from_numpy((data.y[data.train] / shape.scale).astype(np.float32))
-    wdl = boot_target(data, settings)
-    if wdl is not None:  # the targets are win probabilities, the net's output read as sigmoid(pawns * scale / K)
-        y_tr = torch.from_numpy(wdl.p[data.train].astype(np.float32))
-        per_pawn = shape.scale / wdl.k
+    wdl = boot_target(data, settings)  # with it, the targets are win probabilities, the output sigmoid(pawns / K')
+    y = data.y[data.train] / shape.scale if wdl is None else wdl.p[data.train]
+    y_tr = torch.from_numpy(y.astype(np.float32))
+    per_pawn = 0.0 if wdl is None else shape.scale / wdl.k
     opt = torch.optim.Adam(model.parameters(), lr=settings.lr)
     rng = np.random.default_rng([settings.seed, 0xB007])
     rows: list[EpochRecord] = []

@@ -120,7 +120,8 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     else:
         if resume and boot_checkpoint.exists():
             say(f"resuming the bootstrap from {boot_checkpoint}")
-        unit = " pawns" if settings.supervised.loss == "l1" else ""
+        unit = BOOT_LOSSES[settings.supervised.loss].unit
+        unit = f" {unit}" if unit else ""
         identity = {k: v for k, v in _settings_dict(settings).items()
                     if k in ("labels", "target", "cap", "held_out", "seed", "limit")}
         epochs = train_supervised(model, data, shape, settings.supervised,
@@ -177,7 +178,7 @@ def _openings(path: str | None) -> list[Opening]:
 
 
 def summary_lines(s: NetRunSettings, o: NetOutcome, command: str) -> list[str]:
-    sh = s.shape
+    sh, loss = s.shape, BOOT_LOSSES[s.supervised.loss]
     lines = [*prelude(f"Giraffe-style net trained on {s.labels}", command),
              f"Data: {o.data.describe()}; target: {s.target}, held-out share {s.held_out}, seed {s.seed}.", "",
              "## Net", "",
@@ -191,9 +192,8 @@ def summary_lines(s: NetRunSettings, o: NetOutcome, command: str) -> list[str]:
              f"| predict the training mean | | {o.baselines['mean']:.1f} |",
              f"| predict the training median | | {o.baselines['median']:.1f} |", "",
              f"## Supervised bootstrap ({s.supervised.epochs} epochs, batch {s.supervised.batch}, Adam lr "
-             f"{s.supervised.lr:g}, {s.supervised.loss} loss: {BOOT_LOSSES[s.supervised.loss]})", "",
-             *curve_table(("epoch", "loss (pawns)" if s.supervised.loss == "l1" else "loss", "training cp",
-                           "held-out cp"),
+             f"{s.supervised.lr:g}, {s.supervised.loss} loss: {loss.summary})", "",
+             *curve_table(("epoch", f"loss ({loss.unit})" if loss.unit else "loss", "training cp", "held-out cp"),
                           ((r.epoch, r.loss, r.train_mae, r.held_mae) for r in o.epochs),
                           ("{}", "{:.4f}", "{:.1f}", "{:.1f}"))]
     if o.td:
