@@ -92,8 +92,7 @@ NET_FACTORS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
         ("sp2m", "depth 8, one net, 64 units"), ("width-128", "depth 8, one net, 128 units"),
         ("width-256", "depth 8, one net, 256 units"), ("sp2m-d1", "depth 1, one net, 64 units"),
         ("sp2m-d1-128", "depth 1, one net, 128 units"), ("width-320", "depth 1, one net, 320 units"),
-        ("mean-5x64", "depth 1, the mean of five 64-unit nets"),
-        ("mean-5x128", "depth 1, the mean of five 128-unit nets"))),
+        ("mean-5x64", "depth 1, the mean of five 64-unit nets"))),
 )
 
 SCORE = re.compile(r"^Score of .* vs expert: \d+ - \d+ - \d+\s+\[([\d.]+)\] (\d+)", re.M)

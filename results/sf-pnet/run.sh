@@ -3,7 +3,7 @@
 # linear PSQT path, AdamW with weight decay 1, 30 epochs, seed 1) that the pupil study (results/pupil-study/study.md,
 # its perspective-net tables) found to play best against the expert: of the rows on all 2,000,000 self-play labels
 # (one net of 64, 128 or 256 units a perspective at depth 8; on the same positions labelled at depth 1, one net of 64,
-# 128 or 320 units, or the mean of five nets of 64 or of 128 units), the one that
+# 128 or 320 units, or the mean of five 64-unit nets), the one that
 # scored best over its 200 games from openings 1-100 of search/data/openings-500.epd. Training is deterministic
 # (seeded), so the study's net is taken as it is (copied with its training summary, train.md), not trained again.
 # results/pnet stays as it was (issue 26's reference). Then what users care about, as results/pnet: matches against
@@ -26,7 +26,7 @@ O=results/sf-pupil/organism.json
 J=${JOBS:-2}
 . results/steps.sh  # heldout, finished
 
-CANDIDATES=(sp2m width-128 width-256 width-320 mean-5x64 mean-5x128 sp2m-d1 sp2m-d1-128)  # the study's rows on all 2,000,000
+CANDIDATES=(sp2m width-128 width-256 width-320 mean-5x64 sp2m-d1 sp2m-d1-128)  # the study's rows on all 2,000,000
 mkdir -p $R
 if [ ! -f $N ]; then
   for name in "${CANDIDATES[@]}"; do
