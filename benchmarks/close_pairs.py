@@ -14,6 +14,12 @@ mentor's order is the truth. For a comparator two more figures: how often ``bett
 never says both or neither), and how often ``better(p, p.mirror())`` (the comparison search's draw test) agrees with
 the sign of the mentor's score where ``|score| >= 50``.
 
+``--siblings N`` adds the pairs a search compares most: two children of one position (plies apart 0: the same side
+to move, a move apart each from their parent). Of N quiet positions of the same games (every one at ``|score|`` at
+most 400 cp), each child by a quiet move (no capture, promotion or check), labelled by Stockfish at ``--depth``
+(``label_samples``, the labeller ``mimic label`` runs) and kept when quiet itself; every two siblings of one
+position whose scores differ by a band make a pair (not sampled: a position's siblings are all its quiet children).
+
 Label lines are the file's first ``--lines`` (games in file order; a comparator trained on the same file saw some of
 these games, so its figure is an upper bound). Up to ``--pairs`` pairs a row, a seeded sample. Prints a Markdown
 table; passes or fails nothing.
@@ -22,7 +28,9 @@ table; passes or fails nothing.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+import tempfile
 from pathlib import Path
 
 import chess
@@ -30,7 +38,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from evolve.players import PLAYERS
+from mentor.labeller import MentorConfig, label_samples
 from mentor.labels import read_labels
+from mentor.pool import find_stockfish
+from mentor.samplers import Sample
 from search.base import Comparator
 from search.compare import as_comparator
 
@@ -38,7 +49,11 @@ ROOT = Path(__file__).resolve().parents[1]
 ROWS = ((1, 30, 100), (1, 100, 300), (2, 30, 100), (2, 100, 300), (2, 300, 1500), (10, 30, 100), (10, 100, 300))
 """The pairs: (plies apart, the least and the most difference of the mentor's scores, cp)."""
 
+SIBLING_BANDS = ((20, 60), (60, 200), (200, 1500))
+"""The sibling pairs' bands of the mentor's difference, cp."""
+
 Game = list[tuple[chess.Board, int, int]]
+Pair = tuple[tuple[chess.Board, int, int], tuple[chess.Board, int, int]]
 
 
 def games_of(path: Path, lines: int) -> dict[str, Game]:
@@ -58,7 +73,7 @@ def games_of(path: Path, lines: int) -> dict[str, Game]:
 
 
 def pairs_of(games: dict[str, Game], k: int, lo: int, hi: int, most: int, rng: np.random.Generator
-             ) -> list[tuple[tuple[chess.Board, int, int], tuple[chess.Board, int, int]]]:
+             ) -> list[Pair]:
     """Up to ``most`` pairs (a seeded sample) of quiet positions of one game ``k`` plies apart whose mentor's scores
     differ by ``lo`` to ``hi`` cp (``hi`` excluded)."""
     found = []
@@ -66,6 +81,43 @@ def pairs_of(games: dict[str, Game], k: int, lo: int, hi: int, most: int, rng: n
         by_ply = {p[2]: p for p in g}
         found += [(a, b) for a in g if (b := by_ply.get(a[2] + k)) is not None and lo <= abs(a[1] - b[1]) < hi]
     return [found[i] for i in sorted(rng.choice(len(found), min(most, len(found)), replace=False))]
+
+
+def sibling_pairs(games: dict[str, Game], roots: int, depth: int, jobs: int) -> dict[tuple[int, int], list[Pair]]:
+    """Pairs of quiet children of one position (see the module docstring) by band of the mentor's difference: up to
+    ``roots`` positions, evenly spread over ``games``, each child labelled by Stockfish at ``depth``."""
+    stockfish = find_stockfish()
+    if stockfish is None:
+        raise SystemExit("--siblings needs Stockfish (apt-get install stockfish)")
+    parents = [p[0] for g in games.values() for p in g if abs(p[1]) <= 400]
+    parents = parents[::max(1, len(parents) // roots)][:roots]
+    samples = []
+    for i, b in enumerate(parents):
+        for m in b.legal_moves:
+            if not (b.is_capture(m) or m.promotion or b.gives_check(m)):
+                child = b.copy(stack=False)
+                child.push(m)
+                samples.append(Sample(child, "siblings", id=f"{i}:{m.uci()}"))
+    children: dict[str, list[tuple[chess.Board, int, int]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        label_samples(samples, MentorConfig("uci", command=(stockfish,), depth=depth), Path(tmp) / "siblings.epd",
+                      jobs=jobs)
+        for label in read_labels(Path(tmp) / "siblings.epd"):
+            if label.id is not None and label.quiet() and abs(label.ce) <= 1500:
+                white = label.ce if label.board.turn == chess.WHITE else -label.ce
+                children.setdefault(label.id.split(":")[0], []).append((label.board, white, 0))
+    bands: dict[tuple[int, int], list[Pair]] = {band: [] for band in SIBLING_BANDS}
+    for kids in children.values():
+        for x, y in itertools.combinations(kids, 2):
+            for lo, hi in SIBLING_BANDS:
+                if lo <= abs(x[1] - y[1]) < hi:
+                    bands[lo, hi].append((x, y))
+    return bands
+
+
+def agreement(order: Comparator, pairs: list[Pair]) -> str:
+    """The share of ``pairs`` ``order`` orders as the mentor's scores (White's view) do."""
+    return f"{np.mean([order.better(a[0], b[0]) == (a[1] > b[1]) for a, b in pairs]):.3f}" if pairs else "–"
 
 
 def main() -> int:
@@ -77,6 +129,10 @@ def main() -> int:
     ap.add_argument("--lines", type=int, default=30_000)
     ap.add_argument("--pairs", type=int, default=800)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--siblings", type=int, default=0, metavar="N",
+                    help="also pairs of siblings: the quiet children of N positions, labelled by Stockfish")
+    ap.add_argument("--depth", type=int, default=8, help="the siblings' Stockfish depth")
+    ap.add_argument("--jobs", type=int, default=2, help="Stockfish processes labelling the siblings")
     args = ap.parse_args()
     if not args.labels.exists():
         raise SystemExit(f"{args.labels} is missing (bash results/data/run.sh sf-selfplay-d8 makes it)")
@@ -91,9 +147,12 @@ def main() -> int:
     print("|---|---|---|" + "---|" * len(args.specs))
     for k, lo, hi in ROWS:
         pairs = pairs_of(games, k, lo, hi, args.pairs, rng)
-        cells = [f"{np.mean([o.better(a[0], b[0]) == (a[1] > b[1]) for a, b in pairs]):.3f}" if pairs else "–"
-                 for o in orders]
-        print(f"| {k} | {lo}-{hi} | {len(pairs)} | " + " | ".join(cells) + " |", flush=True)
+        print(f"| {k} | {lo}-{hi} | {len(pairs)} | " + " | ".join(agreement(o, pairs) for o in orders) + " |",
+              flush=True)
+    if args.siblings:
+        for (lo, hi), pairs in sibling_pairs(games, args.siblings, args.depth, args.jobs).items():
+            print(f"| 0 (siblings) | {lo}-{hi} | {len(pairs)} | " + " | ".join(agreement(o, pairs) for o in orders)
+                  + " |", flush=True)
     positions = [p for g in games.values() for p in g if abs(p[1]) >= 50]
     positions = [positions[i] for i in rng.choice(len(positions), min(args.pairs, len(positions)), replace=False)]
     for spec, p in zip(args.specs, players, strict=True):

@@ -14,10 +14,11 @@
 #      match, never before 40 games): the comparator against the expert and against material at 2,000 nodes a move,
 #      the distilled one against the expert at 2,000 nodes and at 0.1 s a move; STS at 1 s a position. matches.md.
 #   4. Why it plays as it does: how often the comparators (and the expert, results/pnet's net) order quiet positions of
-#      one self-play game 1, 2 or 10 plies apart as Stockfish's scores do (benchmarks/close_pairs.py: close-pairs.md;
-#      the pair accuracy above is of far pairs), and what the comparison search alone gives or costs: the expert's
-#      own evaluation in it (expert@search=compare) and in the ordinary engine with the same pruning off
-#      (expert@search=plain) against the expert at 2,000 nodes, 200 games each.
+#      one self-play game 1, 2 or 10 plies apart, and two quiet children of one position (siblings, the pairs a
+#      search compares; 150 positions' children labelled at depth 8), as Stockfish's scores do
+#      (benchmarks/close_pairs.py: close-pairs.md; the pair accuracy above is of far pairs), and what the comparison
+#      search alone gives or costs: the expert's own evaluation in it (expert@search=compare) and in the ordinary
+#      engine with the same pruning off (expert@search=plain) against the expert at 2,000 nodes, 200 games each.
 # From the repository root: bash results/deepchess-selfplay/run.sh (needs .venv from `make test`, with torch, and the
 # data set: bash results/data/sf-selfplay-d8/run.sh). Resumable: the data step is skipped once written, train-cmp
 # resumes from its checkpoint, matches and the suite from their PGN / CSV. JOBS (default 2).
@@ -53,7 +54,7 @@ run small-vs-expert-2000n $M match cmp:$R/cmp-small.npz expert --games 200 --job
 if [ ! -s $R/close-pairs.md ]; then
   need sf-selfplay-d8
   .venv/bin/python benchmarks/close_pairs.py cmp:$R/cmp.npz cmp:$R/cmp-small.npz expert pnet:results/pnet/pnet.npz \
-    > $R/close-pairs.md.tmp && mv $R/close-pairs.md.tmp $R/close-pairs.md
+    --siblings 150 --jobs $J > $R/close-pairs.md.tmp && mv $R/close-pairs.md.tmp $R/close-pairs.md
 fi
 for search in compare plain; do
   run expert-$search-vs-expert-2000n $M match expert@search=$search expert --games 200 --jobs $J --nodes 2000 \
