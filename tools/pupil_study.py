@@ -120,16 +120,20 @@ def fit_error(folder: Path) -> str:
 
 
 def net_fit(folder: Path) -> tuple[str, str]:
-    """A net row's held-out error (cp, the mentor's) and loss, and its values of a piece up (cp: pawn, knight, bishop,
-    rook, queen), from the summary.md `mimic train-pnet` wrote; dashes before it."""
+    """A net row's held-out error (cp, the mentor's) and loss (a mean of nets: the mean's, not its first member's),
+    and its values of a piece up (cp: pawn, knight, bishop, rook, queen), from the summary.md `mimic train-pnet`
+    wrote; dashes before it."""
     path = folder / "summary.md"
     text = path.read_text() if path.exists() else ""
     rows = re.search(r"\((\d+) training, (\d+) held out\)", text)
     loss = re.search(r"^\| loss \| \S+ \| (\S+) \|$", text, re.M)
     cp = re.search(r"^\| mean abs error \(cp\) \| \S+ \| (\S+) \|$", text, re.M)
+    errors = (cp.group(1), loss.group(1)) if cp and loss else None
+    if mean := re.search(r"Held-out error of the mean: (\S+) cp, loss (\S+);", text):  # not member 1's tables
+        errors = (mean.group(1), mean.group(2))
     up = re.search(r"A piece up in quiet positions \(cp, pairs\): pawn (-?\d+) \(\d+\), knight (-?\d+) \(\d+\), "
                    r"bishop (-?\d+) \(\d+\), rook (-?\d+) \(\d+\), queen (-?\d+)", text)
-    fit = f"{int(rows.group(1)):,} rows; {cp.group(1)} cp, loss {loss.group(1)}" if rows and cp and loss else "–"
+    fit = f"{int(rows.group(1)):,} rows; {errors[0]} cp, loss {errors[1]}" if rows and errors else "–"
     return fit, ", ".join(up.groups()) + " (a piece up)" if up else "–"
 
 
