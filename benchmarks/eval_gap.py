@@ -1,7 +1,7 @@
 """Where an evaluation departs from the expert's on the positions a search evaluates (issue 26's diagnostic).
 
     python benchmarks/eval_gap.py SEARCHER [SPEC ...] --games PGN [--first 4] [--every 4] [--nodes 2000]
-        [--sample 0.05] [--seed 0]
+        [--sample 0.05] [--seed 0] [--reference expert]
 
 SEARCHER (a player spec with an evaluation, e.g. ``pnet:PATH``) searches every ``--every``-th position of the first
 ``--first`` games of PGN at ``--nodes`` nodes; a seeded ``--sample`` share of the positions its search evaluates
@@ -10,7 +10,10 @@ by the same labels), the static evaluation of those positions (centipawns, side 
 built-in expert's: the mean |difference| and the mean difference (negative: below the expert), by the size of the
 position's material imbalance (|material balance| at 100 / 320 / 330 / 500 / 900 cp). An evaluation trained to
 imitate the expert that drifts from it as the imbalance grows under-values (or over-values) winning material,
-which a search exploits. Prints a Markdown table; passes or fails nothing.
+which a search exploits. ``--reference SPEC`` compares with another evaluation instead of the expert: with a mean of
+nets (``train-pnet --members``) as the reference and its members as the SPECs, the cells are how far each member
+strays from the mean, the member-to-member noise that averaging removes. Prints a Markdown table; passes or fails
+nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from evolve.players import PLAYERS
-from organisms import Expert
 from search.base import Limit
 from search.conventions import material_balance
 from search.engine import Engine
@@ -75,17 +77,20 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=2000, help="nodes a search (default: 2000)")
     ap.add_argument("--sample", type=float, default=0.05, help="share of the evaluated positions kept (0.05)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reference", default="expert",
+                    help="the evaluation the others are compared with (a player spec; default: expert)")
     args = ap.parse_args()
     boards = searched_positions(args.searcher, args.games, args.first, args.every, args.nodes, args.sample,
                                 args.seed)
-    expert = Expert()
-    base = np.array([expert.evaluate(b) for b in boards], dtype=np.float64)
+    reference = PLAYERS(args.reference)
+    base = np.array([reference.evaluate(b) for b in boards], dtype=np.float64)
     imbalance = np.array([abs(material_balance(b)) for b in boards])
     masks = [(imbalance >= lo) & (imbalance < (hi if hi is not None else np.inf)) for lo, hi in BUCKETS]
     print(f"Positions: {len(boards)} of those `{args.searcher}`'s search evaluated (a share of {args.sample:g}, "
           f"seed {args.seed}) searching every {args.every}th position of the first {args.first} games "
           f"of {args.games} at {args.nodes} nodes, by material imbalance (the absolute material balance at 100, 320, "
-          "330, 500, 900 cp a piece). Cells: mean absolute difference from the expert's evaluation (mean "
+          "330, 500, 900 cp a piece). Cells: mean absolute difference from "
+          f"{'the expert' if args.reference == 'expert' else f'`{args.reference}`'}'s evaluation (mean "
           "difference), centipawns, side to move; n = positions in the bucket.\n")
     heads = [f"imbalance {lo}-{hi} cp" if hi is not None else f"imbalance >= {lo} cp" for lo, hi in BUCKETS]
     print("| evaluation | all | " + " | ".join(heads) + " |")
