@@ -6,20 +6,21 @@ Imports chess, numpy and search's leaf modules (``search.runtime``) only (torch 
 **The net** (after Matthew Lai's Giraffe, 2015; ``ann_builder.cpp``): the 363 Giraffe features
 (:mod:`organisms.giraffe`) go into a first layer connected *per feature group* (global, piece-centric,
 square-centric: each group's units see only that group's columns), then one fully connected hidden layer,
-then one linear output. Both hidden layers are ReLU. The output times ``scale`` is centipawns from the side
-to move's view (the features are in that view already), rounded and clipped to :data:`EVAL_LIMIT`.
+then one linear output. Both hidden layers are ReLU. A net with ``linear`` in its header adds a linear path from
+the 363 features straight to the output (``w_linear``; not Giraffe's: its material counts then carry material
+linearly at any imbalance, as the perspective net's PSQT path does). The output times ``scale`` is centipawns from
+the side to move's view (the features are in that view already), rounded and clipped to :data:`EVAL_LIMIT`.
 
-**The file** is one ``.npz`` (always read with ``allow_pickle=False``) holding ``header``, a JSON string,
-and the float32 arrays ``w_global b_global w_piece b_piece w_square b_square w_hidden b_hidden w_out
-b_out``; a weight matrix is (inputs, units), so a layer is ``x @ w + b``. The header names the format
-(:data:`FORMAT`, :data:`FORMAT_VERSION`), the feature set and its version (it must equal
-:data:`~organisms.giraffe.GIRAFFE_FEATURE_VERSION`: a net trained on other features is refused), the
-architecture (``groups``: name, first column, end column, units; ``hidden``), ``scale`` (centipawns per
-output unit), and whatever its writer records (training settings, provenance). Reading trusts nothing
-(:func:`read_net_file`, the one reader of every net file, through :mod:`search.runtime.readback`): the header's
-size and JSON nesting are bounded, widths are whole numbers in [1, :data:`MAX_WIDTH`], and each array's shape and
-dtype are checked from its ``.npy`` header, against the architecture and the element cap, before it is read
-(issue 23).
+**The file** is one ``.npz`` (always read with ``allow_pickle=False``) holding ``header``, a JSON string, and the
+float32 arrays ``w_global b_global w_piece b_piece w_square b_square w_hidden b_hidden w_out b_out`` (and
+``w_linear``, (363, 1), with the linear path); a weight matrix is (inputs, units), so a layer is ``x @ w + b``. The
+header names the format (:data:`FORMAT`, :data:`FORMAT_VERSION`), the feature set and its version (it must equal
+:data:`~organisms.giraffe.GIRAFFE_FEATURE_VERSION`: a net trained on other features is refused), the architecture
+(``groups``: name, first column, end column, units; ``hidden``; ``linear``, true or absent), ``scale`` (centipawns
+per output unit), and whatever its writer records (training settings, provenance). Reading trusts nothing
+(:func:`read_net_file`, the one reader of every net file, through :mod:`search.runtime.readback`): the header's size
+and JSON nesting are bounded, widths are whole numbers in [1, :data:`MAX_WIDTH`], and each array's shape and dtype
+are checked from its ``.npy`` header, against the architecture and the element cap, before it is read (issue 23).
 
 For speed the three group layers are assembled, once, into one block-diagonal (363, units) matrix, so a
 position costs three small matrix-vector products; positions are cached by the integers their features
@@ -71,8 +72,9 @@ class NetFileError(ReadbackError):
     """A net file that cannot be used: unreadable, another format or feature version, or wrong shapes."""
 
 
-def expected_shapes(units: tuple[int, int, int], hidden: int) -> dict[str, tuple[int, ...]]:
-    """The shape of every array of a net with first-layer ``units`` per group and ``hidden`` units."""
+def expected_shapes(units: tuple[int, int, int], hidden: int, linear: bool = False) -> dict[str, tuple[int, ...]]:
+    """The shape of every array of a net with first-layer ``units`` per group and ``hidden`` units (and the linear
+    path's ``w_linear`` with ``linear``)."""
     shapes: dict[str, tuple[int, ...]] = {}
     for (name, lo, hi), u in zip(GROUPS, units, strict=True):
         shapes[f"w_{name}"] = (hi - lo, u)
@@ -81,22 +83,25 @@ def expected_shapes(units: tuple[int, int, int], hidden: int) -> dict[str, tuple
     shapes["b_hidden"] = (hidden,)
     shapes["w_out"] = (hidden, 1)
     shapes["b_out"] = (1,)
+    if linear:
+        shapes["w_linear"] = (N_GIRAFFE, 1)
     return shapes
 
 
 def make_header(units: tuple[int, int, int] = DEFAULT_UNITS, hidden: int = DEFAULT_HIDDEN,
-                scale: float = DEFAULT_SCALE, **extra: Any) -> dict[str, Any]:
-    """A header for a net of this architecture; ``extra`` (training settings, provenance) is kept as given."""
+                scale: float = DEFAULT_SCALE, *, linear: bool = False, **extra: Any) -> dict[str, Any]:
+    """A header for a net of this architecture (``linear``: the linear path; a net without it has no such key, as
+    before the path existed); ``extra`` (training settings, provenance) is kept as given."""
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": KIND,
             "feature_version": GIRAFFE_FEATURE_VERSION, **FIXED,
             "groups": [[name, lo, hi, u] for (name, lo, hi), u in zip(GROUPS, units, strict=True)],
-            "hidden": hidden, "scale": scale, **extra}
+            "hidden": hidden, "scale": scale, **({"linear": True} if linear else {}), **extra}
 
 
 def save_net(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
     """Write a net file after checking it: what :meth:`NetEvaluator.load` would refuse is not written."""
     net = NetEvaluator(arrays, header, source=str(path))
-    write_net_file(path, {n: net.arrays[n] for n in ARRAY_NAMES}, header)
+    write_net_file(path, net.arrays, header)
 
 
 def write_net_file(path: str | Path, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any]) -> None:
@@ -148,8 +153,8 @@ class NetEvaluator:
     def __init__(self, arrays: Mapping[str, np.ndarray], header: Mapping[str, Any], source: str = "<net>") -> None:
         self.source = source
         self.header: dict[str, Any] = dict(header)
-        self.units, self.hidden, self.scale = _check_header(self.header, source)
-        self.arrays = check_arrays(arrays, expected_shapes(self.units, self.hidden), source)
+        self.units, self.hidden, self.scale, self.linear = _check_header(self.header, source)
+        self.arrays = check_arrays(arrays, expected_shapes(self.units, self.hidden, self.linear), source)
         a = self.arrays
         w1 = np.zeros((N_GIRAFFE, sum(self.units)), dtype=np.float32)
         col = 0
@@ -160,19 +165,23 @@ class NetEvaluator:
         self.b1 = np.concatenate([a["b_global"], a["b_piece"], a["b_square"]])
         self.w2, self.b2 = a["w_hidden"], a["b_hidden"]
         self.w3, self.b3 = a["w_out"][:, 0].copy(), float(a["b_out"][0])
+        self.w_lin = a["w_linear"][:, 0].copy() if self.linear else None
         self._cache: dict[tuple[int, ...], int] = {}
 
     @classmethod
     def load(cls, path: str | Path) -> NetEvaluator:
         """Read and check a net file (see the module docstring); :class:`NetFileError` names the file."""
-        arrays, header = read_net_file(path, lambda h: expected_shapes(*_check_header(h, str(path))[:2]))
+        arrays, header = read_net_file(path, lambda h: _shapes(_check_header(h, str(path))))
         return cls(arrays, header, source=str(path))
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """The raw outputs (output units, not centipawns) of an (N, 363) feature matrix: (N,) float32."""
         h = np.maximum(np.asarray(x, dtype=np.float32) @ self.w1 + self.b1, 0)
         h = np.maximum(h @ self.w2 + self.b2, 0)
-        return np.asarray(h @ self.w3 + self.b3, dtype=np.float32)
+        out = h @ self.w3 + self.b3
+        if self.w_lin is not None:
+            out = out + np.asarray(x, dtype=np.float32) @ self.w_lin
+        return np.asarray(out, dtype=np.float32)
 
     def centipawns(self, x: np.ndarray) -> np.ndarray:
         """Centipawns (float, unrounded and unclipped) of an (N, 363) feature matrix."""
@@ -189,7 +198,10 @@ class NetEvaluator:
         np.maximum(h, 0, out=h)
         h = h @ self.w2 + self.b2
         np.maximum(h, 0, out=h)
-        out = (float(h @ self.w3) + self.b3) * self.scale
+        out = float(h @ self.w3) + self.b3
+        if self.w_lin is not None:
+            out += float(x @ self.w_lin)
+        out *= self.scale
         v = round(min(max(out, -EVAL_LIMIT), EVAL_LIMIT))
         if len(self._cache) >= CACHE_SIZE:
             self._cache.clear()
@@ -221,7 +233,13 @@ def check_format(header: Mapping[str, Any], source: str, kind: str, version_key:
                                f"{value!r}; {retrain}")
 
 
-def _check_header(header: Mapping[str, Any], source: str) -> tuple[tuple[int, int, int], int, float]:
+def _shapes(checked: tuple[tuple[int, int, int], int, float, bool]) -> dict[str, tuple[int, ...]]:
+    """The arrays' shapes of a header :func:`_check_header` checked."""
+    units, hidden, _, linear = checked
+    return expected_shapes(units, hidden, linear)
+
+
+def _check_header(header: Mapping[str, Any], source: str) -> tuple[tuple[int, int, int], int, float, bool]:
     check_format(header, source, KIND, "feature_version", GIRAFFE_FEATURE_VERSION, "features",
                  "retrain the net (mimic train-net)", FIXED)
     groups = header.get("groups")
@@ -238,7 +256,10 @@ def _check_header(header: Mapping[str, Any], source: str) -> tuple[tuple[int, in
         raise NetFileError(f"{source}: the header's scale is missing or not a number: {exc!r}") from exc
     if not np.isfinite(scale) or scale <= 0:
         raise NetFileError(f"{source}: the scale {scale} must be positive and finite")
-    return units, hidden, scale
+    linear = header.get("linear", False)
+    if not isinstance(linear, bool):
+        raise NetFileError(f"{source}: the header's linear {repr(linear)[:60]} must be true or false")
+    return units, hidden, scale, linear
 
 
 def check_arrays(arrays: Mapping[str, np.ndarray], shapes: Mapping[str, tuple[int, ...]],

@@ -174,6 +174,47 @@ def test_numpy_inference_equals_torch_on_300_positions() -> None:
     assert all(abs(net.evaluate(b) - 100 * e) <= 0.51 for b, e in zip(boards[:100], expected[:100], strict=True))
 
 
+def test_the_linear_path_adds_material_and_numpy_equals_torch(tmp_path: Path) -> None:
+    torch = _torch()
+    from evolve.nets.giraffe import NetShape, build_model, evaluator
+    from mentor.labels import read_labels
+
+    shape = NetShape(linear=True)
+    model = build_model(shape, seed=3)
+    with torch.no_grad():  # the rest of the net silenced: what is left is the linear path as it starts
+        model.out.weight.zero_()
+        model.out.bias.zero_()
+    net = evaluator(model, shape)
+    # Started at the piece values on the material counts (pawn 1, knight and bishop 3, rook 5, queen 9 pawns),
+    # side to move's view: level at the start; Black's queen gone, White to move: +900; Black to move: -900; a
+    # knight and two pawns gone from White, White to move: -(300 + 200).
+    assert net.evaluate(chess.Board()) == 0
+    assert net.evaluate(chess.Board("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")) == 900
+    assert net.evaluate(chess.Board("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1")) == -900
+    assert net.evaluate(chess.Board("rnbqkbnr/pppppppp/8/8/8/8/PPPPP2P/R1BQKBNR w KQkq - 0 1")) == -500
+    # With every part of the net at work, the numpy evaluator is the torch model, through a file and back.
+    model = build_model(shape, seed=4)
+    with torch.no_grad():
+        model.linear.weight.add_(0.01 * torch.randn_like(model.linear.weight))
+    boards = [label.board for _, label in zip(range(100), read_labels(LABELS), strict=False)]
+    x = giraffe_matrix(boards, use_cache=False)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x)).numpy()
+    from organisms.net import save_net
+
+    save_net(tmp_path / "net.npz", evaluator(model, shape).arrays, evaluator(model, shape).header)
+    loaded = NetEvaluator.load(tmp_path / "net.npz")
+    assert loaded.linear
+    # (outputs of up to 13 pawns, float32 sums in another order: within 1e-4 pawns, 0.01 cp)
+    np.testing.assert_allclose(loaded.forward(x), expected, rtol=1e-4, atol=1e-4)
+    assert all(abs(loaded.evaluate(b) - 100 * e) <= 0.51 for b, e in zip(boards, expected, strict=True))
+    # A header that asks for the path without its weights is refused, naming the file and the array.
+    arrays, header = read_net_file(tmp_path / "net.npz")
+    del arrays["w_linear"]
+    with pytest.raises(NetFileError, match=r"broken\.npz.*w_linear"):
+        save_net(tmp_path / "broken.npz", arrays, header)
+
+
 def test_net_data_is_the_same_in_worker_processes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import evolve.nets.giraffe
     from evolve.data.dataset import load_dataset

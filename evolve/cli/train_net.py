@@ -27,6 +27,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                    metavar=("GLOBAL", "PIECE", "SQUARE"),
                    help="first-layer units per feature group (Giraffe's 1.0x, 0.2x, 0.2x)")
     common.add_setting_options(g, NetShape, (("--hidden", "hidden", common.positive_int, "hidden units (Giraffe's)"),))
+    g.add_argument("--linear", action="store_true",
+                   help="add a linear path from the features to the output, started at the piece values on the "
+                        "material counts, so that material adds up linearly at any imbalance (not Giraffe's)")
     g = p.add_argument_group("supervised bootstrap")
     common.add_setting_options(g, SupervisedSettings, (
         ("--epochs", "epochs", common.non_negative_int, "epochs"),
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     settings = NetRunSettings(
         labels=args.labels, out=args.out,
-        shape=NetShape(units=tuple(args.units), hidden=args.hidden),
+        shape=NetShape(units=tuple(args.units), hidden=args.hidden, linear=args.linear),
         supervised=SupervisedSettings(epochs=args.epochs, batch=args.batch, lr=args.lr, seed=args.seed,
                                       loss=args.loss),
         td=TDSettings(iterations=args.td_iterations, games=args.td_games, plies=args.td_plies,

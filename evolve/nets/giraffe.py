@@ -5,7 +5,9 @@ torch is imported lazily, inside the functions that train (:func:`evolve.nets.co
 here, says how to install it); the net it trains is written with :func:`organisms.net.save_net` and played by
 :class:`organisms.net.NetEvaluator` with numpy alone. The model mirrors that evaluator exactly: three group
 layers (each a ``Linear`` over its own feature columns), ReLU, a fully connected hidden layer, ReLU, one
-linear output in pawns (``scale`` = 100 cp per unit), side to move's view.
+linear output in pawns (``scale`` = 100 cp per unit), side to move's view; with ``NetShape.linear`` also a linear
+path from the 363 features to the output (no bias), started at the piece values on the material counts (pawn 1,
+knight and bishop 3, rook 5, queen 9 pawns; ours plus, theirs minus) and at 0 elsewhere.
 
 **Data** (:func:`load_net_data`): a label file read as the organism GA reads it (:mod:`evolve.data.cache`, the
 one label reader, and the split of :func:`evolve.data.dataset.kept_split`): each
@@ -53,7 +55,6 @@ from evolve.nets.common import EpochRecord, RunExists, record_fields, require_to
 from mentor.labels import DEFAULT_CAP
 from organisms.giraffe import giraffe_matrix
 from organisms.net import (
-    ARRAY_NAMES,
     DEFAULT_HIDDEN,
     DEFAULT_SCALE,
     DEFAULT_UNITS,
@@ -67,11 +68,19 @@ from search.runtime.errors import SettingsError
 
 @dataclass(frozen=True, kw_only=True)
 class NetShape:
-    """The architecture: first-layer units per feature group (global, piece, square), hidden units, scale."""
+    """The architecture: first-layer units per feature group (global, piece, square), hidden units, scale, and
+    whether a linear path from the features to the output is added (``linear``)."""
 
     units: tuple[int, int, int] = DEFAULT_UNITS
     hidden: int = DEFAULT_HIDDEN
     scale: float = DEFAULT_SCALE
+    linear: bool = False
+
+
+MATERIAL_COLUMNS = {0: 9.0, 1: 10.0, 2: 6.0, 3: 6.0, 4: 8.0, 5: -9.0, 6: -10.0, 7: -6.0, 8: -6.0, 9: -8.0}
+"""The linear path's starting weights on the global group's material counts, pawns per unit of the feature: our
+queens /1, rooks /2, bishops /2, knights /2, pawns /8, then theirs (:mod:`organisms.giraffe`), so a whole count
+is worth 9, 5, 3, 3 and 1 pawns."""
 
 
 def build_model(shape: NetShape, seed: int = 0) -> Any:
@@ -86,15 +95,25 @@ def build_model(shape: NetShape, seed: int = 0) -> Any:
                                          zip(GROUPS, shape.units, strict=True)])
             self.hidden = nn.Linear(sum(shape.units), shape.hidden)
             self.out = nn.Linear(shape.hidden, 1)
+            self.linear = nn.Linear(GROUPS[-1][2], 1, bias=False) if shape.linear else None
 
         def forward(self, x: Any) -> Any:
             h = torch.cat([layer(x[:, lo:hi]) for layer, (_, lo, hi) in zip(self.groups, GROUPS, strict=True)],
                           dim=1)
             h = torch.relu(self.hidden(torch.relu(h)))
-            return self.out(h)[:, 0]
+            out = self.out(h)
+            if self.linear is not None:
+                out = out + self.linear(x)
+            return out[:, 0]
 
     torch.manual_seed(seed)
-    return GiraffeNet()
+    model = GiraffeNet()
+    if model.linear is not None:
+        with torch.no_grad():
+            model.linear.weight.zero_()
+            for col, pawns in MATERIAL_COLUMNS.items():
+                model.linear.weight[0, col] = pawns
+    return model
 
 
 def model_arrays(model: Any) -> dict[str, np.ndarray]:
@@ -107,7 +126,9 @@ def model_arrays(model: Any) -> dict[str, np.ndarray]:
     out["b_hidden"] = model.hidden.bias.detach().numpy().astype(np.float32)
     out["w_out"] = model.out.weight.detach().numpy().T.astype(np.float32)
     out["b_out"] = model.out.bias.detach().numpy().astype(np.float32)
-    return {n: np.ascontiguousarray(out[n]) for n in ARRAY_NAMES}
+    if model.linear is not None:
+        out["w_linear"] = model.linear.weight.detach().numpy().T.astype(np.float32)
+    return {n: np.ascontiguousarray(a) for n, a in out.items()}
 
 
 def load_arrays(model: Any, arrays: dict[str, np.ndarray]) -> None:
@@ -121,11 +142,14 @@ def load_arrays(model: Any, arrays: dict[str, np.ndarray]) -> None:
         model.hidden.bias.copy_(torch.from_numpy(arrays["b_hidden"]))
         model.out.weight.copy_(torch.from_numpy(np.ascontiguousarray(arrays["w_out"].T)))
         model.out.bias.copy_(torch.from_numpy(arrays["b_out"]))
+        if model.linear is not None:
+            model.linear.weight.copy_(torch.from_numpy(np.ascontiguousarray(arrays["w_linear"].T)))
 
 
 def evaluator(model: Any, shape: NetShape, **header: Any) -> NetEvaluator:
     """The numpy evaluator of the model's current weights (what the engine plays with)."""
-    return NetEvaluator(model_arrays(model), make_header(shape.units, shape.hidden, shape.scale, **header))
+    return NetEvaluator(model_arrays(model), make_header(shape.units, shape.hidden, shape.scale, linear=shape.linear,
+                                                         **header))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -301,7 +325,8 @@ def _load_boot(path: Path, model: Any, opt: Any, shape: NetShape, settings: Supe
     finite, a finite curve of one row an epoch done); the curve so far. :class:`~organisms.net.NetFileError`, one
     line naming the file, otherwise."""
     source = str(path)
-    shapes = {**expected_shapes(shape.units, shape.hidden), **adam_shapes([tuple(p.shape) for p in model.parameters()])}
+    shapes = {**expected_shapes(shape.units, shape.hidden, shape.linear),
+              **adam_shapes([tuple(p.shape) for p in model.parameters()])}
     arrays, header = read_checkpoint(path, lambda h: shapes,
                                      noun="bootstrap checkpoint", kind=BOOT_KIND, identity=ident,
                                      nonfinite="holds numbers that are not finite")

@@ -130,7 +130,8 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
                                                          f"held out {r.held_mae:.1f} cp"),
                                   checkpoint=boot_checkpoint, resume=resume, identity=identity)
         save_net(boot_path, model_arrays(model),
-                 make_header(shape.units, shape.hidden, shape.scale, epoch_curve=[r.to_json() for r in epochs]))
+                 make_header(shape.units, shape.hidden, shape.scale, linear=shape.linear,
+                             epoch_curve=[r.to_json() for r in epochs]))
         boot_checkpoint.unlink()  # bootstrap.npz holds the bootstrap now
     td_rows: list[TDRow] = []
     if settings.td.iterations > 0:
@@ -144,7 +145,7 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
         else float("nan")
     train_mae = float(np.abs(net.centipawns(data.x[data.train]) - data.y[data.train]).mean())
     header = make_header(
-        shape.units, shape.hidden, shape.scale, training=_settings_dict(settings), command=command,
+        shape.units, shape.hidden, shape.scale, linear=shape.linear, training=_settings_dict(settings), command=command,
         epoch_curve=[r.to_json() for r in epochs], td_curve=[asdict(r) for r in td_rows],
         errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": base},
         rows={"train": len(data.train), "held": len(data.held), "labels": data.total},
@@ -162,9 +163,10 @@ def read_bootstrap(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray], 
     (:meth:`organisms.net.NetEvaluator.load`: header, shapes, finite floats) of the architecture ``shape`` and a
     curve of :data:`EPOCH_FIELDS` records; :class:`~organisms.net.NetFileError`, one line naming the file, otherwise."""
     net = NetEvaluator.load(path)
-    if (net.units, net.hidden, net.scale) != (tuple(shape.units), shape.hidden, shape.scale):
-        raise NetFileError(f"{path}: a net of units {list(net.units)}, hidden {net.hidden}, scale {net.scale:g}; these "
-                           f"settings need units {list(shape.units)}, hidden {shape.hidden}, scale {shape.scale:g}")
+    if (net.units, net.hidden, net.scale, net.linear) != (tuple(shape.units), shape.hidden, shape.scale, shape.linear):
+        raise NetFileError(f"{path}: a net of units {list(net.units)}, hidden {net.hidden}, scale {net.scale:g}, "
+                           f"linear path {net.linear}; these settings need units {list(shape.units)}, hidden "
+                           f"{shape.hidden}, scale {shape.scale:g}, linear path {shape.linear}")
     curve = records(net.header.get("epoch_curve"), EPOCH_FIELDS, "epoch_curve", str(path), error=NetFileError)
     return net.arrays, [EpochRecord.from_json(r) for r in curve]
 
@@ -183,8 +185,10 @@ def summary_lines(s: NetRunSettings, o: NetOutcome, command: str) -> list[str]:
              f"Data: {o.data.describe()}; target: {s.target}, held-out share {s.held_out}, seed {s.seed}.", "",
              "## Net", "",
              f"363 Giraffe features -> per-group first layer (global 19 -> {sh.units[0]}, piece-centric 216 -> "
-             f"{sh.units[1]}, square-centric 128 -> {sh.units[2]}), ReLU -> {sh.hidden} ReLU -> 1 linear output "
-             f"x {sh.scale:g} = centipawns, side to move's view. File: `{o.path.name}`.", "",
+             f"{sh.units[1]}, square-centric 128 -> {sh.units[2]}), ReLU -> {sh.hidden} ReLU -> 1 linear output"
+             + (", plus a linear path from the 363 features (started at the piece values on the material counts)"
+                if sh.linear else "")
+             + f" x {sh.scale:g} = centipawns, side to move's view. File: `{o.path.name}`.", "",
              "## Errors (mean absolute error against the mentor, centipawns)", "",
              "| | training | held out |", "|---|---|---|",
              f"| net | {o.train_mae:.1f} | {o.held_mae:.1f} |",

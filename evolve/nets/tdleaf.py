@@ -156,7 +156,7 @@ def load_checkpoint(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray],
     ``td_iteration`` a whole number and ``td_curve`` one :data:`TD_FIELDS` record per iteration, in order (the TD
     error and the held-out error may be NaN: none measured); :class:`~organisms.net.NetFileError`, one line naming
     the file, otherwise."""
-    shapes = expected_shapes(shape.units, shape.hidden)
+    shapes = expected_shapes(shape.units, shape.hidden, shape.linear)
     arrays, header = read_checkpoint(path, lambda h: shapes, noun="TD-Leaf checkpoint", kind=TD_KIND,
                                      legacy_kind=True)
     arrays = check_arrays(arrays, shapes, str(path))
@@ -223,7 +223,7 @@ def td_leaf(model: Any, shape: NetShape, openings: Sequence[Opening], settings: 
                          "td_settings": asdict(settings)})
         if settings.snapshot_every and (it + 1) % settings.snapshot_every == 0:
             save_net(snapshot_path(checkpoint, it + 1), model_arrays(model),
-                     make_header(shape.units, shape.hidden, shape.scale, td_iteration=it + 1,
+                     make_header(shape.units, shape.hidden, shape.scale, linear=shape.linear, td_iteration=it + 1,
                                  td_settings=asdict(settings)))
         if on_iteration is not None:
             on_iteration(row)
