@@ -40,6 +40,7 @@ def labels_table(folders: list[Path]) -> list[str]:
         labels, train = (f"{rows[k]:,}" if k in rows else "–" for k in ("labels", "train"))  # older nets lack them
         training = h.get("training", {})
         loss = training.get("supervised", {}).get("loss", "l1")  # nets trained before the choice: l1
+        loss += ", linear path" if h.get("linear") else ""  # train-net --linear
         out.append(f"| {d.name} | {training.get('labels', '–')} | {loss} | {labels} | {train} | "
                    f"{h['errors']['held_mae']:.1f} | "
                    f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {match_line(d)} |")
