@@ -7,7 +7,10 @@
 #      (boot-200000: depth 8; boot-200000-d1: depth 1, the depth the pupil study found to teach the perspective net
 #      best; both with Giraffe's L1 loss on centipawns, and again with the perspective net's win-probability loss,
 #      train-net --loss wdl: boot-200000-wdl, boot-200000-d1-wdl); then, of the pair that played best, the first
-#      500,000 and 1,000,000 labels and all of them (boot-N plus the pair's suffix, -d1 and/or -wdl). 40
+#      500,000 and 1,000,000 labels and all of them (boot-N plus the pair's suffix, -d1 and/or -wdl). Beside them,
+#      not a candidate for the series (added once it had begun): depth 8, L1 and a linear path from the features to
+#      the output (train-net --linear: boot-200000-linear), after benchmarks/eval_gap.py showed the net hundreds of
+#      centipawns off the expert at large material imbalances inside a search. 40
 #      epochs each (batch 256, Adam; seed 1, 20 % of the rows held out), each net played as it is: 200 games
 #      against the expert at 2,000 nodes a move from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta =
 #      0.05, may stop it, never before 40 games) and its depth-2 error on results/heldout-tcec and
@@ -73,7 +76,10 @@ for n in 200000 500000 1000000 all; do
   play $R/boot-$n$suffix $R/boot-$n$suffix/net.npz
   boots+=($R/boot-$n$suffix)
 done
-other=(); for d in "${pairs[@]}"; do [ $d = $R/boot-200000$suffix ] || other+=($d); done  # the other pairs beside
+# The linear path beside the pairs (not a candidate for the series: added once it had begun)
+train $R/boot-200000-linear $SP8 --limit 200000 --linear
+play $R/boot-200000-linear $R/boot-200000-linear/net.npz
+other=($R/boot-200000-linear); for d in "${pairs[@]}"; do [ $d = $R/boot-200000$suffix ] || other+=($d); done  # beside
 $PY tools/giraffe_table.py labels "${other[@]}" "${boots[@]}" > $R/labels-needed.md
 best=$($PY tools/giraffe_table.py best "${boots[@]}")
 
