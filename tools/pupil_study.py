@@ -251,6 +251,17 @@ def main() -> None:
           "column is the net's own held-out error (the mentor's cp) and loss from its summary.md, and its material "
           "column the net's values of a piece up in quiet positions (cp).\n")
     table(root / "pnet", NET_FACTORS, finished)
+    spread, noise = root / "member-spread.md", root / "mean-noise" / "scores.txt"
+    if spread.exists() and noise.exists():
+        print("## What the mean of nets buys\n\nHow far each member of mean-5x64 strays from the mean, on the "
+              "positions the mean's search evaluates (`benchmarks/eval_gap.py --reference`, member-spread.md); the "
+              "members differ only in their seeds, so this is the noise a mean of five divides by about the square "
+              "root of five. Then what noise of each size costs a search: the expert plus position-keyed noise "
+              "against the expert at 2,000 nodes, 100 games (`benchmarks/noisy_expert.py`, a standard deviation "
+              "of 1.25 x the mean absolute size; mean-noise/), at the size of one member's own noise and of what "
+              "is left in the mean.\n")
+        print(spread.read_text())
+        print("\n".join(f"- {line}" for line in noise.read_text().splitlines() if line.strip()) + "\n")
 
 
 if __name__ == "__main__":

@@ -216,4 +216,20 @@ for k in 1 2 3; do net dagger-$k $D/pnet-dagger-$k.epd; done
 net width-320 $SP1 --units 320
 # (No mean of five 128-unit nets: the mean against one net of its members' width and one of its total width answers
 # what the mean buys; five 128-unit members would take about 2.5 hours of the two cores, which the reference runs need.)
+# What the mean buys: how far each member strays from the mean on the positions the mean's search evaluates
+# (benchmarks/eval_gap.py --reference), and what position-keyed noise of one member's size and of what is left in the
+# mean costs the expert (benchmarks/noisy_expert.py, 100 games each at 2,000 nodes). The sizes: the members stray
+# 20 cp (mean absolute) from the mean; for independent noise that is 0.89 x a member's own (the square root of 1 -
+# 1/5), 22 cp, a standard deviation of 28 cp (x 1.25); the mean keeps 28 / the square root of 5 = 12.5 cp.
+M5=$R/pnet/mean-5x64
+if [ ! -s $R/member-spread.md ]; then
+  $PY benchmarks/eval_gap.py pnet:$M5/pnet.npz $(for k in 1 2 3 4 5; do echo pnet:$M5/member-$k/pnet.npz; done) \
+    --reference pnet:$M5/pnet.npz --games $M5/vs-expert-2000n.pgn --first 8 > $R/member-spread.md.tmp
+  mv $R/member-spread.md.tmp $R/member-spread.md
+fi
+mkdir -p $R/mean-noise
+if [ ! -s $R/mean-noise/scores.txt ]; then
+  $PY benchmarks/noisy_expert.py 12.5 28 --games 100 --jobs $J --out $R/mean-noise > $R/mean-noise/scores.txt.tmp
+  mv $R/mean-noise/scores.txt.tmp $R/mean-noise/scores.txt
+fi
 $PY tools/pupil_study.py $R > $R/study.md
