@@ -64,9 +64,6 @@ EVAL_LIMIT = 10_000
 CACHE_SIZE = 1 << 16
 """Positions kept in an evaluator's cache; it is emptied when full (the engine keeps its own cache too)."""
 
-ARRAY_NAMES = ("w_global", "b_global", "w_piece", "b_piece", "w_square", "b_square",
-               "w_hidden", "b_hidden", "w_out", "b_out")
-
 
 class NetFileError(ReadbackError):
     """A net file that cannot be used: unreadable, another format or feature version, or wrong shapes."""
