@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from evolve.players import PLAYERS
 from mentor.labeller import MentorConfig, label_samples
-from mentor.labels import read_labels
+from mentor.labels import Label, read_labels
 from mentor.pool import find_stockfish
 from mentor.samplers import Sample
 from search.base import Comparator
@@ -56,6 +56,14 @@ Game = list[tuple[chess.Board, int, int]]
 Pair = tuple[tuple[chess.Board, int, int], tuple[chess.Board, int, int]]
 
 
+def white_score(label: Label) -> int | None:
+    """The mentor's score of a kept label from White's view (cp): one with an id, quiet, at most 1,500 cp (not a
+    mate); ``None`` for the others."""
+    if label.id is None or abs(label.ce) > 1500 or not label.quiet():
+        return None
+    return label.ce if label.board.turn == chess.WHITE else -label.ce
+
+
 def games_of(path: Path, lines: int) -> dict[str, Game]:
     """The first ``lines`` labels by game (the id without its last field), each quiet position with the mentor's
     score from White's view (cp) and its ply in the game; labels beyond 1,500 cp, mates and positions that are not
@@ -64,9 +72,8 @@ def games_of(path: Path, lines: int) -> dict[str, Game]:
     for i, label in enumerate(read_labels(path)):
         if i >= lines:
             break
-        if label.id is None or abs(label.ce) > 1500 or not label.quiet():
+        if (white := white_score(label)) is None or label.id is None:
             continue
-        white = label.ce if label.board.turn == chess.WHITE else -label.ce
         game, _, ply = label.id.rpartition(":")
         games.setdefault(game, []).append((label.board, white, int(ply)))
     return games
@@ -103,8 +110,7 @@ def sibling_pairs(games: dict[str, Game], roots: int, depth: int, jobs: int) -> 
         label_samples(samples, MentorConfig("uci", command=(stockfish,), depth=depth), Path(tmp) / "siblings.epd",
                       jobs=jobs)
         for label in read_labels(Path(tmp) / "siblings.epd"):
-            if label.id is not None and label.quiet() and abs(label.ce) <= 1500:
-                white = label.ce if label.board.turn == chess.WHITE else -label.ce
+            if (white := white_score(label)) is not None and label.id is not None:
                 children.setdefault(label.id.split(":")[0], []).append((label.board, white, 0))
     bands: dict[tuple[int, int], list[Pair]] = {band: [] for band in SIBLING_BANDS}
     for kids in children.values():

@@ -53,7 +53,7 @@ from evolve.nets.checkpoint import (
 )
 from evolve.nets.common import EpochRecord, RunExists, record_fields, require_torch
 from mentor.labels import DEFAULT_CAP
-from organisms.giraffe import giraffe_matrix
+from organisms.giraffe import GIRAFFE_FEATURE_NAMES, giraffe_matrix
 from organisms.net import (
     DEFAULT_HIDDEN,
     DEFAULT_SCALE,
@@ -76,11 +76,22 @@ class NetShape:
     scale: float = DEFAULT_SCALE
     linear: bool = False
 
+    def header(self, **extra: Any) -> dict[str, Any]:
+        """A net file's header for this architecture (:func:`organisms.net.make_header`), ``extra`` kept as given."""
+        return make_header(self.units, self.hidden, self.scale, linear=self.linear, **extra)
 
-MATERIAL_COLUMNS = {0: 9.0, 1: 10.0, 2: 6.0, 3: 6.0, 4: 8.0, 5: -9.0, 6: -10.0, 7: -6.0, 8: -6.0, 9: -8.0}
-"""The linear path's starting weights on the global group's material counts, pawns per unit of the feature: our
-queens /1, rooks /2, bishops /2, knights /2, pawns /8, then theirs (:mod:`organisms.giraffe`), so a whole count
-is worth 9, 5, 3, 3 and 1 pawns."""
+    def array_shapes(self) -> dict[str, tuple[int, ...]]:
+        """The shape of every array of a net of this architecture (:func:`organisms.net.expected_shapes`)."""
+        return expected_shapes(self.units, self.hidden, self.linear)
+
+
+_PAWNS_PER_UNIT = {"queens": 9.0, "rooks": 10.0, "bishops": 6.0, "knights": 6.0, "pawns": 8.0}
+"""A piece's worth in pawns times its count feature's divisor (queens /1, rooks /2, bishops /2, knights /2, pawns /8:
+:mod:`organisms.giraffe`), so a whole count is worth 9, 5, 3, 3 and 1 pawns."""
+MATERIAL_COLUMNS = {GIRAFFE_FEATURE_NAMES.index(f"{side}_{piece}"): sign * pawns
+                    for side, sign in (("our", 1.0), ("their", -1.0)) for piece, pawns in _PAWNS_PER_UNIT.items()}
+"""The linear path's starting weights on the global group's material counts (feature column: pawns per unit of the
+feature; ours plus, theirs minus)."""
 
 
 def build_model(shape: NetShape, seed: int = 0) -> Any:
@@ -148,8 +159,7 @@ def load_arrays(model: Any, arrays: dict[str, np.ndarray]) -> None:
 
 def evaluator(model: Any, shape: NetShape, **header: Any) -> NetEvaluator:
     """The numpy evaluator of the model's current weights (what the engine plays with)."""
-    return NetEvaluator(model_arrays(model), make_header(shape.units, shape.hidden, shape.scale, linear=shape.linear,
-                                                         **header))
+    return NetEvaluator(model_arrays(model), shape.header(**header))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -325,8 +335,7 @@ def _load_boot(path: Path, model: Any, opt: Any, shape: NetShape, settings: Supe
     finite, a finite curve of one row an epoch done); the curve so far. :class:`~organisms.net.NetFileError`, one
     line naming the file, otherwise."""
     source = str(path)
-    shapes = {**expected_shapes(shape.units, shape.hidden, shape.linear),
-              **adam_shapes([tuple(p.shape) for p in model.parameters()])}
+    shapes = {**shape.array_shapes(), **adam_shapes([tuple(p.shape) for p in model.parameters()])}
     arrays, header = read_checkpoint(path, lambda h: shapes,
                                      noun="bootstrap checkpoint", kind=BOOT_KIND, identity=ident,
                                      nonfinite="holds numbers that are not finite")

@@ -50,7 +50,7 @@ from evolve.nets.giraffe import (
 )
 from evolve.nets.tdleaf import TDRow, TDSettings, load_checkpoint, td_leaf
 from mentor.labels import DEFAULT_CAP
-from organisms.net import NetEvaluator, NetFileError, make_header, save_net
+from organisms.net import NetEvaluator, NetFileError, save_net
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.runtime.provenance import provenance
 from search.runtime.readback import records
@@ -130,8 +130,7 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
                                                          f"held out {r.held_mae:.1f} cp"),
                                   checkpoint=boot_checkpoint, resume=resume, identity=identity)
         save_net(boot_path, model_arrays(model),
-                 make_header(shape.units, shape.hidden, shape.scale, linear=shape.linear,
-                             epoch_curve=[r.to_json() for r in epochs]))
+                 shape.header(epoch_curve=[r.to_json() for r in epochs]))
         boot_checkpoint.unlink()  # bootstrap.npz holds the bootstrap now
     td_rows: list[TDRow] = []
     if settings.td.iterations > 0:
@@ -144,8 +143,8 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     held_mae = float(np.abs(net.centipawns(data.x[data.held]) - data.y[data.held]).mean()) if len(data.held) \
         else float("nan")
     train_mae = float(np.abs(net.centipawns(data.x[data.train]) - data.y[data.train]).mean())
-    header = make_header(
-        shape.units, shape.hidden, shape.scale, linear=shape.linear, training=_settings_dict(settings), command=command,
+    header = shape.header(
+        training=_settings_dict(settings), command=command,
         epoch_curve=[r.to_json() for r in epochs], td_curve=[asdict(r) for r in td_rows],
         errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": base},
         rows={"train": len(data.train), "held": len(data.held), "labels": data.total},

@@ -40,7 +40,7 @@ from evolve.nets.common import NoTrainingData, refuse_existing, require_torch
 from evolve.nets.giraffe import NetShape, evaluator, load_arrays, mae, model_arrays
 from mentor.target import quiet_leaf
 from organisms.giraffe import giraffe_features
-from organisms.net import check_arrays, expected_shapes, make_header, save_net
+from organisms.net import check_arrays, save_net
 from search import Engine, Limit
 from search.games.openings import Opening
 
@@ -156,7 +156,7 @@ def load_checkpoint(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray],
     ``td_iteration`` a whole number and ``td_curve`` one :data:`TD_FIELDS` record per iteration, in order (the TD
     error and the held-out error may be NaN: none measured); :class:`~organisms.net.NetFileError`, one line naming
     the file, otherwise."""
-    shapes = expected_shapes(shape.units, shape.hidden, shape.linear)
+    shapes = shape.array_shapes()
     arrays, header = read_checkpoint(path, lambda h: shapes, noun="TD-Leaf checkpoint", kind=TD_KIND,
                                      legacy_kind=True)
     arrays = check_arrays(arrays, shapes, str(path))
@@ -223,8 +223,7 @@ def td_leaf(model: Any, shape: NetShape, openings: Sequence[Opening], settings: 
                          "td_settings": asdict(settings)})
         if settings.snapshot_every and (it + 1) % settings.snapshot_every == 0:
             save_net(snapshot_path(checkpoint, it + 1), model_arrays(model),
-                     make_header(shape.units, shape.hidden, shape.scale, linear=shape.linear, td_iteration=it + 1,
-                                 td_settings=asdict(settings)))
+                     shape.header(td_iteration=it + 1, td_settings=asdict(settings)))
         if on_iteration is not None:
             on_iteration(row)
     return rows
