@@ -173,11 +173,12 @@ class NetEvaluator:
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """The raw outputs (output units, not centipawns) of an (N, 363) feature matrix: (N,) float32."""
-        h = np.maximum(np.asarray(x, dtype=np.float32) @ self.w1 + self.b1, 0)
+        x = np.asarray(x, dtype=np.float32)
+        h = np.maximum(x @ self.w1 + self.b1, 0)
         h = np.maximum(h @ self.w2 + self.b2, 0)
         out = h @ self.w3 + self.b3
         if self.w_lin is not None:
-            out = out + np.asarray(x, dtype=np.float32) @ self.w_lin
+            out = out + x @ self.w_lin
         return np.asarray(out, dtype=np.float32)
 
     def centipawns(self, x: np.ndarray) -> np.ndarray:
