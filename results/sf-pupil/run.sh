@@ -61,7 +61,8 @@ OPENINGS=search/data/openings-500.epd
 picks=()
 for name in "${CANDIDATES[@]}"; do
   file=${LABELS[$name]%% *}
-  [ -s $file ] || { echo "$file is missing: make it first (bash results/pupil-study/run.sh)" >&2; exit 1; }
+  [ -s $file ] || [ -f $R/pick/$name/organism.json ] || {
+    echo "$file is missing: make it first (bash results/pupil-study/run.sh)" >&2; exit 1; }
   # shellcheck disable=SC2086  # the flags after the file split on purpose
   evolve $R/pick/$name ${LABELS[$name]}
   vs_expert $R/pick/$name/vs-expert-2000n.log $R/pick/$name/organism.json 200 --jobs $J --nodes 2000 \
