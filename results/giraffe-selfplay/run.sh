@@ -10,7 +10,9 @@
 #      500,000 and 1,000,000 labels and all of them (boot-N plus the pair's suffix, -d1 and/or -wdl). Beside them,
 #      not a candidate for the series (added once it had begun): depth 8, L1 and a linear path from the features to
 #      the output (train-net --linear: boot-200000-linear), after benchmarks/eval_gap.py showed the net hundreds of
-#      centipawns off the expert at large material imbalances inside a search. 40
+#      centipawns off the expert at large material imbalances inside a search; and the 200,971 search-tree positions
+#      (results/data/search-tree, depth 8), their own score (--target root: boot-200000-tree-root) and their PV's
+#      quiet leaf's (boot-200000-tree), after the linear path left that gap as it was. 40
 #      epochs each (batch 256, Adam; seed 1, 20 % of the rows held out), each net played as it is: 200 games
 #      against the expert at 2,000 nodes a move from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta =
 #      0.05, may stop it, never before 40 games) and its depth-2 error on results/heldout-tcec and
@@ -69,6 +71,20 @@ done
 suffix=$($PY tools/giraffe_table.py best "${pairs[@]}"); suffix=${suffix#$R/boot-200000}
 SP=$SP8; [ "${suffix#-d1}" != "$suffix" ] && SP=$SP1
 LOSS=(); [ "${suffix%-wdl}" != "$suffix" ] && LOSS=(--loss wdl)
+# Beside the pairs (not candidates for the series: added once it had begun), each on 200,000 labels at depth 8:
+# the linear path; then the positions where a search evaluates (results/data/search-tree: the organism's, the expert's
+# and the perspective net's searches at 2,000 nodes), scored as they are (--target root: the mentor's score of the
+# position, hanging pieces and all) and at the PV's quiet leaf (the default, as every other row).
+train $R/boot-200000-linear $SP8 --limit 200000 --linear
+play $R/boot-200000-linear $R/boot-200000-linear/net.npz
+need search-tree
+TREE=results/data/search-tree/labels.epd.gz
+train $R/boot-200000-tree-root $TREE --limit 200000 --target root
+play $R/boot-200000-tree-root $R/boot-200000-tree-root/net.npz
+train $R/boot-200000-tree $TREE --limit 200000
+play $R/boot-200000-tree $R/boot-200000-tree/net.npz
+other=($R/boot-200000-linear $R/boot-200000-tree-root $R/boot-200000-tree)
+for d in "${pairs[@]}"; do [ $d = $R/boot-200000$suffix ] || other+=($d); done  # beside the series
 boots=()
 for n in 200000 500000 1000000 all; do
   limit=(); [ $n = all ] || limit=(--limit $n)
@@ -76,10 +92,6 @@ for n in 200000 500000 1000000 all; do
   play $R/boot-$n$suffix $R/boot-$n$suffix/net.npz
   boots+=($R/boot-$n$suffix)
 done
-# The linear path beside the pairs (not a candidate for the series: added once it had begun)
-train $R/boot-200000-linear $SP8 --limit 200000 --linear
-play $R/boot-200000-linear $R/boot-200000-linear/net.npz
-other=($R/boot-200000-linear); for d in "${pairs[@]}"; do [ $d = $R/boot-200000$suffix ] || other+=($d); done  # beside
 $PY tools/giraffe_table.py labels "${other[@]}" "${boots[@]}" > $R/labels-needed.md
 best=$($PY tools/giraffe_table.py best "${boots[@]}")
 
