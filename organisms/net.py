@@ -22,6 +22,9 @@ per output unit), and whatever its writer records (training settings, provenance
 and JSON nesting are bounded, widths are whole numbers in [1, :data:`MAX_WIDTH`], and each array's shape and dtype
 are checked from its ``.npy`` header, against the architecture and the element cap, before it is read (issue 23).
 
+A mean of nets (:func:`average_nets`; ``train-net --members``) is a net file like any other: its groups and hidden
+layer are its members' side by side, the hidden weights block-diagonal, and its header lists the members' files.
+
 For speed the three group layers are assembled, once, into one block-diagonal (363, units) matrix, so a
 position costs three small matrix-vector products; positions are cached by the integers their features
 depend on (:func:`~organisms.giraffe.giraffe_row`), in a bounded dictionary.
@@ -30,7 +33,7 @@ depend on (:func:`~organisms.giraffe.giraffe_row`), in a bounded dictionary.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -205,6 +208,48 @@ class NetEvaluator:
             self._cache.clear()
         self._cache[row] = v
         return v
+
+
+def average_nets(nets: Sequence[NetEvaluator]) -> tuple[dict[str, np.ndarray], float]:
+    """The arrays and scale (cp per output unit) of one net whose output is the mean of ``nets``' outputs in
+    centipawns (an ensemble played as one wider net, as :func:`organisms.pnet.average_pnets` for perspective nets):
+    each group's first layers side by side (its units the sum of theirs), the hidden layers block-diagonal (each
+    member's hidden units see only its own first-layer units; ``hidden`` the sum), each member's output weights and
+    bias (and linear path) times ``scale_i / (n * scale)``, ``scale`` the members' mean scale. Exact up to float32
+    rounding before the played score's rounding to a whole centipawn. ``ValueError`` without nets or when the mean is
+    wider than a net file allows (:data:`MAX_WIDTH`)."""
+    if not nets:
+        raise ValueError("no nets to average")
+    units = tuple(sum(n.units[g] for n in nets) for g in range(len(GROUPS)))
+    hidden = sum(n.hidden for n in nets)
+    if max(*units, hidden) > MAX_WIDTH:
+        raise ValueError(f"the mean of {len(nets)} nets is {max(*units, hidden)} units wide, above a net file's "
+                         f"{MAX_WIDTH}")
+    scale = float(np.mean([n.scale for n in nets]))
+    share = [n.scale / (len(nets) * scale) for n in nets]
+    arrays: dict[str, np.ndarray] = {}
+    for name, _, _ in GROUPS:
+        arrays[f"w_{name}"] = np.concatenate([n.arrays[f"w_{name}"] for n in nets], axis=1)
+        arrays[f"b_{name}"] = np.concatenate([n.arrays[f"b_{name}"] for n in nets])
+    w_hidden = np.zeros((sum(units), hidden), dtype=np.float64)
+    starts = np.cumsum([0, *units[:-1]])  # where each group's units begin in the mean's first layer
+    done = [0] * len(GROUPS)  # the earlier members' units in each group
+    col = 0
+    for n in nets:
+        row = 0  # this member's first-layer units: its groups' in order
+        for g, u in enumerate(n.units):
+            w_hidden[starts[g] + done[g]:starts[g] + done[g] + u, col:col + n.hidden] = n.w2[row:row + u]
+            row += u
+            done[g] += u
+        col += n.hidden
+    arrays["w_hidden"] = w_hidden
+    arrays["b_hidden"] = np.concatenate([n.b2 for n in nets])
+    arrays["w_out"] = np.concatenate([n.arrays["w_out"] * f for n, f in zip(nets, share, strict=True)])
+    arrays["b_out"] = np.array([sum(n.b3 * f for n, f in zip(nets, share, strict=True))])
+    if any(n.linear for n in nets):
+        arrays["w_linear"] = sum((n.arrays["w_linear"].astype(np.float64) * f
+                                  for n, f in zip(nets, share, strict=True) if n.linear), np.zeros((N_GIRAFFE, 1)))
+    return {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}, scale
 
 
 def check_format(header: Mapping[str, Any], source: str, kind: str, version_key: str, version: str,

@@ -29,8 +29,8 @@ from search.runtime.provenance import describe  # noqa: E402
 
 
 def labels_table(folders: list[Path]) -> list[str]:
-    out = ["| net | label file | loss, variant | labels read | training rows | held-out cp (same file) | heldout-tcec | "
-           "heldout-mixed | against the expert, 2,000 nodes |", "|---|---|---|---|---|---|---|---|---|"]
+    out = ["| net | label file | loss, variant | labels read | training rows | held-out cp (same file) | "
+           "heldout-tcec | heldout-mixed | against the expert, 2,000 nodes |", "|---|---|---|---|---|---|---|---|---|"]
     for d in folders:
         if not (d / "net.npz").exists():
             out.append(f"| {d.name} (not trained yet) | – | – | – | – | – | – | – | – |")
@@ -42,6 +42,7 @@ def labels_table(folders: list[Path]) -> list[str]:
         loss = training.get("supervised", {}).get("loss", "l1")  # nets trained before the choice: l1
         loss += ", linear path" if h.get("linear") else ""  # train-net --linear
         loss += ", the position's own score" if training.get("target") == "root" else ""  # train-net --target root
+        loss += f", the mean of {len(h['members'])} nets" if h.get("members") else ""  # train-net --members
         out.append(f"| {d.name} | {training.get('labels', '–')} | {loss} | {labels} | {train} | "
                    f"{h['errors']['held_mae']:.1f} | "
                    f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {match_line(d)} |")

@@ -14,6 +14,7 @@ NAME = "train-net"
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
     from evolve.nets.giraffe import BOOT_LOSSES, NetShape, SupervisedSettings
+    from evolve.nets.giraffe_run import NetRunSettings
     from evolve.nets.tdleaf import TDSettings
 
     p = training_parser(subparsers, NAME, [parents.seed(), parents.data(genome=False), parents.progress()],
@@ -30,6 +31,10 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     g.add_argument("--linear", action="store_true",
                    help="add a linear path from the features to the output, started at the piece values on the "
                         "material counts, so that material adds up linearly at any imbalance (not Giraffe's)")
+    g.add_argument("--members", type=common.positive_int, default=common.default(NetRunSettings, "members"),
+                   help="train this many nets alike from consecutive seeds (one split), each in OUT/member-I/, and "
+                        "play their mean as one net (bootstrap only, no TD-Leaf): a mean of nets plays with less "
+                        "seed-to-seed noise; N times the training")
     g = p.add_argument_group("supervised bootstrap")
     common.add_setting_options(g, SupervisedSettings, (
         ("--epochs", "epochs", common.non_negative_int, "epochs"),
@@ -68,9 +73,12 @@ def run(args: argparse.Namespace) -> int:
                       nodes=args.td_nodes, lam=args.td_lambda, lr=args.td_lr, cap=args.cap, seed=args.seed,
                       snapshot_every=args.td_snapshot_every),
         target=args.target, cap=args.cap, held_out=args.held_out, seed=args.seed, jobs=args.jobs,
-        openings=args.openings, limit=args.limit)
+        openings=args.openings, limit=args.limit, members=args.members)
     with GameBar(not args.no_progress) as bar:
         outcome = train_net(settings, common.command_line(), resume=args.resume, report=bar.say, on_game=bar.on_game)
+    if outcome.members:
+        print(f"the mean of {len(outcome.members)} nets (members: "
+              + ", ".join(f"{e:.1f}" for e in outcome.members_held_mae) + " cp held out)")
     print(f"held-out error {outcome.held_mae:.1f} cp (predicting the training median: "
           f"{outcome.baselines['median']:.1f} cp); training {outcome.train_mae:.1f} cp")
     print(results_line(args.out, ("net.npz", "summary.md", "curve.png"), f"play it as net:{outcome.path}"))

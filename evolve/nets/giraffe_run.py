@@ -11,12 +11,17 @@ The run writes into its folder:
   the settings of both phases, the curves, the errors and provenance), played with ``net:DIR/net.npz``;
 - ``summary.md`` and ``curve.png`` (held-out error per epoch, then the validation error and TD error per
   TD-Leaf iteration, beside the trivial baselines).
+
+With ``members`` N above 1 (``train-net --members N``, bootstrap only) N nets are trained alike from seeds ``seed`` to
+``seed + N - 1`` on one split, each in ``member-I/`` with the files above (each playable alone), and ``net.npz`` is
+their mean played as one net (:func:`organisms.net.average_nets`): a mean of five perspective nets played 11 points
+better than one, its members' seed-to-seed noise divided (results/pupil-study/study.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +55,9 @@ from evolve.nets.giraffe import (
 )
 from evolve.nets.tdleaf import TDRow, TDSettings, load_checkpoint, td_leaf
 from mentor.labels import DEFAULT_CAP
-from organisms.net import NetEvaluator, NetFileError, save_net
+from organisms.net import MAX_WIDTH, NetEvaluator, NetFileError, average_nets, make_header, save_net
 from search.games.openings import Opening, default_openings_path, load_openings
+from search.runtime.errors import SettingsError
 from search.runtime.provenance import provenance
 from search.runtime.readback import records
 
@@ -70,6 +76,18 @@ class NetRunSettings:
     jobs: int = 1
     openings: str | None = None
     limit: int | None = None  # only the first N label lines
+    members: int = 1  # nets trained alike from consecutive seeds, played as their mean (bootstrap only)
+
+    def __post_init__(self) -> None:
+        if self.members < 1:
+            raise SettingsError(f"--members must be at least 1, got {self.members}")
+        if self.members > 1 and self.td.iterations > 0:
+            raise SettingsError("--members averages bootstrapped nets; TD-Leaf trains one net (drop --td-iterations "
+                                "or use --members 1)")
+        wide = self.members * max(*self.shape.units, self.shape.hidden)
+        if wide > MAX_WIDTH:
+            raise SettingsError(f"--members {self.members} makes a mean net {wide} units wide, above a net file's "
+                                f"{MAX_WIDTH}")
 
 
 @dataclass
@@ -81,6 +99,8 @@ class NetOutcome:
     held_mae: float
     train_mae: float
     path: Path
+    members: list[Path] = field(default_factory=list)  # the members' nets, when the net is their mean
+    members_held_mae: list[float] = field(default_factory=list)  # their held-out errors (cp)
 
 
 def _settings_dict(s: NetRunSettings) -> dict[str, Any]:
@@ -98,20 +118,40 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     torch = require_torch()
     torch.set_num_threads(1)
     out = Path(settings.out)
-    boot_path, td_path, net_path = out / "bootstrap.npz", out / "td-checkpoint.npz", out / "net.npz"
-    boot_checkpoint = out / "boot-checkpoint.npz"
-    if not resume and (boot_path.exists() or td_path.exists() or boot_checkpoint.exists()):
+    folders = [out] if settings.members == 1 else [out / f"member-{i}" for i in range(1, settings.members + 1)]
+    if not resume and any((f / n).exists() for f in folders
+                          for n in ("bootstrap.npz", "td-checkpoint.npz", "boot-checkpoint.npz")):
         raise RunExists(f"{out}: holds a net training run (use --resume to continue it)")
     say = report or quiet
-    shape = settings.shape
-    boot = read_bootstrap(boot_path, shape) if resume and boot_path.exists() else None
-    if resume and td_path.exists() and settings.td.iterations > 0:
-        load_checkpoint(td_path, shape)  # checked before anything is trained or written; td_leaf reads it again
+    boots = [read_bootstrap(f / "bootstrap.npz", settings.shape) if resume and (f / "bootstrap.npz").exists()
+             else None for f in folders]  # checked before anything is trained or written
+    if resume and (out / "td-checkpoint.npz").exists() and settings.td.iterations > 0:
+        load_checkpoint(out / "td-checkpoint.npz", settings.shape)  # td_leaf reads it again
     data = load_net_data(settings.labels, settings.target, settings.cap, settings.held_out, settings.seed,
                          n_jobs=settings.jobs, limit=settings.limit)
     say(data.describe())
     base = baselines(data)
-    model = build_model(shape, settings.seed)
+    outcomes = []
+    for i, (folder, boot) in enumerate(zip(folders, boots, strict=True)):
+        if len(folders) > 1:
+            say(f"member {i + 1} of {len(folders)} (seed {settings.seed + i}): {folder}")
+        outcomes.append(_train_one(settings, folder, i, boot, data, base, command, resume, say, on_game))
+    if len(outcomes) == 1:
+        return outcomes[0]
+    return _write_mean(settings, outcomes, command)
+
+
+def _train_one(settings: NetRunSettings, out: Path, offset: int,
+               boot: tuple[dict[str, np.ndarray], list[EpochRecord]] | None, data: NetData, base: dict[str, float],
+               command: str, resume: bool, say: Report, on_game: Callable[[int, int], None] | None) -> NetOutcome:
+    """One net trained into ``out`` (its bootstrap from ``boot`` when read back, else trained, resumed from its
+    checkpoint when there; then TD-Leaf): its net.npz, summary.md and curve.png. ``offset`` is added to the
+    model's and the bootstrap's seeds (a member's place in an ensemble; 0 for a single net)."""
+    shape = settings.shape
+    boot_path, td_path, net_path = out / "bootstrap.npz", out / "td-checkpoint.npz", out / "net.npz"
+    boot_checkpoint = out / "boot-checkpoint.npz"
+    supervised = replace(settings.supervised, seed=settings.supervised.seed + offset)
+    model = build_model(shape, settings.seed + offset)
     out.mkdir(parents=True, exist_ok=True)
     if boot is not None:
         arrays, epochs = boot
@@ -120,11 +160,11 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     else:
         if resume and boot_checkpoint.exists():
             say(f"resuming the bootstrap from {boot_checkpoint}")
-        unit = BOOT_LOSSES[settings.supervised.loss].unit
+        unit = BOOT_LOSSES[supervised.loss].unit
         unit = f" {unit}" if unit else ""
         identity = {k: v for k, v in _settings_dict(settings).items()
                     if k in ("labels", "target", "cap", "held_out", "seed", "limit")}
-        epochs = train_supervised(model, data, shape, settings.supervised,
+        epochs = train_supervised(model, data, shape, supervised,
                                   on_epoch=lambda r: say(f"epoch {r.epoch}: loss {r.loss:.4f}{unit}, "
                                                          f"training {r.train_mae:.1f} cp, "
                                                          f"held out {r.held_mae:.1f} cp"),
@@ -140,11 +180,12 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
                           on_iteration=lambda r: say(f"TD-Leaf iteration {r.iteration}: {r.positions} leaves, "
                                                      f"TD error {r.td_error:.1f} cp, held out {r.held_mae:.1f} cp"))
     net = evaluator(model, shape)
-    held_mae = float(np.abs(net.centipawns(data.x[data.held]) - data.y[data.held]).mean()) if len(data.held) \
-        else float("nan")
-    train_mae = float(np.abs(net.centipawns(data.x[data.train]) - data.y[data.train]).mean())
+    train_mae, held_mae = _errors(net, data)
+    record = _settings_dict(replace(settings, supervised=supervised))
+    if offset:
+        record["model_seed"] = settings.seed + offset  # a member's; its split is the ensemble's (``seed``)
     header = shape.header(
-        training=_settings_dict(settings), command=command,
+        training=record, command=command,
         epoch_curve=[r.to_json() for r in epochs], td_curve=[asdict(r) for r in td_rows],
         errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": base},
         rows={"train": len(data.train), "held": len(data.held), "labels": data.total},
@@ -155,6 +196,40 @@ def train_net(settings: NetRunSettings, command: str = "", *, resume: bool = Fal
     write_summary(out / "summary.md", summary_lines(settings, outcome, command))
     return outcome
 
+
+def _errors(net: NetEvaluator, data: NetData) -> tuple[float, float]:
+    """``net``'s mean absolute error on the training rows and on the held-out rows (NaN without any), cp."""
+    held = float(np.abs(net.centipawns(data.x[data.held]) - data.y[data.held]).mean()) if len(data.held) \
+        else float("nan")
+    return float(np.abs(net.centipawns(data.x[data.train]) - data.y[data.train]).mean()), held
+
+
+def _write_mean(settings: NetRunSettings, members: list[NetOutcome], command: str) -> NetOutcome:
+    """The members' mean as one net in ``out/net.npz`` (:func:`organisms.net.average_nets`), its summary and curve
+    (member 1's bootstrap curve beside the mean's errors)."""
+    out = Path(settings.out)
+    nets = [NetEvaluator.load(m.path) for m in members]
+    arrays, scale = average_nets(nets)
+    first = members[0]
+    units = (sum(n.units[0] for n in nets), sum(n.units[1] for n in nets), sum(n.units[2] for n in nets))
+    train_mae, held_mae = _errors(NetEvaluator(arrays, make_header(units, sum(n.hidden for n in nets), scale,
+                                                                   linear=settings.shape.linear)), first.data)
+    each = [m.held_mae for m in members]
+    header = make_header(units, sum(n.hidden for n in nets), scale, linear=settings.shape.linear,
+                         training=_settings_dict(settings), command=command,
+                         members=[str(m.path.relative_to(out)) for m in members],
+                         epoch_curve=[r.to_json() for r in first.epochs], td_curve=[],
+                         errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": first.baselines,
+                                 "members_held_mae": each},
+                         rows={"train": len(first.data.train), "held": len(first.data.held),
+                               "labels": first.data.total},
+                         provenance=provenance())
+    save_net(out / "net.npz", arrays, header)
+    outcome = NetOutcome(first.data, first.epochs, [], first.baselines, held_mae, train_mae, out / "net.npz",
+                         [m.path for m in members], each)
+    plot_net_curve(out / "curve.png", first.epochs, [], first.baselines)
+    write_summary(out / "summary.md", summary_lines(settings, outcome, command))
+    return outcome
 
 
 def read_bootstrap(path: Path, shape: NetShape) -> tuple[dict[str, np.ndarray], list[EpochRecord]]:
@@ -188,6 +263,13 @@ def summary_lines(s: NetRunSettings, o: NetOutcome, command: str) -> list[str]:
              + (", plus a linear path from the 363 features (started at the piece values on the material counts)"
                 if sh.linear else "")
              + f" x {sh.scale:g} = centipawns, side to move's view. File: `{o.path.name}`.", "",
+             *([f"**An ensemble**: the mean of {len(o.members)} nets trained alike from seeds {s.seed} to "
+                f"{s.seed + len(o.members) - 1} (the same split; "
+                + ", ".join(f"`{m.parent.name}/{m.name}`" for m in o.members) + ", each playable alone), played as "
+                f"one net: each group's first layers side by side, the hidden layers block-diagonal ("
+                f"{len(o.members)} x the sizes above). Its held-out error {o.held_mae:.1f} cp; the members': "
+                + ", ".join(f"{e:.1f}" for e in o.members_held_mae) + " cp. The bootstrap's table below is "
+                "member 1's.", ""] if o.members else []),
              "## Errors (mean absolute error against the mentor, centipawns)", "",
              "| | training | held out |", "|---|---|---|",
              f"| net | {o.train_mae:.1f} | {o.held_mae:.1f} |",

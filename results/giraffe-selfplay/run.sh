@@ -12,7 +12,8 @@
 #      the output (train-net --linear: boot-200000-linear), after benchmarks/eval_gap.py showed the net hundreds of
 #      centipawns off the expert at large material imbalances inside a search; and the 200,971 search-tree positions
 #      (results/data/search-tree, depth 8), their own score (--target root: boot-200000-tree-root) and their PV's
-#      quiet leaf's (boot-200000-tree), after the linear path left that gap as it was. 40
+#      quiet leaf's (boot-200000-tree), after the linear path left that gap as it was; and the mean of five nets
+#      trained alike from seeds 1-5 (train-net --members 5: boot-200000-mean5), the perspective net's best lever. 40
 #      epochs each (batch 256, Adam; seed 1, 20 % of the rows held out), each net played as it is: 200 games
 #      against the expert at 2,000 nodes a move from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta =
 #      0.05, may stop it, never before 40 games) and its depth-2 error on results/heldout-tcec and
@@ -83,7 +84,10 @@ train $R/boot-200000-tree-root $TREE --limit 200000 --target root
 play $R/boot-200000-tree-root $R/boot-200000-tree-root/net.npz
 train $R/boot-200000-tree $TREE --limit 200000
 play $R/boot-200000-tree $R/boot-200000-tree/net.npz
-other=($R/boot-200000-linear $R/boot-200000-tree-root $R/boot-200000-tree)
+# and the mean of five nets (train-net --members 5), as the perspective net's mean gained 11 points over one net
+train $R/boot-200000-mean5 $SP8 --limit 200000 --members 5
+play $R/boot-200000-mean5 $R/boot-200000-mean5/net.npz
+other=($R/boot-200000-linear $R/boot-200000-tree-root $R/boot-200000-tree $R/boot-200000-mean5)
 for d in "${pairs[@]}"; do [ $d = $R/boot-200000$suffix ] || other+=($d); done  # beside the series
 boots=()
 for n in 200000 500000 1000000 all; do
