@@ -87,6 +87,21 @@ play $R/boot-200000-tree $R/boot-200000-tree/net.npz
 # and the mean of five nets (train-net --members 5), as the perspective net's mean gained 11 points over one net
 train $R/boot-200000-mean5 $SP8 --limit 200000 --members 5
 play $R/boot-200000-mean5 $R/boot-200000-mean5/net.npz
+# Why the nets play as they do, on boot-200000's games: how far each evaluation strays from the expert's where a
+# search evaluates, by who could win material at once (benchmarks/eval_gap.py --by threat: eval-gap-threat.md), and how
+# well each orders close positions, siblings most (benchmarks/close_pairs.py --siblings: close-pairs.md); beside them
+# the perspective net on the same 200,000 labels (the pupil study's sp200k) and the reference one (results/sf-pnet).
+if [ ! -s $R/eval-gap-threat.md ]; then
+  $PY benchmarks/eval_gap.py net:$R/boot-200000/net.npz net:$R/boot-200000-tree-root/net.npz \
+    net:$R/boot-200000-linear/net.npz pnet:results/pupil-study/pnet/sp200k/pnet.npz pnet:results/sf-pnet/pnet.npz \
+    --games $R/boot-200000/vs-expert-2000n.pgn --first 8 --by threat > $R/eval-gap-threat.md.tmp
+  mv $R/eval-gap-threat.md.tmp $R/eval-gap-threat.md
+fi
+if [ ! -s $R/close-pairs.md ]; then
+  $PY benchmarks/close_pairs.py net:$R/boot-200000/net.npz expert pnet:results/pupil-study/pnet/sp200k/pnet.npz \
+    pnet:results/sf-pnet/pnet.npz --siblings 150 --jobs $J > $R/close-pairs.md.tmp
+  mv $R/close-pairs.md.tmp $R/close-pairs.md
+fi
 other=($R/boot-200000-linear $R/boot-200000-tree-root $R/boot-200000-tree $R/boot-200000-mean5)
 for d in "${pairs[@]}"; do [ $d = $R/boot-200000$suffix ] || other+=($d); done  # beside the series
 boots=()
