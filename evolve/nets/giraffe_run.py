@@ -55,7 +55,7 @@ from evolve.nets.giraffe import (
 )
 from evolve.nets.tdleaf import TDRow, TDSettings, load_checkpoint, td_leaf
 from mentor.labels import DEFAULT_CAP
-from organisms.net import MAX_WIDTH, NetEvaluator, NetFileError, average_nets, make_header, save_net
+from organisms.net import MAX_WIDTH, NetEvaluator, NetFileError, average_nets, save_net
 from search.games.openings import Opening, default_openings_path, load_openings
 from search.runtime.errors import SettingsError
 from search.runtime.provenance import provenance
@@ -210,20 +210,19 @@ def _write_mean(settings: NetRunSettings, members: list[NetOutcome], command: st
     out = Path(settings.out)
     nets = [NetEvaluator.load(m.path) for m in members]
     arrays, scale = average_nets(nets)
-    first = members[0]
-    units = (sum(n.units[0] for n in nets), sum(n.units[1] for n in nets), sum(n.units[2] for n in nets))
-    train_mae, held_mae = _errors(NetEvaluator(arrays, make_header(units, sum(n.hidden for n in nets), scale,
-                                                                   linear=settings.shape.linear)), first.data)
+    first, k = members[0], len(members)
+    g, p, q = settings.shape.units  # the members share the run's shape: the mean is k times as wide
+    shape = replace(settings.shape, units=(g * k, p * k, q * k), hidden=settings.shape.hidden * k, scale=scale)
+    train_mae, held_mae = _errors(NetEvaluator(arrays, shape.header()), first.data)
     each = [m.held_mae for m in members]
-    header = make_header(units, sum(n.hidden for n in nets), scale, linear=settings.shape.linear,
-                         training=_settings_dict(settings), command=command,
-                         members=[str(m.path.relative_to(out)) for m in members],
-                         epoch_curve=[r.to_json() for r in first.epochs], td_curve=[],
-                         errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": first.baselines,
-                                 "members_held_mae": each},
-                         rows={"train": len(first.data.train), "held": len(first.data.held),
-                               "labels": first.data.total},
-                         provenance=provenance())
+    header = shape.header(training=_settings_dict(settings), command=command,
+                          members=[str(m.path.relative_to(out)) for m in members],
+                          epoch_curve=[r.to_json() for r in first.epochs], td_curve=[],
+                          errors={"train_mae": train_mae, "held_mae": held_mae, "baselines": first.baselines,
+                                  "members_held_mae": each},
+                          rows={"train": len(first.data.train), "held": len(first.data.held),
+                                "labels": first.data.total},
+                          provenance=provenance())
     save_net(out / "net.npz", arrays, header)
     outcome = NetOutcome(first.data, first.epochs, [], first.baselines, held_mae, train_mae, out / "net.npz",
                          [m.path for m in members], each)
