@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from pupil_study import heldout, score  # noqa: E402  (the pupil study's readers of the same files)
 from wdl_study import match_line  # noqa: E402
 
-from organisms.net import NetEvaluator  # noqa: E402
+from organisms.net import DEFAULT_HIDDEN, DEFAULT_UNITS, NetEvaluator  # noqa: E402
 from search.runtime.provenance import describe  # noqa: E402
 
 
@@ -43,6 +43,10 @@ def labels_table(folders: list[Path]) -> list[str]:
         loss += ", linear path" if h.get("linear") else ""  # train-net --linear
         loss += ", the position's own score" if training.get("target") == "root" else ""  # train-net --target root
         loss += f", the mean of {len(h['members'])} nets" if h.get("members") else ""  # train-net --members
+        units, hidden = [g[3] for g in h["groups"]], h["hidden"]  # a mean's are k times its members': say theirs
+        k = len(h.get("members") or [0])
+        if tuple(u // k for u in units) != DEFAULT_UNITS or hidden // k != DEFAULT_HIDDEN:  # --units, --hidden
+            loss += f", widths {'/'.join(str(u // k) for u in units)}, {hidden // k}"
         out.append(f"| {d.name} | {training.get('labels', '–')} | {loss} | {labels} | {train} | "
                    f"{h['errors']['held_mae']:.1f} | "
                    f"{heldout(d / 'heldout-tcec.md')} | {heldout(d / 'heldout-mixed.md')} | {match_line(d)} |")

@@ -13,8 +13,9 @@
 #      centipawns off the expert at large material imbalances inside a search; and the 200,971 search-tree positions
 #      (results/data/search-tree, depth 8), their own score (--target root: boot-200000-tree-root) and their PV's
 #      quiet leaf's (boot-200000-tree), after the linear path left that gap as it was; and the mean of five nets
-#      trained alike from seeds 1-5 (train-net --members 5: boot-200000-mean5), the perspective net's best lever. 40
-#      epochs each (batch 256, Adam; seed 1, 20 % of the rows held out), each net played as it is: 200 games
+#      trained alike from seeds 1-5 (train-net --members 5: boot-200000-mean5), the perspective net's best lever;
+#      and the pair at 2 and 4 times the widths (boot-200000-w2, -w4), the series going on at the widths that played
+#      best (the issue allows any within 0.5 x the organism's nodes/s). 40 epochs each (batch 256, Adam; seed 1, 20 % of the rows held out), each net played as it is: 200 games
 #      against the expert at 2,000 nodes a move from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta =
 #      0.05, may stop it, never before 40 games) and its depth-2 error on results/heldout-tcec and
 #      results/heldout-mixed. labels-needed.md.
@@ -102,16 +103,36 @@ if [ ! -s $R/close-pairs.md ]; then
     pnet:results/sf-pnet/pnet.npz --siblings 150 --jobs $J > $R/close-pairs.md.tmp
   mv $R/close-pairs.md.tmp $R/close-pairs.md
 fi
+# The widths (the issue: Giraffe's 363 features at the widths that play best within 0.5 x the organism's nodes/s): the
+# pair's net at 2 and 4 times mimic's default widths (train-net --units 19 44 26 --hidden 64) on the same 200,000
+# labels, after 500,000 labels played no better than 200,000 (a net too small to use more data?). The series below
+# goes on at the widths that played best (their nodes/s in widths-nps.md).
+widths=($R/boot-200000$suffix)
+for w in 2 4; do
+  train $R/boot-200000$suffix-w$w $SP --limit 200000 "${LOSS[@]}" --units $((19 * w)) $((44 * w)) $((26 * w)) \
+    --hidden $((64 * w))
+  play $R/boot-200000$suffix-w$w $R/boot-200000$suffix-w$w/net.npz
+  widths+=($R/boot-200000$suffix-w$w)
+done
+if [ ! -s $R/widths-nps.md ]; then
+  for d in "${widths[@]}"; do echo "## ${d##*/}"; echo; $PY benchmarks/net_nps.py --net $d/net.npz; echo; done \
+    > $R/widths-nps.md.tmp
+  mv $R/widths-nps.md.tmp $R/widths-nps.md
+fi
+wide=$($PY tools/giraffe_table.py best "${widths[@]}"); wide=${wide#$R/boot-200000$suffix}
+W=(); [ -n "$wide" ] && w=${wide#-w} && W=(--units $((19 * w)) $((44 * w)) $((26 * w)) --hidden $((64 * w)))
 other=($R/boot-200000-linear $R/boot-200000-tree-root $R/boot-200000-tree $R/boot-200000-mean5)
-for d in "${pairs[@]}"; do [ $d = $R/boot-200000$suffix ] || other+=($d); done  # beside the series
+other+=("${pairs[@]}" "${widths[@]:1}" $R/boot-500000$suffix)  # beside the series, unless in it
+suffix=$suffix$wide
 boots=()
 for n in 200000 500000 1000000 all; do
   limit=(); [ $n = all ] || limit=(--limit $n)
-  train $R/boot-$n$suffix $SP "${limit[@]}" "${LOSS[@]}"
+  train $R/boot-$n$suffix $SP "${limit[@]}" "${LOSS[@]}" "${W[@]}"
   play $R/boot-$n$suffix $R/boot-$n$suffix/net.npz
   boots+=($R/boot-$n$suffix)
 done
-$PY tools/giraffe_table.py labels "${other[@]}" "${boots[@]}" > $R/labels-needed.md
+rows=(); for d in "${other[@]}"; do [[ " ${boots[*]} " == *" $d "* ]] || rows+=($d); done
+$PY tools/giraffe_table.py labels "${rows[@]}" "${boots[@]}" > $R/labels-needed.md
 best=$($PY tools/giraffe_table.py best "${boots[@]}")
 
 # 2. TD-Leaf from the best bootstrap: its bootstrap.npz copied, so train-net --resume goes straight to self-play.
