@@ -44,7 +44,7 @@ def labels_table(folders: list[Path]) -> list[str]:
         loss += ", the position's own score" if training.get("target") == "root" else ""  # train-net --target root
         loss += f", the mean of {len(h['members'])} nets" if h.get("members") else ""  # train-net --members
         units, hidden = [g[3] for g in h["groups"]], h["hidden"]  # a mean's are k times its members': say theirs
-        k = len(h.get("members") or [0])
+        k = len(h["members"]) if h.get("members") else 1
         if tuple(u // k for u in units) != DEFAULT_UNITS or hidden // k != DEFAULT_HIDDEN:  # --units, --hidden
             loss += f", widths {'/'.join(str(u // k) for u in units)}, {hidden // k}"
         out.append(f"| {d.name} | {training.get('labels', '–')} | {loss} | {labels} | {train} | "

@@ -15,10 +15,10 @@
 #      quiet leaf's (boot-200000-tree), after the linear path left that gap as it was; and the mean of five nets
 #      trained alike from seeds 1-5 (train-net --members 5: boot-200000-mean5), the perspective net's best lever;
 #      and the pair at 2 and 4 times the widths (boot-200000-w2, -w4), the series going on at the widths that played
-#      best (the issue allows any within 0.5 x the organism's nodes/s). 40 epochs each (batch 256, Adam; seed 1, 20 % of the rows held out), each net played as it is: 200 games
-#      against the expert at 2,000 nodes a move from search/data/openings-500.epd (an SPRT [0, 20], alpha = beta =
-#      0.05, may stop it, never before 40 games) and its depth-2 error on results/heldout-tcec and
-#      results/heldout-mixed. labels-needed.md.
+#      best (the issue allows any within 0.5 x the organism's nodes/s). 40 epochs each (batch 256, Adam; seed 1, 20 %
+#      of the rows held out), each net played as it is: 200 games against the expert at 2,000 nodes a move from
+#      search/data/openings-500.epd (an SPRT [0, 20], alpha = beta = 0.05, may stop it, never before 40 games) and
+#      its depth-2 error on results/heldout-tcec and results/heldout-mixed. labels-needed.md.
 #   2. TD-Leaf(0.7) from the bootstrap that played best: 100 iterations of 64 self-play games of 12 plies (Giraffe's)
 #      at 300 nodes a search, its net kept every 20 iterations (td/td-nets/), each kept net played against the expert
 #      like the bootstraps: td-curve.md, the curve of play over the iterations.
@@ -109,10 +109,10 @@ fi
 # pair's net at 2 and 4 times mimic's default widths (train-net --units 19 44 26 --hidden 64) on the same 200,000
 # labels, after 500,000 labels played no better than 200,000 (a net too small to use more data?). The series below
 # goes on at the widths that played best (their nodes/s in widths-nps.md).
+wide_flags() { echo --units $((19 * $1)) $((44 * $1)) $((26 * $1)) --hidden $((64 * $1)); }  # W times the widths
 widths=($R/boot-200000$suffix)
 for w in 2 4; do
-  train $R/boot-200000$suffix-w$w $SP --limit 200000 "${LOSS[@]}" --units $((19 * w)) $((44 * w)) $((26 * w)) \
-    --hidden $((64 * w))
+  train $R/boot-200000$suffix-w$w $SP --limit 200000 "${LOSS[@]}" $(wide_flags $w)
   play $R/boot-200000$suffix-w$w $R/boot-200000$suffix-w$w/net.npz
   widths+=($R/boot-200000$suffix-w$w)
 done
@@ -122,7 +122,7 @@ if [ ! -s $R/widths-nps.md ]; then
   mv $R/widths-nps.md.tmp $R/widths-nps.md
 fi
 wide=$($PY tools/giraffe_table.py best "${widths[@]}"); wide=${wide#$R/boot-200000$suffix}
-W=(); [ -n "$wide" ] && w=${wide#-w} && W=(--units $((19 * w)) $((44 * w)) $((26 * w)) --hidden $((64 * w)))
+W=(); [ -n "$wide" ] && W=($(wide_flags ${wide#-w}))
 other=($R/boot-200000-linear $R/boot-200000-tree-root $R/boot-200000-tree $R/boot-200000-mean5)
 other+=("${pairs[@]}" "${widths[@]:1}" $R/boot-500000$suffix)  # beside the series, unless in it
 suffix=$suffix$wide
@@ -133,8 +133,6 @@ for n in 200000 500000 1000000 all; do
   play $R/boot-$n$suffix $R/boot-$n$suffix/net.npz
   boots+=($R/boot-$n$suffix)
 done
-rows=(); for d in "${other[@]}"; do [[ " ${boots[*]} " == *" $d "* ]] || rows+=($d); done
-$PY tools/giraffe_table.py labels "${rows[@]}" "${boots[@]}" > $R/labels-needed.md
 best=$($PY tools/giraffe_table.py best "${boots[@]}")
 # and the mean of five nets on all the labels (train-net --members 5), results/sf-pnet's recipe, after the mean of five
 # gained 3 points on 200,000 labels and the series climbed with labels: a candidate for the final net beside the series
@@ -145,6 +143,7 @@ mkdir -p $M5/member-1
 [ -e $M5/member-1/bootstrap.npz ] || cp $R/boot-all$suffix/bootstrap.npz $M5/member-1/bootstrap.npz
 train $M5 $SP "${LOSS[@]}" "${W[@]}" --members 5
 play $M5 $M5/net.npz
+rows=(); for d in "${other[@]}"; do [[ " ${boots[*]} " == *" $d "* ]] || rows+=($d); done
 $PY tools/giraffe_table.py labels "${rows[@]}" "${boots[@]}" $M5 > $R/labels-needed.md
 
 # 2. TD-Leaf from the best bootstrap: its bootstrap.npz copied, so train-net --resume goes straight to self-play.

@@ -16,8 +16,8 @@ cd "$(dirname "$0")/../.."
 SF=/usr/games/stockfish
 R=results/tournament-giraffe
 F=results/giraffe-selfplay/final.txt
-[ -s $F ] || { echo "$F is missing: the Giraffe series has not chosen its final net (bash results/giraffe-selfplay/run.sh)" >&2
-  exit 1; }
+[ -s $F ] || { echo "$F is missing: the Giraffe series has not chosen its final net" \
+  "(bash results/giraffe-selfplay/run.sh)" >&2; exit 1; }
 net=$(sed -n 's/^final net: //p' $F)
 [ -s "$net" ] || { echo "$F names $net, which is missing" >&2; exit 1; }
 mkdir -p $R
