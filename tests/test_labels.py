@@ -200,6 +200,11 @@ COMMITTED_LABELS = {  # heldout-mixed: every line parsed with chess.Board.from_e
     # data/sf-selfplay-d1 (issue 39): sf-selfplay-d8's positions relabelled at depth 1 (82.7 MB, not committed); the
     # sample, its first 200 lines, every one parsed with chess.Board.from_epd, then recorded, on 2026-11-29
     "data/sf-selfplay-d1/sample.epd": ("70597b4b90346d1173de3288fe92c16938911778ada97be3f5cc3a02eeca2524", 200),
+    # data/sf-selfplay-d8-val (issue 42, TD-Leaf's watch set): every line of the gzip file parsed with
+    # chess.Board.from_epd, then recorded, on 2026-12-02; its sample is its first 200
+    "data/sf-selfplay-d8-val/labels.epd.gz":
+        ("b4ddf2bebeaf3e4b4bf74c30f0a29934aa2b92b84c36b6280c878484e212063f", 20098),
+    "data/sf-selfplay-d8-val/sample.epd": ("a07440616da18180828b355517ab333f8cb55588c7e26859f046d462b20d5255", 200),
 }
 
 

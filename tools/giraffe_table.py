@@ -55,13 +55,20 @@ def labels_table(folders: list[Path]) -> list[str]:
 
 def td_table(boot: Path, td: Path) -> list[str]:
     curve = {}  # the TD curve is in the final net's header (train-net writes it when TD-Leaf is done)
+    td_labels = None
     if (td / "net.npz").exists():
-        curve = {r["iteration"]: r for r in NetEvaluator.load(td / "net.npz").header.get("td_curve", [])}
-    out = ["| TD-Leaf iteration | TD error cp (before the step) | held-out cp (same file) | heldout-tcec | "
-           "heldout-mixed | against the expert, 2,000 nodes |", "|---|---|---|---|---|---|"]
+        header = NetEvaluator.load(td / "net.npz").header
+        curve = {r["iteration"]: r for r in header.get("td_curve", [])}
+        td_labels = header.get("training", {}).get("labels")
+    out = ["| TD-Leaf iteration | TD error cp (before the step) | held-out cp (the TD run's label file) | "
+           "heldout-tcec | heldout-mixed | against the expert, 2,000 nodes |", "|---|---|---|---|---|---|"]
     boot_net = boot / "net.npz"
-    held = NetEvaluator.load(boot_net).header["errors"]["held_mae"] if boot_net.exists() else float("nan")
-    out.append(f"| 0 (the bootstrap, {boot.name}) | – | {held:.1f} | {heldout(boot / 'heldout-tcec.md')} | "
+    held = "–"  # the bootstrap's own held-out error, when it was on the same file (else not recomputed here)
+    if boot_net.exists():
+        h = NetEvaluator.load(boot_net).header
+        if td_labels is None or h.get("training", {}).get("labels") == td_labels:
+            held = f"{h['errors']['held_mae']:.1f}"
+    out.append(f"| 0 (the bootstrap, {boot.name}) | – | {held} | {heldout(boot / 'heldout-tcec.md')} | "
                f"{heldout(boot / 'heldout-mixed.md')} | {match_line(boot)} |")
     for d in sorted(td.glob("iter-*")):
         it = int(d.name.split("-")[1])

@@ -21,15 +21,19 @@
 #      its depth-2 error on results/heldout-tcec and results/heldout-mixed. labels-needed.md.
 #   2. TD-Leaf(0.7) from the bootstrap that played best: 100 iterations of 64 self-play games of 12 plies (Giraffe's)
 #      at 300 nodes a search, its net kept every 20 iterations (td/td-nets/), each kept net played against the expert
-#      like the bootstraps: td-curve.md, the curve of play over the iterations.
-#   3. The final net (the best at 2,000 nodes of the best bootstrap, the mean of five nets on all the labels,
-#      boot-all-mean5, and the last TD-Leaf net): 200 games against the expert at 0.1 s a move, Giraffe's
-#      probability-limited search against the depth-limited one at 0.1 s, STS at 1 s a position, nodes/s beside the
-#      organism's (benchmarks/net_nps.py). matches.md.
-# From the repository root: bash results/giraffe-selfplay/run.sh (needs .venv from `make test`, with torch, and the data
-# sets: bash results/data/run.sh sf-selfplay-d8 sf-selfplay-d1). Resumable: a finished step (its output present, a
-# match log's closing line) is skipped; training resumes from its checkpoints (the bootstrap's after every epoch),
-# matches from their PGN. JOBS (default 2).
+#      like the bootstraps: td-curve.md, the curve of play over the iterations. Its held-out error per iteration is
+#      on results/data/sf-selfplay-d8-val (20,098 labels of other self-play games, committed): TD-Leaf learns from
+#      self-play alone, so it needs no 2,000,000-label file (about 2 hours to remake on a new machine).
+#   3. The final net (the better at 2,000 nodes of the best bootstrap and the last TD-Leaf net): 200 games against
+#      the expert at 0.1 s a move, Giraffe's probability-limited search against the depth-limited one at 0.1 s, STS
+#      at 1 s a position, nodes/s beside the organism's (benchmarks/net_nps.py). matches.md. The mean of five nets on
+#      all the labels (boot-all-mean5) was to be a candidate too; it is not run: it needs the 2,000,000-label file
+#      remade on each new machine (2 hours) and 4 more nets (about an hour), and on 200,000 labels the mean of five
+#      gained 3 points, within a match's noise.
+# From the repository root: bash results/giraffe-selfplay/run.sh (needs .venv from `make test`, with torch; a
+# bootstrap still to train needs its data set: bash results/data/run.sh sf-selfplay-d8 sf-selfplay-d1). Resumable: a
+# finished step (its output present, a match log's closing line) is skipped; training resumes from its checkpoints
+# (the bootstrap's after every epoch, TD-Leaf's after every iteration), matches from their PGN. JOBS (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 M=.venv/bin/mimic
@@ -41,8 +45,6 @@ J=${JOBS:-2}
 OPENINGS=search/data/openings-500.epd  # 500 openings: 200 games at fixed nodes are 200 distinct games
 mkdir -p $R
 . results/steps.sh
-need sf-selfplay-d8
-need sf-selfplay-d1
 BOOT=(--seed 1 --epochs 40 --batch 256 --jobs $J --no-progress)
 
 play() {  # DIR NET: 200 games against the expert at 2,000 nodes and the depth-2 held-out errors of net:NET
@@ -57,6 +59,7 @@ train() {  # DIR LABELS [train-net flags...]: train-net into DIR, resumed when i
   [ -s $d/net.npz ] && return 0
   local resume=; { [ -e $d/boot-checkpoint.npz ] || [ -e $d/bootstrap.npz ] || [ -e $d/td-checkpoint.npz ] || \
     [ -e $d/member-1 ]; } && resume=--resume
+  local data=${labels#results/data/}; need ${data%%/*}  # the label file, made first (results/data/NAME/run.sh)
   mkdir -p $d
   $M train-net $labels --out $d "${BOOT[@]}" "$@" $resume >> $d/train.log 2>&1
 }
@@ -134,23 +137,14 @@ for n in 200000 500000 1000000 all; do
   boots+=($R/boot-$n$suffix)
 done
 best=$($PY tools/giraffe_table.py best "${boots[@]}")
-# and the mean of five nets on all the labels (train-net --members 5), results/sf-pnet's recipe, after the mean of five
-# gained 3 points on 200,000 labels and the series climbed with labels: a candidate for the final net beside the series
-# and TD-Leaf (which trains one net). Its first member is boot-all's net (the same seed and split): its bootstrap.npz
-# is copied, so train-net --resume reads it back instead of training it again.
-M5=$R/boot-all$suffix-mean5
-mkdir -p $M5/member-1
-[ -e $M5/member-1/bootstrap.npz ] || cp $R/boot-all$suffix/bootstrap.npz $M5/member-1/bootstrap.npz
-train $M5 $SP "${LOSS[@]}" "${W[@]}" --members 5
-play $M5 $M5/net.npz
 rows=(); for d in "${other[@]}"; do [[ " ${boots[*]} " == *" $d "* ]] || rows+=($d); done
-$PY tools/giraffe_table.py labels "${rows[@]}" "${boots[@]}" $M5 > $R/labels-needed.md
+[ -s $R/labels-needed.md ] || $PY tools/giraffe_table.py labels "${rows[@]}" "${boots[@]}" > $R/labels-needed.md
 
 # 2. TD-Leaf from the best bootstrap: its bootstrap.npz copied, so train-net --resume goes straight to self-play.
-n=${best##*boot-}; n=${n%%-*}; limit=(); [ $n = all ] || limit=(--limit $n)
 mkdir -p $R/td
 [ -e $R/td/bootstrap.npz ] || cp $best/bootstrap.npz $R/td/bootstrap.npz
-train $R/td $SP "${limit[@]}" "${LOSS[@]}" --td-iterations 100 --td-games 64 --td-plies 12 --td-nodes 300 --td-snapshot-every 20
+train $R/td results/data/sf-selfplay-d8-val/labels.epd.gz "${W[@]}" --td-iterations 100 --td-games 64 --td-plies 12 \
+  --td-nodes 300 --td-snapshot-every 20
 for k in 0020 0040 0060 0080 0100; do
   mkdir -p $R/td/iter-$k
   play $R/td/iter-$k $R/td/td-nets/iter-$k.npz
@@ -158,7 +152,7 @@ done
 $PY tools/giraffe_table.py td $best $R/td > $R/td-curve.md
 
 # 3. The final net in play.
-final=$($PY tools/giraffe_table.py best $best $M5 $R/td/iter-0100)
+final=$($PY tools/giraffe_table.py best $best $R/td/iter-0100)
 net=$final/net.npz; [ -e $net ] || net=$R/td/td-nets/iter-0100.npz
 step $R vs-expert-0.1s $M match "net:$net" expert --games 200 --jobs $J --movetime 0.1 --openings $OPENINGS \
   --pgn $R/vs-expert-0.1s.pgn --resume
