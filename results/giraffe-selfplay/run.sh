@@ -145,21 +145,26 @@ mkdir -p $R/td
 [ -e $R/td/bootstrap.npz ] || cp $best/bootstrap.npz $R/td/bootstrap.npz
 train $R/td results/data/sf-selfplay-d8-val/labels.epd.gz "${W[@]}" --td-iterations 100 --td-games 64 --td-plies 12 \
   --td-nodes 300 --td-snapshot-every 20
-for k in 0020 0040 0060 0080 0100; do
-  mkdir -p $R/td/iter-$k
-  play $R/td/iter-$k $R/td/td-nets/iter-$k.npz
-done
-$PY tools/giraffe_table.py td $best $R/td > $R/td-curve.md
+# the last kept net first: the final net is chosen between it and the best bootstrap
+mkdir -p $R/td/iter-0100
+play $R/td/iter-0100 $R/td/td-nets/iter-0100.npz
 
-# 3. The final net in play.
+# 3. The final net in play (final.txt names it as soon as it is chosen: results/tournament-giraffe reads it).
 final=$($PY tools/giraffe_table.py best $best $R/td/iter-0100)
 net=$final/net.npz; [ -e $net ] || net=$R/td/td-nets/iter-0100.npz
+echo "final net: $net" > $R/final.txt
 step $R vs-expert-0.1s $M match "net:$net" expert --games 200 --jobs $J --movetime 0.1 --openings $OPENINGS \
   --pgn $R/vs-expert-0.1s.pgn --resume
 step $R prob-vs-depth $M match "net:$net@search=prob" "net:$net" --games 200 --jobs $J --movetime 0.1 \
   --openings $OPENINGS --pgn $R/prob-vs-depth.pgn --resume
 step $R sts $M suite benchmarks/data/sts-v3.epd --engine "net:$net" --movetime 1 --jobs $J --csv $R/sts.csv --resume
 [ -s $R/nps.md ] || $PY benchmarks/net_nps.py --net $net > $R/nps.md
-echo "final net: $net" > $R/final.txt
 $PY tools/match_table.py --title "The self-play Giraffe net in play (issue 42; final net: $net)" \
   $final/vs-expert-2000n.log $R/vs-expert-0.1s.log $R/prob-vs-depth.log $R/sts.log > $R/matches.md
+
+# The curve of TD-Leaf in play: the other kept nets, played like the bootstraps.
+for k in 0020 0040 0060 0080; do
+  mkdir -p $R/td/iter-$k
+  play $R/td/iter-$k $R/td/td-nets/iter-$k.npz
+done
+$PY tools/giraffe_table.py td $best $R/td > $R/td-curve.md
