@@ -250,10 +250,10 @@ def test_sprt_stops_the_match_early(tmp_path: Path) -> None:
     again = run_match(settings, make_evaluator, tmp_path / "s.pgn", resume=True)
     assert (again.n, again.resumed, again.stopped_early) == (summary.n, summary.n, True)
     assert (tmp_path / "s.pgn").read_bytes() == before
-    # Asked to wait for 16 games, the same lopsided match plays 16 (it decided after fewer without the wait) and stops.
-    assert summary.n < 16
-    waited = run_match(replace(settings, sprt_min_games=16), make_evaluator, tmp_path / "w.pgn")
-    assert waited.n == 16 and waited.sprt_result is not None and waited.sprt_result.decision == "H1"
+    # Asked to wait for 12 games, the same lopsided match plays 12 (it decided after fewer without the wait) and stops.
+    assert summary.n < 12
+    waited = run_match(replace(settings, sprt_min_games=12), make_evaluator, tmp_path / "w.pgn")
+    assert waited.n == 12 and waited.sprt_result is not None and waited.sprt_result.decision == "H1"
 
 
 def test_play_game_records_the_opening_moves_and_adjudicates_length() -> None:

@@ -281,13 +281,13 @@ def test_a_candidate_limited_by_time_is_asked_only_where_the_exact_ones_disagree
                                                                                 ) -> None:
     from evolve.recognition.gameset import read_game_set
 
-    # Expert and Material at depth 1 are exact (a depth of their own); T (the expert at 0.02 s a move) is not.
+    # Expert and Material at depth 1 are exact (a depth of their own); T (the expert at 0.01 s a move) is not.
     # Replayed on every position, the exact two both play the played move on some positions (obvious moves); those
     # tell no candidate apart. With `decisive` (the default) every candidate is scored on the rest only, and T is
     # asked nothing else: its positions are exactly those where Expert or Material missed.
     gs = read_game_set([query], list(SPECS), dedupe=False, all_sides=True)
     entries = [(j, gs.games[sd.game][0], gs.games[sd.game][1], sd.color) for j, sd in enumerate(gs.sides)]
-    cands = [Candidate(n, s) for n, s in SPECS.items()] + [Candidate("T", "expert@movetime=0.02")]
+    cands = [Candidate(n, s) for n, s in SPECS.items()] + [Candidate("T", "expert@movetime=0.01")]
     full = replay_sides(entries, cands[:2], PLAYERS, decisive=False, use_cache=False)
     both = full["Expert"]["match"].astype(bool) & full["Material"]["match"].astype(bool)
     assert 0 < both.sum() < len(both)  # some positions obvious, some not

@@ -20,8 +20,8 @@ only orders moves). Mate-distance pruning and principal-variation search stay on
 value.
 
 Positions: 30 random playouts (``mentor.samplers.random_playouts``, seed 10) and the 24 Bratko-Kopec
-positions. Cost (the reference is the slow part): depths 1 and 2 on all 54, depth 3 on every sixth (9),
-depth 4 on the 3 with the fewest legal moves; evaluator ``organisms.Material`` (cheap), plus the expert
+positions. Cost (the reference is the slow part): depth 1 on all 54, depth 2 on every other one (and on those searched
+deeper), depth 3 on every sixth (9), depth 4 on the 3 with the fewest legal moves; evaluator ``organisms.Material`` (cheap), plus the expert
 at depths 1-2 on 7 positions, so that a non-trivial evaluation goes through the engine's cache and clamp.
 (Depth 3 on every third position and depth 4 on a fourth one, with 17 legal moves, cost as much again as all
 the rest.)
@@ -155,8 +155,10 @@ def positions() -> list[chess.Board]:
 
 def _cases(depth: int) -> list[int]:
     n = len(positions())
-    if depth <= 2:
+    if depth == 1:
         return list(range(n))
+    if depth == 2:  # every other one, and those searched deeper (their second iteration comes free)
+        return sorted(set(range(0, n, 2)) | set(_cases(3)) | set(_cases(4)))
     if depth == 3:
         return list(range(0, n, 6))
     return sorted(range(n), key=lambda i: (positions()[i].legal_moves.count(), i))[:3]
