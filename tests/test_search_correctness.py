@@ -20,9 +20,10 @@ only orders moves). Mate-distance pruning and principal-variation search stay on
 value.
 
 Positions: 30 random playouts (``mentor.samplers.random_playouts``, seed 10) and the 24 Bratko-Kopec
-positions. Cost (the reference is the slow part): depth 1 on all 54, depth 2 on every other one (and on those searched
-deeper), depth 3 on every sixth (9), depth 4 on the 3 with the fewest legal moves; evaluator ``organisms.Material`` (cheap), plus the expert
-at depths 1-2 on 7 positions, so that a non-trivial evaluation goes through the engine's cache and clamp.
+positions. Cost (the reference is the slow part): depth 1 on all 54, depth 2 on every other one (and on those
+searched deeper), depth 3 on every sixth (9), depth 4 on the 3 with the fewest legal moves; evaluator
+``organisms.Material`` (cheap), plus the expert at depths 1-2 on 7 positions, so that a non-trivial evaluation goes
+through the engine's cache and clamp.
 (Depth 3 on every third position and depth 4 on a fourth one, with 17 legal moves, cost as much again as all
 the rest.)
 The engine searches each position once, to the deepest of its depths, and every iteration of that search is
