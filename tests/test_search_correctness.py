@@ -154,15 +154,17 @@ def positions() -> list[chess.Board]:
     return randoms + bk
 
 
-def _cases(depth: int) -> list[int]:
+@cache
+def _cases(depth: int) -> tuple[int, ...]:
+    """The indices of the positions compared at ``depth`` (computed once a depth: ``_depths`` asks for each)."""
     n = len(positions())
     if depth == 1:
-        return list(range(n))
+        return tuple(range(n))
     if depth == 2:  # every other one, and those searched deeper (their second iteration comes free)
-        return sorted(set(range(0, n, 2)) | set(_cases(3)) | set(_cases(4)))
+        return tuple(sorted(set(range(0, n, 2)) | set(_cases(3)) | set(_cases(4))))
     if depth == 3:
-        return list(range(0, n, 6))
-    return sorted(range(n), key=lambda i: (positions()[i].legal_moves.count(), i))[:3]
+        return tuple(range(0, n, 6))
+    return tuple(sorted(range(n), key=lambda i: (positions()[i].legal_moves.count(), i))[:3])
 
 
 def _depths(i: int, deepest: int = 4) -> list[int]:
