@@ -26,6 +26,11 @@ _CACHE: list[str] = []
 def pytest_configure(config: pytest.Config) -> None:
     """Point ``$MIMIC_CACHE`` at a fresh folder for the session (inherited by the processes tests start)."""
     _CACHE.append(os.environ.get("MIMIC_CACHE", ""))
+    # The compiled core's numba cache stays where `make` warmed it (search/core/jit.py puts it under the cache root
+    # unless NUMBA_CACHE_DIR is set): a fresh cache root per session must not recompile the core in every session.
+    from search.runtime.cachekey import cache_root
+
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_root() / "numba"))
     os.environ["MIMIC_CACHE"] = tempfile.mkdtemp(prefix="mimic-test-cache-")
     # Processes the tests start (some under a file-size limit, to fill the disk) read this session's compiled
     # files but write none, and take no optional git lock (provenance runs `git status`): a child stopped by
