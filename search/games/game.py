@@ -108,6 +108,12 @@ class GameResult:
     seconds: float
 
 
+def movetime_deadline(movetime: float) -> float:
+    """Seconds a player asked for a move in ``movetime`` seconds has before it forfeits (is killed): half as long
+    again and a second more (``mimic games --movetime``; replay takes the same)."""
+    return movetime * 1.5 + 1.0
+
+
 def _limit_for(tc: TimeControl, clocks: list[float], move_number: int) -> Limit:
     if tc.has_clock:
         togo = None
@@ -168,7 +174,7 @@ def play_game(spec_white: str, spec_black: str, opening: Opening, tc: TimeContro
             if tc.has_clock:
                 allowed = clocks[side] + 1.0 + 0.1 * clocks[side]
             elif tc.movetime is not None:
-                allowed = tc.movetime * 1.5 + 1.0
+                allowed = movetime_deadline(tc.movetime)
             else:
                 allowed = move_timeout
             t0 = time.perf_counter()
