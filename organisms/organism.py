@@ -45,13 +45,16 @@ from organisms.terms import PHASE_MAX, raw_terms
 from organisms.userfeatures import UserTerms
 from organisms.userfiles import recorded_layout
 from organisms.userlayout import load_checked
+from search.base import NativeForm
 from search.runtime.atomic import write_atomic
-from search.runtime.readback import ReadbackError, parse_json, read_text
+from search.runtime.readback import ReadbackError, number, parse_json, read_text
 
 MAX_FILE_BYTES = 1 << 20
 """Organism files are a few kilobytes; a larger file (1 MiB) is refused rather than read."""
 FORMAT = "mimic-organism"
 FORMAT_VERSION = 1
+READ_VERSIONS = (1,)
+"""The organism file versions this mimic reads (it writes :data:`FORMAT_VERSION`); a file of another is refused."""
 RANDOM_ENCODING = "binary"
 """How :meth:`Organism.random` reads its random bits when given no genome (kept binary, so that
 ``random:SEED`` names the same weights it named before Gray codes became the default)."""
@@ -140,6 +143,14 @@ class Organism:
             v += square_table_sum(self._pst[phase], pieces, white, black) / PHASE_MAX
         v += self._user.white_view(board, phase)
         return math.floor((v if board.turn else -v) + self._linear.tempo + 0.5)
+
+    def native_form(self) -> NativeForm | None:
+        """The compiled core's form of this organism (:class:`search.base.NativeForm`, kind ``paper`` or ``rich``);
+        ``None`` for a user's layout, whose own terms only Python evaluates."""
+        if self._user is not None:
+            return None
+        lin = self._linear
+        return NativeForm.linear(self.layout, lin.mg, lin.eg, lin.tempo, self._pst)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -251,6 +262,10 @@ def _items(data: object, source: str) -> list[dict[str, Any]]:
     """The ``genes`` of an organism file's object, each an object with a name, bits and a range (checked)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise OrganismFileError(f"{source}: not a {FORMAT} file")
+    version = data.get("version")
+    if type(version) is not int or version not in READ_VERSIONS:
+        raise OrganismFileError(f"{source}: a {FORMAT} file of version {str(version)[:40]}; this mimic reads version "
+                                f"{', '.join(map(str, READ_VERSIONS))} (a newer mimic's file, or not one mimic wrote)")
     if data.get("feature_version") != FEATURE_VERSION:
         raise OrganismFileError(f"{source}: made for feature version {str(data.get('feature_version'))[:40]}, "
                                 f"this is {FEATURE_VERSION}")
@@ -278,7 +293,9 @@ def _genome(items: list[dict[str, Any]], data: dict[str, Any], source: str, ref:
 
 def _bits(items: list[dict[str, Any]], genome: Genome, source: str) -> np.ndarray:
     """The chromosome of an organism file's genes: each gene's ``chromosome``, or its ``value`` re-encoded to the
-    nearest bit pattern when the two disagree by more than half a step (edited by hand) or there is no chromosome."""
+    nearest bit pattern when the two disagree by more than half a step (edited by hand) or there is no chromosome.
+    A ``value`` the gene's bits cannot hold (beyond ``[low, high]`` by more than half a step) is refused, not
+    clamped: one line naming the file, the gene, the value and the range."""
     bits = np.zeros(genome.total_bits, dtype=np.uint8)
     for j, (g, item) in enumerate(zip(genome.genes, items, strict=True)):
         start = int(genome.offsets[j])
@@ -291,14 +308,17 @@ def _bits(items: list[dict[str, Any]], genome: Genome, source: str) -> np.ndarra
             probe = np.zeros((1, genome.total_bits), dtype=np.uint8)
             probe[0, start:start + g.bits] = gene_bits
             decoded = genome.decode(probe)[0, j]
-            if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)
-                                      or not math.isfinite(value)):
-                raise OrganismFileError(f"{source}: gene {g.name}: value must be a finite number, got {value!r}")
+            if value is not None and (not number(value) or not math.isfinite(value)):
+                raise OrganismFileError(f"{source}: gene {g.name}: value must be a finite number, got "
+                                        f"{repr(value)[:40]}")
             if value is None or abs(float(value) - decoded) <= genome.scale[j] / 2:
                 bits[start:start + g.bits] = gene_bits
                 continue
-        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        if not number(value) or not math.isfinite(value):
             raise OrganismFileError(f"{source}: gene {g.name} has neither a chromosome nor a finite numeric value")
+        if not g.low - genome.scale[j] / 2 <= value <= g.high + genome.scale[j] / 2:
+            raise OrganismFileError(f"{source}: gene {g.name} is {value:g}, outside its range [{g.low:g}, {g.high:g}] "
+                                    f"(its {g.bits} bits cannot hold it; mimic refuses rather than clamps it)")
         one = genome.low.copy()
         one[j] = float(value)
         bits[start:start + g.bits] = genome.encode(one)[start:start + g.bits]

@@ -114,16 +114,31 @@ def explain(t: OrganismTables, organism: Organism, board: chess.Board) -> Explan
                        organism.evaluate(board))
 
 
+STATUS_WORDS = {chess.STATUS_OPPOSITE_CHECK: "the side not to move is in check",
+                chess.STATUS_PAWNS_ON_BACKRANK: "a pawn on the first or last rank",
+                chess.STATUS_INVALID_EP_SQUARE: "an en-passant square no pawn can take on"}
+"""The flags of ``chess.Board.status()`` whose words say more than their names; the others are their names in
+words (``TOO_MANY_KINGS``: too many kings)."""
+
+
+def status_words(status: chess.Status) -> str:
+    """Every flag of a board's ``status()`` in words, comma separated (``too many kings, bad castling rights``)."""
+    return ", ".join(STATUS_WORDS.get(flag, str(flag.name).lower().replace("_", " "))
+                     for flag in chess.Status if flag & status)
+
+
 def explain_file(path: str, fen: str) -> Explanation:
     """:func:`explain` of the organism file ``path`` on the position ``fen``; an ``InputError`` for a net file, a FEN
-    python-chess cannot read or a position without both kings."""
+    python-chess cannot read or a position it finds invalid (``board.status()``: three kings, a pawn on a back rank,
+    the side not to move in check, a castling right or en-passant square the board does not allow, ...)."""
     if source_kind(path) != ORGANISM:
         raise InputError(f"{path}: a net file; --explain explains an organism's evaluation")
     try:
         board = chess.Board(fen)
     except ValueError as exc:
         raise InputError(f"--explain {fen!r}: not a FEN: {exc}") from exc
-    if board.king(chess.WHITE) is None or board.king(chess.BLACK) is None:
-        raise InputError(f"--explain {fen!r}: a position needs both kings")
+    status = board.status()
+    if status != chess.STATUS_VALID:
+        raise InputError(f"--explain {fen!r}: not a legal position: {status_words(status)}")
     organism = Organism.load(path)
     return explain(organism_tables(organism, path, file_sha256(path)), organism, board)

@@ -38,7 +38,7 @@ from organisms.features import (
     TERM_NAMES,
 )
 from organisms.terms import PHASE_MAX
-from organisms.userlayout import UserLayout, load_checked
+from organisms.userlayout import UserLayout, function_name, load_checked
 from organisms.userterms import Term
 from search.runtime.errors import SettingsError
 
@@ -158,7 +158,7 @@ def _definition(term: Term) -> str:
     """What counts a user term: its functions (``name(board)``, ``name(rows)``) and the first paragraph of the
     docstring of the first with one, on one line, at most :data:`DOC_CHARS` characters."""
     forms = [(f, arg) for f, arg in ((term.board, "board"), (term.batch, "rows")) if f is not None]
-    names = ", ".join(f"{getattr(f, '__name__', type(f).__name__)}({arg})" for f, arg in forms)
+    names = ", ".join(f"{function_name(f)}({arg})" for f, arg in forms)  # an identifier or <lambda>: checked
     doc = next((d for f, _ in forms if inspect.isfunction(f) and (d := inspect.getdoc(f))), None)
     if not doc:
         return f"{names} (no docstring)"
