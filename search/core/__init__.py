@@ -15,16 +15,22 @@ API (the modules' docstrings say the rest):
   ``bishop_attacks(sq, occ)``, ``rook_attacks(sq, occ)``, ``queen_attacks(sq, occ)`` (``uint64``); the tables
   ``KNIGHT_ATTACKS[sq]``, ``KING_ATTACKS[sq]``, ``PAWN_ATTACKS[colour, sq]``, ``BETWEEN[a, b]`` (strictly between two
   aligned squares, else 0), ``LINE[a, b]`` (the whole line through two aligned squares, else 0).
-- :mod:`search.core.board` (coming): the position as arrays ``bb`` (``uint64 (2, 7)``: ``bb[c, pt]``, ``bb[c, 0]``
-  all of colour c), ``mb`` (``int8 (64,)``: 0 empty, else ``8 * colour + piece_type``), ``st`` (``int64``, slots
-  ``SIDE``, ``CASTLE``, ``EP``, ``HALFMOVE``, ``FULLMOVE``, ``PLY``, ``KIDX``, ``NULLFLOOR``), ``keys`` (``uint64``:
-  the polyglot keys of the game's earlier positions then of the search path; the current key is
-  ``keys[st[KIDX]]``) and ``undo`` (``int64 (MAX_PLY, 4)``, indexed by ``st[PLY]``); ``from_board(board) ->
-  Position`` (refuses chess960 and variants); ``make_move``, ``unmake_move``, ``make_null``, ``unmake_null``;
-  ``is_repetition``, ``is_insufficient``, ``is_draw``.
-- :mod:`search.core.movegen` (coming): moves packed in an ``int32`` (from | to << 6 | promotion << 12 | flags);
-  ``gen_moves(bb, mb, st, out) -> n`` (legal), ``gen_captures`` (quiescence), ``in_check``, ``attackers_to``;
-  ``move_to_chess`` / ``move_from_chess`` at the Python edge.
+- :mod:`search.core.board`: the position as arrays ``bb`` (``uint64 (2, 7)``: ``bb[c, pt]``, ``bb[c, 0]`` all of
+  colour c), ``mb`` (``int8 (64,)``: 0 empty, else ``8 * colour + piece_type``), ``st`` (``int64 (ST_LEN,)``, slots
+  ``SIDE``, ``CASTLE``, ``EP``, ``HALFMOVE``, ``FULLMOVE``, ``PLY``, ``KIDX``, ``NULLFLOOR``; slots from ``ST_FREE``
+  on are the search's), ``keys`` (``uint64``: the polyglot keys of the game's earlier positions then of the search
+  path; the current key is ``keys[st[KIDX]]``) and ``undo`` (``int64 (MAX_PLY, 4)``, row ``st[PLY]``);
+  ``from_board(board) -> Position`` (a NamedTuple ``bb, mb, st, keys, undo``; raises ``Unsupported``, a
+  ``ValueError``, for chess960, variants and impossible positions); ``make_move(bb, mb, st, keys, undo, m)``,
+  ``unmake_move(bb, mb, st, keys, undo, m)``, ``make_null(bb, mb, st, keys, undo)``, ``unmake_null(...)``;
+  ``compute_key(bb, mb, st)``; ``is_repetition(st, keys)``, ``is_insufficient(bb)``; move packing: ``from | to << 6 |
+  promotion << 12 | F_CAPTURE | F_EP | F_CASTLE | F_DOUBLE`` (``int32``, 0 no move; castling is the king's move).
+- :mod:`search.core.movegen`: ``gen_moves(bb, mb, st, out) -> n`` (legal; ``out`` ``int32`` of ``MAX_MOVES``),
+  ``gen_captures(bb, mb, st, out) -> n`` (legal captures, all capturing promotions, quiet queen promotions),
+  ``in_check(bb, st)``, ``attackers_to(sq, occ, bb)`` (both colours), ``attacked_by(bb, colour, sq, occ)``,
+  ``is_checkmate(bb, mb, st)``, ``is_draw(bb, mb, st, keys)`` (mimic's engine's rule: repetition, fifty moves
+  unless mate, insufficient material with at most four men); ``move_to_chess(m)``, ``move_from_chess(board, move)``.
 - :mod:`search.core.see` (coming): ``see(bb, mb, st, m)`` equal to :func:`search.see.see`.
-- :mod:`search.core.perft` (coming): ``perft(board, depth)`` and ``divide(board, depth)``.
+- :mod:`search.core.perft`: ``perft(board, depth) -> int``, ``divide(board, depth) -> [(chess.Move, int)]``;
+  ``perft_arrays(bb, mb, st, keys, undo, moves, ply, depth)`` on the arrays.
 """
