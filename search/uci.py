@@ -2,7 +2,7 @@
 
 Handles ``uci``, ``isready``, ``ucinewgame``, ``position startpos|fen ... [moves ...]``,
 ``go`` (``depth``, ``nodes``, ``movetime``, ``wtime``, ``btime``, ``winc``, ``binc``, ``movestogo``,
-``mate``, ``searchmoves``, ``infinite``, ``ponder``), ``stop``, ``ponderhit``, ``quit``,
+``mate``, ``searchmoves``, ``infinite``, ``ponder``; ``go perft N`` as Stockfish), ``stop``, ``ponderhit``, ``quit``,
 ``setoption`` (``Hash``, ``Clear Hash``, ``Eval``, ``Move Overhead``) and ``debug``/``register``
 (accepted, no effect), plus ``d`` (print the position).
 
@@ -300,9 +300,29 @@ class UciFrontEnd:
             raise UciError(f"no option named {echo(name)}")
 
     def _go(self, args: list[str]) -> None:
+        if args[:1] == ["perft"]:
+            return self._perft(args[1:])
         go = parse_go(args, self.board, self.cap, self.info_string)
         if self.jobs.go(go):
             self.info_string("go during a search: the search was stopped; this go searches next")
+
+    def _perft(self, args: list[str]) -> None:
+        """``go perft N`` as Stockfish answers it: ``move: leaves`` a root move, a blank line, ``Nodes searched: N``
+        (the compiled core's divide, run on the engine thread: ``isready`` is answered meanwhile)."""
+        if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= 20:
+            raise UciError("go perft needs one depth from 1 to 20")
+        board, depth = self.board.copy(), int(args[0])
+
+        def run() -> None:
+            from search.core.perft import divide  # numba loads only when perft is asked for
+
+            rows = divide(board, depth)
+            for move, leaves in rows:
+                self.send(f"{move.uci()}: {leaves}")
+            self.send("")
+            self.send(f"Nodes searched: {sum(leaves for _, leaves in rows)}")
+
+        self._change("go perft", run)
 
     def _book_move(self, board: chess.Board, searchmoves: list[chess.Move] | None) -> chess.Move | None:
         """The book's move for ``board`` (within ``searchmoves`` when given), ``None`` without one."""
