@@ -33,6 +33,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	@if $(BIN)/python -c "import torch" >/dev/null 2>&1; then extras=dev,cluster,nets; else extras=dev,cluster; fi; \
 	  echo "$(BIN)/python -m pip install -e '.[$$extras]'"; \
 	  $(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[$$extras]"
+	$(BIN)/python -m search.core.warm  # compiles the numba core once into the cache (later processes load it)
 	@touch $@
 
 # Debian's stockfish (a real mentor), phalanx (an XBoard engine), toga2, glaurung and ethereal-chess (replay's

@@ -7,6 +7,12 @@ Conventions (python-chess's): squares 0..63 (a1 = 0, h1 = 7, h8 = 63), colours B
 types PAWN 1 … KING 6. Every bitboard is a ``uint64``; never mix ``uint64`` with ``int64`` in arithmetic (numba
 then computes in ``float64``): write bit constants as ``np.uint64(...)``.
 
+numba caveat (0.68, seen here): a cached function that calls a *recursive* ``njit`` function segfaults when a later
+process loads it from the cache; a recursive function must be called only by itself and from Python (perft's entry
+``perft_arrays`` is the recursion itself), or the recursion written with an explicit stack. And numba's cache is
+invalidated by a change to the function's own file only, not to the files of the functions it calls: after editing
+a core module, delete ``<cache root>/numba`` (or touch the callers' files) before measuring.
+
 API (the modules' docstrings say the rest):
 
 - :mod:`search.core.jit`: ``njit`` (import it from here, never numba first), ``popcount(b)``, ``lsb(b)``, ``msb(b)``
@@ -30,7 +36,10 @@ API (the modules' docstrings say the rest):
   ``in_check(bb, st)``, ``attackers_to(sq, occ, bb)`` (both colours), ``attacked_by(bb, colour, sq, occ)``,
   ``is_checkmate(bb, mb, st)``, ``is_draw(bb, mb, st, keys)`` (mimic's engine's rule: repetition, fifty moves
   unless mate, insufficient material with at most four men); ``move_to_chess(m)``, ``move_from_chess(board, move)``.
-- :mod:`search.core.see` (coming): ``see(bb, mb, st, m)`` equal to :func:`search.see.see`.
+- :mod:`search.core.see`: ``see(bb, mb, st, m)`` equal to :func:`search.see.see` (allocates), ``see_into(bb, mb,
+  st, m, gains)`` with a scratch ``int64`` buffer of ``GAINS_LEN``.
 - :mod:`search.core.perft`: ``perft(board, depth) -> int``, ``divide(board, depth) -> [(chess.Move, int)]``;
-  ``perft_arrays(bb, mb, st, keys, undo, moves, ply, depth)`` on the arrays.
+  ``perft_arrays(bb, mb, st, keys, undo, moves, ply, depth, counts)`` on the arrays.
+- :mod:`search.core.warm`: ``python -m search.core.warm`` compiles or loads every entry point once (``make`` runs
+  it after installing).
 """

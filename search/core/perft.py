@@ -16,8 +16,12 @@ from search.core.movegen import MAX_MOVES, gen_moves, move_to_chess
 
 
 @njit(cache=True)
-def perft_arrays(bb, mb, st, keys, undo, moves, ply, depth):  # type: ignore[no-untyped-def]
-    """The leaves ``depth`` plies below the position; ``moves[ply]`` is this node's move list (``int32``)."""
+def perft_arrays(bb, mb, st, keys, undo, moves, ply, depth, counts):  # type: ignore[no-untyped-def]
+    """The leaves ``depth`` plies below the position; ``moves[ply]`` is this node's move list (``int32``). At
+    ``ply`` 0 each root move's leaves go into ``counts[i]`` (``int64``), the root moves stay in ``moves[0]``.
+
+    The one recursive function is also the Python entry point: numba (0.68) crashes when a function loaded from
+    its cache calls a recursive one, so no other compiled function calls it."""
     if depth == 0:
         return 1
     out = moves[ply]
@@ -27,24 +31,14 @@ def perft_arrays(bb, mb, st, keys, undo, moves, ply, depth):  # type: ignore[no-
         m = out[i]
         make_move(bb, mb, st, keys, undo, m)
         if depth == 1:
-            total += 1
+            leaves = 1
         else:
-            total += perft_arrays(bb, mb, st, keys, undo, moves, ply + 1, depth - 1)
+            leaves = perft_arrays(bb, mb, st, keys, undo, moves, ply + 1, depth - 1, counts)
         unmake_move(bb, mb, st, keys, undo, m)
+        if ply == 0:
+            counts[i] = leaves
+        total += leaves
     return total
-
-
-@njit(cache=True)
-def divide_arrays(bb, mb, st, keys, undo, moves, depth, counts):  # type: ignore[no-untyped-def]
-    """The root moves into ``moves[0]`` and each one's leaves ``depth - 1`` plies below it into ``counts``; their
-    number."""
-    out = moves[0]
-    n = gen_moves(bb, mb, st, out)
-    for i in range(n):
-        make_move(bb, mb, st, keys, undo, out[i])
-        counts[i] = perft_arrays(bb, mb, st, keys, undo, moves, 1, depth - 1)
-        unmake_move(bb, mb, st, keys, undo, out[i])
-    return n
 
 
 def _moves() -> np.ndarray:
@@ -60,7 +54,7 @@ def perft(board: chess.Board, depth: int) -> int:
     """The leaves of ``board``'s legal move tree ``depth`` plies deep (1 at depth 0)."""
     _check_depth(depth)
     p = from_board(board)
-    return int(perft_arrays(p.bb, p.mb, p.st, p.keys, p.undo, _moves(), 0, depth))
+    return int(perft_arrays(p.bb, p.mb, p.st, p.keys, p.undo, _moves(), 0, depth, np.zeros(MAX_MOVES, np.int64)))
 
 
 def divide(board: chess.Board, depth: int) -> list[tuple[chess.Move, int]]:
@@ -72,5 +66,6 @@ def divide(board: chess.Board, depth: int) -> list[tuple[chess.Move, int]]:
     p = from_board(board)
     counts = np.zeros(MAX_MOVES, np.int64)
     moves = _moves()
-    n = divide_arrays(p.bb, p.mb, p.st, p.keys, p.undo, moves, depth, counts)
+    perft_arrays(p.bb, p.mb, p.st, p.keys, p.undo, moves, 0, depth, counts)
+    n = int(gen_moves(p.bb, p.mb, p.st, moves[0]))
     return [(move_to_chess(moves[0, i]), int(counts[i])) for i in range(n)]

@@ -1,0 +1,50 @@
+"""``python -m search.core.warm``: compile (first run on a machine) or load (every later run) the compiled core.
+
+numba compiles each ``njit(cache=True)`` function on its first call in a process that finds no cache entry, and
+loads it from ``<cache root>/numba`` (:mod:`search.core.jit`) otherwise; ``make`` runs this module once after
+installing, so the first ``mimic`` command does not pay the compilation. :func:`warm` calls every Python entry
+point of the core once, with the argument types the callers use, and prints how long that took.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import chess
+import numpy as np
+
+
+def warm() -> float:
+    """Call every entry point of the core once on small positions; the seconds it took (import included)."""
+    start = time.perf_counter()
+    from search.core.board import from_board, is_insufficient, is_repetition, make_null, unmake_null
+    from search.core.movegen import MAX_MOVES, gen_captures, gen_moves, in_check, is_draw, move_from_chess
+    from search.core.perft import divide, perft
+    from search.core.see import see
+
+    board = chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    perft(board, 2)
+    divide(board, 1)
+    p = from_board(board)
+    out = np.zeros(MAX_MOVES, np.int32)
+    gen_moves(p.bb, p.mb, p.st, out)
+    gen_captures(p.bb, p.mb, p.st, out)
+    in_check(p.bb, p.st)
+    is_draw(p.bb, p.mb, p.st, p.keys)
+    is_repetition(p.st, p.keys)
+    is_insufficient(p.bb)
+    make_null(p.bb, p.mb, p.st, p.keys, p.undo)
+    unmake_null(p.bb, p.mb, p.st, p.keys, p.undo)
+    see(p.bb, p.mb, p.st, np.int32(move_from_chess(board, chess.Move.from_uci("e5f7"))))
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    seconds = warm()
+    print(f"search.core: compiled core ready in {seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
