@@ -78,8 +78,12 @@ def classify_replay(args: argparse.Namespace, on_progress: Progress | None) -> i
 
     def ranked(q: Any) -> str:
         def one(n: str) -> str:
+            failed = q.failed.get(n, 0)
+            if not math.isfinite(q.scores[n]) and failed:
+                return f"{n} failed on {failed}"
             text = f"{n} {q.scores[n]:+.1%}" if q.offset else f"{n} {q.scores[n]:.1%}"
-            return text + (f" ({q.likelihood[n]:+.2f})" if math.isfinite(q.likelihood[n]) else "")
+            return (text + (f" ({q.likelihood[n]:+.2f})" if math.isfinite(q.likelihood[n]) else "")
+                    + (f" [failed on {failed}]" if failed else ""))
         return ", ".join(one(n) for n in q.ranking)
 
     report_queries(args, queries, names, ranked, "the skipped plies", "per-query scores (matching shares)",

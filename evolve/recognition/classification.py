@@ -280,16 +280,19 @@ def used_games(folder: str | Path) -> set[str]:
 def write_csv(path: str | Path, queries: Sequence[Query], players: Sequence[str], k: int | None = 1) -> None:
     """One row per query: ``query``, ``k``, ``player`` (the trained player the header names, empty when
     none), ``header``, ``predicted``, ``rank`` (the true player's), ``positions``, ``sides``, then one
-    ``score:NAME`` column per player."""
+    ``score:NAME`` column per player (empty when it has none), and for replayed queries one ``failed:NAME`` column
+    per candidate (the positions it failed on, :data:`evolve.recognition.replay_scores.FAILURES`)."""
+    failed = bool(queries) and all(hasattr(q, "failed") for q in queries)
     with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["query", "k", "player", "header", "predicted", "rank", "positions", "sides",
-                    *(f"score:{p}" for p in players)])
+                    *(f"score:{p}" for p in players), *(f"failed:{p}" for p in players if failed)])
         for i, q in enumerate(queries):
             rank = q.rank_of(q.player) if q.player else None
             w.writerow([i + 1, "all" if k is None else k, q.player, q.header, q.predicted,
                         "" if rank is None else rank, q.positions, "; ".join(q.sides),
-                        *(f"{q.scores[p]:.6f}" if np.isfinite(q.scores[p]) else "" for p in players)])
+                        *(f"{q.scores[p]:.6f}" if np.isfinite(q.scores[p]) else "" for p in players),
+                        *(getattr(q, "failed", {}).get(p, 0) for p in players if failed)])
 
 
 def read_csv_accuracy(path: str | Path) -> tuple[float, float, int]:

@@ -129,8 +129,9 @@ def _replay_scores(queries: list[Any], players: list[str]) -> tuple[np.ndarray, 
 
 
 def replay_means(queries: list[Any]) -> dict[str, float]:
-    """Each candidate's matching share over every position of the replayed ``queries`` (one side a query: the
-    k = 1 queries), whoever played them: how often it plays the move played in anybody's game. No label is used.
+    """Each candidate's matching share over every position of the replayed ``queries`` it did not fail on (one side
+    a query: the k = 1 queries), whoever played them: how often it plays the move played in anybody's game. No label
+    is used.
 
     >>> from evolve.recognition.replay import ReplayQuery
     >>> qs = [ReplayQuery([], "a", "", 4, {"a": 1.0, "b": 0.5}), ReplayQuery([], "b", "", 2, {"a": 0.5, "b": 1.0})]
@@ -138,9 +139,13 @@ def replay_means(queries: list[Any]) -> dict[str, float]:
     {'a': 0.8333333333333334, 'b': 0.6666666666666666}
     """
     known = [q for q in queries if q.positions]
-    total = sum(q.positions for q in known)
     names = list(known[0].scores) if known else []
-    return {n: sum(q.scores[n] * q.positions for q in known) / total for n in names} if total else {}
+    out = {}
+    for n in names:  # each over the positions it answered (a failed one is in no score: replay_scores.FAILURES)
+        weighed = [(q.positions - getattr(q, "failed", {}).get(n, 0), q.scores[n]) for q in known]
+        total = sum(w for w, score in weighed if np.isfinite(score))
+        out[n] = sum(w * score for w, score in weighed if np.isfinite(score)) / total if total else float(np.nan)
+    return out
 
 
 def _replay_normalised(queries: list[Any], players: list[str], means: dict[str, float]

@@ -29,10 +29,15 @@ every position; the positions where they all play the played move tell none of t
 candidate, and the others (limited by time, randomised: the slow ones, each move a full ``movetime``) are asked only
 the rest (:func:`replay_sides`).
 
+A candidate fails on a position when it gives no move, an illegal or null move, no move within the deadline of
+``mimic games --movetime`` (its engine killed and restarted) or crashes (:data:`FAILURES`): the position is left out
+of its score and counted, in the report and each query's ``failed``; a candidate that fails on every position it is
+asked stops the run (:class:`~search.runtime.errors.RunError`).
+
 Replayed moves are cached (:func:`organisms.feature_cache.save_keyed_npz`) under ``$MIMIC_CACHE/replay``, one file
 per candidate and game side, keyed by the side (starting position, moves, colour), ``skip_plies``, the spec, its
 file's size and time, the limit, ``multipv`` and the plies asked: a second run, or another query file with some of
-the same sides, reads them back.
+the same sides, reads them back. A side a candidate failed on anywhere is not cached: the next run asks it again.
 
 May import chess, numpy, :mod:`search`, :mod:`organisms` and the recognition modules below it; the registry of
 player kinds arrives as an argument (``evolve.players.PLAYERS``).
@@ -40,10 +45,8 @@ player kinds arrives as an argument (``evolve.players.PLAYERS``).
 
 from __future__ import annotations
 
-import hashlib
 import math
-import os
-import shutil
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,21 +59,23 @@ from evolve.data.moves import normal_name
 from evolve.recognition.caches import cache_folder
 from evolve.recognition.classification import Query, group_sides, load_clones, query_groups, used_games
 from evolve.recognition.gameset import GameSet, Progress, parse_aliases, read_game_set
-from evolve.recognition.replay_candidates import Candidate, is_exact
+from evolve.recognition.replay_candidates import Candidate, is_exact, replay_key
 from evolve.recognition.replay_scores import (
-    BETA,
-    OUTSIDE_CP,
+    FAILURES,
     RANKINGS,
-    SCORE_CAP,
     decisive_plies,
+    failed_counts,
+    failure_text,
     log_likelihood,
     score_offsets,
     score_replay,
 )
 from organisms.feature_cache import load_keyed_npz, save_keyed_npz
 from search.base import Limit
+from search.games.game import movetime_deadline
 from search.players.player import ExternalPlayer, PlayerError, make_player
 from search.players.spec import PlayerRegistry, PlayerSpec
+from search.runtime.errors import RunError
 from search.runtime.workers import parallel_map
 
 REPLAY = "replay"
@@ -80,7 +85,6 @@ _ARRAYS = ("side", "ply", "match", "loglik", "rank", "error", "overrun")
 _CACHED = _ARRAYS[1:]
 """What the cache holds of one side's replay (the side's index is the caller's)."""
 _FLAGS = ("match", "error", "overrun")
-_VERSION = 2
 SideEntry = tuple[int, str, list[str], bool]
 """A game side to replay: (its index in the caller's list, the game's starting FEN, its UCI moves, colour)."""
 
@@ -90,10 +94,12 @@ class ReplayQuery(Query):
     """A :class:`~evolve.recognition.classification.Query` whose scores are each candidate's score (its
     :data:`SCORES` entry) minus ``offset`` (its score over every replayed position: the normalised ranking; empty:
     the raw one), with each candidate's mean log-likelihood of the played moves (nats a move; NaN without MultiPV)
-    to break ties."""
+    to break ties, and the positions of the query each candidate failed on (left out of its score, which is NaN
+    when it failed on them all: :data:`FAILURES`)."""
 
     likelihood: dict[str, float] = field(default_factory=dict)
     offset: dict[str, float] = field(default_factory=dict)
+    failed: dict[str, int] = field(default_factory=dict)
 
     @property
     def ranking(self) -> list[str]:
@@ -131,6 +137,19 @@ def _timeout(limit: Limit) -> float:
     return limit.movetime * 3 + 5 if limit.movetime is not None else 120.0
 
 
+_NO_MOVE, _ILLEGAL, _TIMEOUT, _CRASH = FAILURES
+_FAILED_BY = {"time forfeit": _TIMEOUT, "crash": _CRASH, "error": _ILLEGAL}
+"""A ``PlayerError``'s reason as a failure: python-chess refuses an illegal or unparsable move as an engine error."""
+
+
+def _deadline(player: object, limit: Limit) -> float:
+    """Seconds a move of ``player`` may take at ``limit`` before it fails as a timeout: that of ``mimic games
+    --movetime`` when the player is sent a time (our engine, an engine without a limit of its own); an engine sent
+    its own depth or nodes alone is told to stop first (an overrun) and killed only at :func:`_timeout`."""
+    sent = player.sent_limit(limit) if isinstance(player, ExternalPlayer) else limit
+    return movetime_deadline(sent.movetime) if sent.movetime is not None else _timeout(limit)
+
+
 def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_plies: int, multipv: int,
                  registry: PlayerRegistry, max_positions: int | None = None,
                  ask: dict[int, frozenset[int]] | None = None) -> dict[str, np.ndarray]:
@@ -138,9 +157,10 @@ def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_
     ``max_positions`` counted positions (``None``: all); with ``ask`` (an entry's index: the plies to ask), only
     those of each side (the others are not asked at all). Per position: ``side`` (the entry's index), ``ply``,
     ``match`` (1 when the candidate played the played move), ``loglik`` (NaN without MultiPV), ``rank`` (the played
-    move's 1-based rank among the MultiPV lines, 0 outside them, -1 without MultiPV), ``error`` (1 when the
-    candidate gave no move: it crashed or hung, and is restarted), ``overrun`` (1 when an external engine did not
-    stop at its own limit and was told to, :meth:`search.players.player.ExternalPlayer.play`)."""
+    move's 1-based rank among the MultiPV lines, 0 outside them, -1 without MultiPV), ``error`` (how the candidate
+    failed there, :data:`FAILURES`, 0 when it did not; a killed or dead engine is restarted), ``overrun`` (1 when an
+    external engine did not stop at its own limit and was told to,
+    :meth:`search.players.player.ExternalPlayer.play`)."""
     s = registry.parse(spec)
     limit = replay_limit(s, movetime)
     out: dict[str, list[float]] = {n: [] for n in _ARRAYS}
@@ -148,7 +168,7 @@ def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_
     try:
         for index, fen, moves, color in entries:
             wanted = None if ask is None else ask.get(index, frozenset())
-            asked: list[tuple[chess.Board, chess.Move]] = []
+            asked: list[tuple[chess.Board, chess.Move, int]] = []
             counted_seen = 0
             for ply, board, played, counted in side_positions(fen, moves, color, skip_plies):
                 if max_positions is not None and counted and counted_seen >= max_positions:
@@ -161,23 +181,28 @@ def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_
                     player.new_game()
                 inner = getattr(player, "inner", player)
                 before = getattr(inner, "overruns", 0)
-                move = None
+                move, failed, deadline = None, 0, _deadline(inner, limit)
+                t0 = time.perf_counter()
                 try:  # a one-move position is asked too (as in the game: it fills the hash) but not counted
-                    move = player.play(board, limit, timeout=_timeout(limit)).move
-                except PlayerError:
+                    move = player.play(board, limit, timeout=deadline).move
+                except PlayerError as exc:
+                    failed = _FAILED_BY.get(exc.reason, _CRASH)
                     player.close()
                     player = None
+                else:
+                    failed = (_TIMEOUT if time.perf_counter() - t0 > deadline else _NO_MOVE if move is None
+                              else _ILLEGAL if move not in board.legal_moves else 0)
                 if counted:
                     out["side"].append(index)
                     out["ply"].append(ply)
-                    out["match"].append(move == played)
-                    out["error"].append(move is None)
+                    out["match"].append(not failed and move == played)
+                    out["error"].append(failed)
                     out["overrun"].append(getattr(inner, "overruns", 0) > before)
-                    asked.append((board.copy(), played))
+                    asked.append((board.copy(), played, failed))
             analyst = getattr(player, "inner", player)
-            for board, played_move in asked:
+            for board, played_move, failed in asked:
                 ll, rank = math.nan, -1
-                if multipv > 0 and s.kind == "uci" and isinstance(analyst, ExternalPlayer):
+                if multipv > 0 and s.kind == "uci" and isinstance(analyst, ExternalPlayer) and not failed:
                     try:
                         lines = analyst.analyse(board, limit, multipv, timeout=_timeout(limit) * multipv)
                         ll = log_likelihood(lines, played_move, board.legal_moves.count())
@@ -192,36 +217,6 @@ def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_
         if player is not None:
             player.close()
     return {n: np.array(out[n], dtype=_dtype(n)) for n in _ARRAYS}
-
-
-def _stamp(path: str | None) -> str:
-    """A file's size and modification time (``-`` when it is none): a changed engine or organism is replayed anew."""
-    if not path:
-        return "-"
-    found = shutil.which(path) or path
-    try:
-        st = os.stat(found)
-    except OSError:
-        return "-"
-    return f"{found}:{st.st_size}:{st.st_mtime_ns}"
-
-
-def replay_key(entry: SideEntry, spec: PlayerSpec, limit: Limit, skip_plies: int, multipv: int,
-               max_positions: int | None = None, ask: frozenset[int] | None = None) -> str:
-    """The cache key of one candidate's replay of one game side: the side's start, moves and colour, the skipped
-    plies, the spec's text and its files' stamps (engine, organism, book), the limit, ``multipv``, the positions a
-    side (``max_positions``) and the plies asked (``ask``; ``None``: all)."""
-    _, fen, moves, color = entry
-    digest = hashlib.blake2b(digest_size=20)
-    digest.update(f"{fen}|{' '.join(moves)}|{'w' if color else 'b'}\n".encode())
-    book = spec.book.path if spec.book is not None else None
-    digest.update(f"|skip={skip_plies}|spec={spec.text}|{_stamp(spec.arg)}|{_stamp(book)}|limit={limit}|"
-                  f"multipv={multipv}|beta={BETA}|outside={OUTSIDE_CP}|cap={SCORE_CAP}|replay-v{_VERSION}".encode())
-    if max_positions is not None:
-        digest.update(f"|max_positions={max_positions}".encode())
-    if ask is not None:
-        digest.update(f"|ask={','.join(map(str, sorted(ask)))}".encode())
-    return digest.hexdigest()
 
 
 def replay_sides(entries: Sequence[SideEntry], candidates: Sequence[Candidate], registry: PlayerRegistry,
@@ -292,7 +287,7 @@ def _replay_phase(candidates: Sequence[Candidate], ask: dict[int, frozenset[int]
             mine = part["side"] == e[0]
             arrays = {n: a[mine] for n, a in part.items()}
             parts[name][e[0]] = arrays
-            if use_cache:
+            if use_cache and not arrays["error"].any():  # a failure is asked again next time, never read back
                 save_keyed_npz(folder / f"replay-{keys[(name, e[0])]}.npz", arrays, _CACHED, keys[(name, e[0])])
         if on_progress is not None:
             on_progress(REPLAY, done, len(tasks))
@@ -303,7 +298,6 @@ def _replay_phase(candidates: Sequence[Candidate], ask: dict[int, frozenset[int]
 def _dtype(name: str) -> type:
     """The dtype of one of :data:`_ARRAYS`."""
     return np.float64 if name == "loglik" else np.int8 if name in _FLAGS else np.int64
-
 
 
 def _task(task: tuple[str, list[SideEntry]], spec_of: dict[str, str], movetime: float, skip_plies: int,
@@ -355,20 +349,26 @@ def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], can
     for a side of nobody's), replayed once by every candidate (:func:`replay_sides`) and scored in groups of each
     ``k`` of ``ks`` sides of one label (:func:`evolve.recognition.classification.group_sides`): one list of
     queries per ``k``; ``max_positions``: each side's first that many positions only. Each candidate is scored by
-    its :attr:`Candidate.score` and ranked by ``ranking`` (:data:`RANKINGS`; ``normalised`` subtracts
-    :func:`score_offsets` over all these sides, when they have two labels or more). ``on_error`` hears how many
-    positions got no move, and of candidates scored by likelihood without one. ``cache``: the replay cache's
-    folder (:func:`replay_sides`). ``on_progress``: stage :data:`REPLAY`."""
+    its :attr:`Candidate.score` over the positions it did not fail on and ranked by ``ranking`` (:data:`RANKINGS`;
+    ``normalised`` subtracts :func:`score_offsets` over all these sides, when they have two labels or more).
+    ``on_error`` hears of each candidate's failures (:data:`FAILURES`, counted by kind) and of candidates scored by
+    likelihood without one; :class:`~search.runtime.errors.RunError` names a candidate that failed on every
+    position it was asked (nothing to score it by). ``cache``: the replay cache's folder (:func:`replay_sides`).
+    ``on_progress``: stage :data:`REPLAY`."""
     if ranking not in RANKINGS:
         raise ValueError(f"unknown ranking {ranking!r}: one of {', '.join(RANKINGS)}")
     entries = [(j, gs.games[gs.sides[i].game][0], gs.games[gs.sides[i].game][1], gs.sides[i].color)
                for j, i in enumerate(sides)]
     replayed = replay_sides(entries, candidates, registry, skip_plies, movetime, multipv, jobs, cache,
                             on_progress=on_progress, max_positions=max_positions)
-    errors = sum(int(r["error"].sum()) for r in replayed.values())
-    if errors and on_error is not None:
-        on_error(f"{errors} replayed positions got no move (an engine crashed or hung): counted as misses")
     for name, r in replayed.items():
+        failed = int((r["error"] != 0).sum())
+        if failed and failed == len(r["error"]):
+            raise RunError(f"candidate {name}: failed on all {failed} replayed positions ({failure_text(r['error'])})"
+                           ": nothing to score it by (does it play a legal move within --movetime?)")
+        if failed and on_error is not None:
+            on_error(f"candidate {name}: failed on {failed} of {len(r['error'])} replayed positions "
+                     f"({failure_text(r['error'])}): left out of its scores, asked again next run")
         if int(r["overrun"].sum()) and on_error is not None:
             on_error(f"candidate {name}: did not stop at its own limit in {int(r['overrun'].sum())} of "
                      f"{len(r['overrun'])} positions and was told to (does it honour go nodes? give it @depth=)")
@@ -386,6 +386,7 @@ def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], can
     for k in ks:
         groups = group_sides(labels, k)
         counts, share, loglik = score_replay(replayed, groups, scores)
+        failed = failed_counts(replayed, groups)
         queries = []
         for j, group in enumerate(groups):
             first = gs.sides[sides[group[0]]]
@@ -393,6 +394,7 @@ def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], can
                 [f"{gs.sources[gs.sides[sides[i]].game]} {'white' if gs.sides[sides[i]].color else 'black'}"
                  for i in group], first.player or "", first.header, int(counts[j]),
                 {n: float(share[j, c]) - offset.get(n, 0.0) for c, n in enumerate(names)},
-                {n: float(loglik[j, c]) for c, n in enumerate(names)}, dict(offset)))
+                {n: float(loglik[j, c]) for c, n in enumerate(names)}, dict(offset),
+                {n: int(failed[j, c]) for c, n in enumerate(names)}))
         out.append(queries)
     return out

@@ -1,5 +1,6 @@
-"""Replay's candidates (``mimic recognize classify --method replay``): a named player spec, parsed and checked, and
-what kind of player it is: randomised (scored by likelihood) or exact (replayed first, on every position).
+"""Replay's candidates (``mimic recognize classify --method replay``): a named player spec, parsed and checked, what
+kind of player it is: randomised (scored by likelihood) or exact (replayed first, on every position), and the key
+its replay of a game side is cached under (:func:`replay_key`).
 
 May import :mod:`search` and :mod:`evolve.recognition.replay_scores`; the registry of player kinds arrives as an
 argument.
@@ -7,11 +8,19 @@ argument.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from evolve.recognition.replay_scores import BETA, OUTSIDE_CP, SCORE_CAP
+from search.base import Limit
 from search.players.player import PlayerError, check_engines, make_player
 from search.players.spec import PlayerRegistry, PlayerSpec, SpecError
+
+CACHE_VERSION = 3
+"""The replay cache's version, in every key: 3 since failures are codes (:data:`FAILURES`) and never cached."""
 
 RANDOMISING: dict[str, Callable[[str], bool]] = {
     "skill level": lambda v: v.strip().lstrip("-").isdigit() and int(v) < 20,
@@ -86,3 +95,35 @@ def is_exact(spec: PlayerSpec) -> bool:
     others (limited by time, randomised) only where the exact ones disagree (:func:`replay_sides`)."""
     limit = spec.limit
     return limit is not None and (limit.depth is not None or limit.nodes is not None) and not is_randomised(spec)
+
+
+def _stamp(path: str | None) -> str:
+    """A file's size and modification time (``-`` when it is none): a changed engine or organism is replayed anew."""
+    if not path:
+        return "-"
+    found = shutil.which(path) or path
+    try:
+        st = os.stat(found)
+    except OSError:
+        return "-"
+    return f"{found}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def replay_key(entry: tuple[int, str, list[str], bool], spec: PlayerSpec, limit: Limit, skip_plies: int,
+               multipv: int, max_positions: int | None = None, ask: frozenset[int] | None = None) -> str:
+    """The cache key of one candidate's replay of one game side (``entry``: its index, the game's starting FEN, its
+    UCI moves, the side's colour): the side's start, moves and colour, the skipped
+    plies, the spec's text and its files' stamps (engine, organism, book), the limit, ``multipv``, the positions a
+    side (``max_positions``) and the plies asked (``ask``; ``None``: all)."""
+    _, fen, moves, color = entry
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(f"{fen}|{' '.join(moves)}|{'w' if color else 'b'}\n".encode())
+    book = spec.book.path if spec.book is not None else None
+    digest.update(f"|skip={skip_plies}|spec={spec.text}|{_stamp(spec.arg)}|{_stamp(book)}|limit={limit}|"
+                  f"multipv={multipv}|beta={BETA}|outside={OUTSIDE_CP}|cap={SCORE_CAP}|"
+                  f"replay-v{CACHE_VERSION}".encode())
+    if max_positions is not None:
+        digest.update(f"|max_positions={max_positions}".encode())
+    if ask is not None:
+        digest.update(f"|ask={','.join(map(str, sorted(ask)))}".encode())
+    return digest.hexdigest()

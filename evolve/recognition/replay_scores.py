@@ -31,6 +31,19 @@ SCORES = {
 [0, 1], so candidates scored either way rank together. A deterministic engine is scored by ``match``; a randomised
 one (:data:`RANDOMISING`) plays the played move only by chance and is scored by ``likelihood``."""
 
+FAILURES = {
+    1: ("answer without a move", "answers without a move"),
+    2: ("illegal or null move", "illegal or null moves"),
+    3: ("timeout", "timeouts"),
+    4: ("crash", "crashes"),
+}
+"""How a candidate failed on a position, by its code in the replay's ``error`` array (0: a legal move in time;
+singular and plural): no move (``bestmove (none)``), an illegal or null move (``0000``) or one the protocol
+refuses, no move within the deadline of ``mimic games --movetime``
+(:func:`search.games.game.movetime_deadline`; an engine searching by its own depth or nodes is told to stop first
+and killed later), the process dead. A failed position says nothing of how the candidate plays: it is left out of
+that candidate's score (its mean is over the positions it answered), counted, and never cached."""
+
 RANKINGS = {
     "normalised": "each candidate's score minus its score over every replayed position of the query file",
     "raw": "each candidate's score",
@@ -80,6 +93,27 @@ def decisive_plies(replayed: dict[str, dict[str, np.ndarray]]) -> dict[int, froz
     return {side: frozenset(plies) for side, plies in out.items()}
 
 
+def failure_text(codes: np.ndarray) -> str:
+    """The failures among ``codes`` (:data:`FAILURES`), counted by kind.
+
+    >>> failure_text(np.array([0, 2, 3, 2]))
+    '2 illegal or null moves, 1 timeout'
+    """
+    counts = np.bincount(np.asarray(codes, dtype=np.int64), minlength=max(FAILURES) + 1)
+    return ", ".join(f"{n} {FAILURES[code][n != 1]}" for code in FAILURES if (n := int(counts[code])))
+
+
+def failed_counts(replayed: dict[str, dict[str, np.ndarray]], groups: Sequence[Sequence[int]]) -> np.ndarray:
+    """(groups, candidates) positions each candidate failed on (:data:`FAILURES`) in each group of side indices."""
+    n = 1 + max([int(r["side"].max()) for r in replayed.values() if len(r["side"])]
+                + [i for g in groups for i in g] + [0])
+    out = np.zeros((len(groups), len(replayed)), dtype=np.int64)
+    for c, r in enumerate(replayed.values()):
+        per = np.bincount(r["side"].astype(np.int64), weights=(r["error"] != 0).astype(float), minlength=n)
+        out[:, c] = [int(per[list(g)].sum()) for g in groups]
+    return out
+
+
 def position_scores(replayed: dict[str, np.ndarray], score: str) -> np.ndarray:
     """One candidate's score of each replayed position (:data:`SCORES`): ``match`` 1 or 0; ``likelihood`` the
     played move's probability under the MultiPV softmax (``exp(loglik)``), NaN where the position has none."""
@@ -93,8 +127,9 @@ def position_scores(replayed: dict[str, np.ndarray], score: str) -> np.ndarray:
 def score_replay(replayed: dict[str, dict[str, np.ndarray]], groups: Sequence[Sequence[int]],
                  scores: dict[str, str] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For groups of side indices: positions a group, and (groups, candidates) scores (each candidate's
-    :data:`SCORES` entry named by ``scores``, default ``match``: matching shares) and mean log-likelihoods (NaN where
-    a group has no positions, or a position of it no MultiPV likelihood)."""
+    :data:`SCORES` entry named by ``scores``, default ``match``: matching shares) and mean log-likelihoods over the
+    positions the candidate did not fail on (:data:`FAILURES`; NaN where a group has none, or a position of it no
+    MultiPV likelihood)."""
     names = list(replayed)
     n = 1 + max([int(r["side"].max()) for r in replayed.values() if len(r["side"])]
                 + [i for g in groups for i in g] + [0])
@@ -106,21 +141,23 @@ def score_replay(replayed: dict[str, dict[str, np.ndarray]], groups: Sequence[Se
         side = r["side"].astype(np.int64)
         ll = r["loglik"].astype(np.float64)
         value = position_scores(r, (scores or {}).get(name, "match"))
+        ok = (r["error"] == 0).astype(float) if "error" in r else np.ones(len(side))
         per = [np.bincount(side, weights=w, minlength=n) for w in
-               (np.ones(len(side)), np.nan_to_num(value), (~np.isfinite(value)).astype(float), np.nan_to_num(ll),
-                (~np.isfinite(ll)).astype(float))]
+               (np.ones(len(side)), ok, ok * np.nan_to_num(value), ok * ~np.isfinite(value), ok * np.nan_to_num(ll),
+                ok * ~np.isfinite(ll))]
         for j, g in enumerate(groups):
-            npos, total, unscored, llsum, missing = (float(a[list(g)].sum()) for a in per)
+            npos, answered, total, unscored, llsum, missing = (float(a[list(g)].sum()) for a in per)
             counts[j] = int(npos)
-            if npos:
-                share[j, c] = total / npos if unscored == 0 else np.nan
-                loglik[j, c] = llsum / npos if missing == 0 else np.nan
+            if answered:
+                share[j, c] = total / answered if unscored == 0 else np.nan
+                loglik[j, c] = llsum / answered if missing == 0 else np.nan
     return counts, share, loglik
 
 
 def score_offsets(replayed: dict[str, dict[str, np.ndarray]], scores: dict[str, str]) -> dict[str, float]:
     """Each candidate's score (``scores``: its :data:`SCORES` name) over every replayed position, whoever played
-    it: what the normalised ranking subtracts (:data:`RANKINGS`). No label is used.
+    it, failed positions left out (:data:`FAILURES`): what the normalised ranking subtracts (:data:`RANKINGS`). No
+    label is used.
 
     >>> r = {"a": {"match": np.array([1, 1, 0, 1]), "loglik": np.log([0.5, 0.5, 0.25, 0.25])}}
     >>> score_offsets(r, {"a": "match"}), score_offsets(r, {"a": "likelihood"})  # 3 / 4; (0.5+0.5+0.25+0.25) / 4
@@ -129,5 +166,7 @@ def score_offsets(replayed: dict[str, dict[str, np.ndarray]], scores: dict[str, 
     out = {}
     for name, r in replayed.items():
         value = position_scores(r, scores.get(name, "match"))
+        if "error" in r:
+            value = value[r["error"] == 0]
         out[name] = float(np.nanmean(value)) if np.isfinite(value).any() else math.nan
     return out
