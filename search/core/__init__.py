@@ -7,11 +7,10 @@ Conventions (python-chess's): squares 0..63 (a1 = 0, h1 = 7, h8 = 63), colours B
 types PAWN 1 … KING 6. Every bitboard is a ``uint64``; never mix ``uint64`` with ``int64`` in arithmetic (numba
 then computes in ``float64``): write bit constants as ``np.uint64(...)``.
 
-numba caveat (0.68, seen here): a cached function that calls a *recursive* ``njit`` function segfaults when a later
-process loads it from the cache; a recursive function must be called only by itself and from Python (perft's entry
-``perft_arrays`` is the recursion itself), or the recursion written with an explicit stack. And numba's cache is
-invalidated by a change to the function's own file only, not to the files of the functions it calls: after editing
-a core module, delete ``<cache root>/numba`` (or touch the callers' files) before measuring.
+numba caveats (0.68): a cached function that calls a *recursive* ``njit`` function segfaults when a later process
+loads it from the cache (seen here; numba issue 6061): write a recursion with an explicit stack, as perft does.
+numba's cache is invalidated by a change to the function's own file only, not to the files of the functions it
+calls: after editing a core module, delete ``<cache root>/numba`` (or touch the callers' files) before measuring.
 
 API (the modules' docstrings say the rest):
 
@@ -39,7 +38,7 @@ API (the modules' docstrings say the rest):
 - :mod:`search.core.see`: ``see(bb, mb, st, m)`` equal to :func:`search.see.see` (allocates), ``see_into(bb, mb,
   st, m, gains)`` with a scratch ``int64`` buffer of ``GAINS_LEN``.
 - :mod:`search.core.perft`: ``perft(board, depth) -> int``, ``divide(board, depth) -> [(chess.Move, int)]``;
-  ``perft_arrays(bb, mb, st, keys, undo, moves, ply, depth, counts)`` on the arrays.
+  ``perft_arrays(bb, mb, st, keys, undo, moves, depth, counts)`` on the arrays.
 - :mod:`search.core.warm`: ``python -m search.core.warm`` compiles or loads every entry point once (``make`` runs
   it after installing).
 """

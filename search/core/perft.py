@@ -16,29 +16,44 @@ from search.core.movegen import MAX_MOVES, gen_moves, move_to_chess
 
 
 @njit(cache=True)
-def perft_arrays(bb, mb, st, keys, undo, moves, ply, depth, counts):  # type: ignore[no-untyped-def]
-    """The leaves ``depth`` plies below the position; ``moves[ply]`` is this node's move list (``int32``). At
-    ``ply`` 0 each root move's leaves go into ``counts[i]`` (``int64``), the root moves stay in ``moves[0]``.
-
-    The one recursive function is also the Python entry point: numba (0.68) crashes when a function loaded from
-    its cache calls a recursive one, so no other compiled function calls it."""
+def perft_arrays(bb, mb, st, keys, undo, moves, depth, counts):  # type: ignore[no-untyped-def]
+    """The leaves ``depth`` plies below the position; ``moves[ply]`` is the move list of the node ``ply`` plies
+    down (``int32``); each root move's leaves go into ``counts[i]`` (``int64``), the root moves stay in
+    ``moves[0]``. Written with an explicit stack, not recursion (numba 0.68 cannot cache a recursive call safely:
+    numba issue 6061)."""
     if depth == 0:
         return 1
-    out = moves[ply]
-    n = gen_moves(bb, mb, st, out)
+    count = np.zeros(depth, np.int64)
+    index = np.zeros(depth, np.int64)
+    count[0] = gen_moves(bb, mb, st, moves[0])
     total = 0
-    for i in range(n):
-        m = out[i]
+    root_start = 0
+    ply = 0
+    while True:
+        if index[ply] == count[ply]:
+            if ply == 0:
+                return total
+            ply -= 1
+            m = moves[ply, index[ply]]
+            unmake_move(bb, mb, st, keys, undo, m)
+            if ply == 0:
+                counts[index[0]] = total - root_start
+                root_start = total
+            index[ply] += 1
+            continue
+        m = moves[ply, index[ply]]
         make_move(bb, mb, st, keys, undo, m)
-        if depth == 1:
-            leaves = 1
+        if ply + 1 == depth:
+            total += 1
+            unmake_move(bb, mb, st, keys, undo, m)
+            if ply == 0:
+                counts[index[0]] = 1
+                root_start = total
+            index[ply] += 1
         else:
-            leaves = perft_arrays(bb, mb, st, keys, undo, moves, ply + 1, depth - 1, counts)
-        unmake_move(bb, mb, st, keys, undo, m)
-        if ply == 0:
-            counts[i] = leaves
-        total += leaves
-    return total
+            ply += 1
+            count[ply] = gen_moves(bb, mb, st, moves[ply])
+            index[ply] = 0
 
 
 def _moves() -> np.ndarray:
@@ -54,7 +69,7 @@ def perft(board: chess.Board, depth: int) -> int:
     """The leaves of ``board``'s legal move tree ``depth`` plies deep (1 at depth 0)."""
     _check_depth(depth)
     p = from_board(board)
-    return int(perft_arrays(p.bb, p.mb, p.st, p.keys, p.undo, _moves(), 0, depth, np.zeros(MAX_MOVES, np.int64)))
+    return int(perft_arrays(p.bb, p.mb, p.st, p.keys, p.undo, _moves(), depth, np.zeros(MAX_MOVES, np.int64)))
 
 
 def divide(board: chess.Board, depth: int) -> list[tuple[chess.Move, int]]:
@@ -66,6 +81,6 @@ def divide(board: chess.Board, depth: int) -> list[tuple[chess.Move, int]]:
     p = from_board(board)
     counts = np.zeros(MAX_MOVES, np.int64)
     moves = _moves()
-    perft_arrays(p.bb, p.mb, p.st, p.keys, p.undo, moves, 0, depth, counts)
+    perft_arrays(p.bb, p.mb, p.st, p.keys, p.undo, moves, depth, counts)
     n = int(gen_moves(p.bb, p.mb, p.st, moves[0]))
     return [(move_to_chess(moves[0, i]), int(counts[i])) for i in range(n)]
