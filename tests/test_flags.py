@@ -1,5 +1,6 @@
 """Flags and player specs checked when parsed (issue 23, item 3): each bad value is one line ``mimic CMD: ...``
-naming the flag or spec and what is wrong, exit code 2, before any work starts (nothing written)."""
+naming the flag or spec and what is wrong, exit code 2, before any work starts (nothing written); argparse's own
+errors too, without its usage (issue 61, item 9)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,15 @@ from search.players.spec import SpecError
 
 
 def _refused(argv: list[str], capsys: pytest.CaptureFixture[str], *needles: str) -> str:
-    """Run ``mimic ARGV``: exit code 2, no traceback, and the last stderr line (argparse prints its usage above
-    its own error line) is ``mimic CMD: ...`` naming every needle; that line."""
+    """Run ``mimic ARGV``: exit code 2, no traceback, and one stderr line (warnings aside) ``mimic CMD: ...``
+    naming every needle; that line."""
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 2, err
     assert "Traceback" not in err
-    last = err.strip().splitlines()[-1]
+    lines = [ln for ln in err.strip().splitlines() if not ln.startswith("warning: ")]
+    assert len(lines) == 1, err
+    last = lines[0]
     assert last.startswith(f"mimic {argv[0]}"), err
     for needle in needles:
         assert needle in last, err
@@ -136,6 +139,37 @@ def test_bad_scheduler_from_the_environment(tmp_path: Path, capsys: pytest.Captu
     monkeypatch.setenv("MIMIC_SCHEDULER", "tcp://")
     out = tmp_path / "l.epd"
     _refused([*LABEL, "--out", str(out)], capsys, "scheduler address 'tcp://'")
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------------- argparse's own errors, and seeds
+@pytest.mark.parametrize(("argv", "needles"), [
+    (["train-net", "l.epd", "--out", "n", "--scheduler", "garbage"], ("argument --scheduler", "'garbage'")),
+    (["train-net", "l.epd", "--out", "n", "--backend", "garbage"], ("argument --backend", "invalid choice")),
+    (["evolve", "l.epd", "--out", "e", "--population", "abc"], ("argument --population", "'abc'")),
+    (["label", "--out", "l.epd", "--bogus"], ("unrecognized arguments: --bogus",)),
+    (["train-moves"], ("required: labels, --out",)),
+])
+def test_argparse_errors_are_one_line_without_the_usage(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                                        needles: tuple[str, ...]) -> None:
+    # Before issue 61 argparse printed its usage (20 lines for evolve) above its `mimic CMD: error: ...` line.
+    line = _refused(argv, capsys, *needles)
+    assert line.startswith(f"mimic {argv[0]}: ") and "usage" not in line and ": error:" not in line
+
+
+@pytest.mark.parametrize("seed", [2**63, 2**64])
+@pytest.mark.parametrize("command", ["train-pnet", "train-net", "train-moves"])
+def test_a_seed_beyond_a_signed_64_bit_integer_is_refused_before_training(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, seed: int) -> None:
+    # torch takes seeds below 2^64 and a member's seed is the seed plus its index; numpy and the files that record
+    # the seed take signed 64-bit integers: 2^63 - 1 at most. Before issue 61, 2^64 gave torch's traceback after
+    # the labels were read and 2^63 was taken.
+    from .conftest import write_expert_labels
+
+    labels, out = tmp_path / "l.epd", tmp_path / "net"
+    write_expert_labels(labels, 20)
+    _refused([command, str(labels), "--out", str(out), "--epochs", "1", "--seed", str(seed)], capsys,
+             "--seed", "2^63 - 1", str(seed))
     assert not out.exists()
 
 

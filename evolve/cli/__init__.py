@@ -20,7 +20,7 @@ import sys
 from collections.abc import Collection, Sequence
 from types import ModuleType
 
-from evolve.cli.common import fail, os_error
+from evolve.cli.common import Parser, fail, os_error
 from evolve.cli.options import Parents
 from evolve.cli.table import COMMANDS
 
@@ -31,11 +31,14 @@ def _module(name: str) -> ModuleType:
 
 def build_parser(only: Collection[str] | None = None) -> argparse.ArgumentParser:
     """The ``mimic`` parser: every command fully built, or, with ``only``, those commands built and the others
-    listed by their one-line help alone (so their modules are not imported)."""
-    parser = argparse.ArgumentParser(
+    listed by their one-line help alone (so their modules are not imported). Its usage errors are one line
+    (:class:`~evolve.cli.common.Parser`), those after a single chosen command named by it."""
+    parser = Parser(
         prog="mimic",
         description="Evolve chess evaluation functions by imitating a mentor engine.",
     )
+    if only is not None and len(only) == 1:
+        parser.command = f"mimic {next(iter(only))}"
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, command in COMMANDS.items():
         if only is None or name in only:
@@ -125,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser(_chosen(argv)).parse_args(argv)
-    except SystemExit as exc:  # --help (0) or a usage error (2, its message already on stderr)
+    except SystemExit as exc:  # --help (0) or a usage error (2, its one line already on stderr)
         return exc.code if isinstance(exc.code, int) else 2
     from search.runtime.errors import MimicError  # after parsing: `search` loads chess, needless for --help
 

@@ -14,12 +14,26 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, NoReturn, Self
 
 
 def fail(prog: str, message: str) -> None:
     """One error line on stderr: ``PROG: message`` (``PROG`` is e.g. ``mimic match``)."""
     print(f"{prog}: {message}", file=sys.stderr)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors (a bad value, a missing argument, an unknown option) are one line
+    ``PROG: message`` and exit code 2, as every other error of the user's (:func:`fail`); ``--help`` still shows the
+    usage. The subcommands' parsers are of this class too (argparse makes them of their parent's). ``command``, on
+    the top parser: the chosen command's ``prog``, which names the errors the top parser finds after it (options no
+    parser took)."""
+
+    command: str | None = None
+
+    def error(self, message: str) -> NoReturn:
+        fail(self.command or self.prog, message)
+        self.exit(2)
 
 
 def warn(message: str) -> None:
@@ -113,6 +127,19 @@ def _int_at_least(low: int, name: str) -> Callable[[str], int]:
 
 positive_int = _int_at_least(1, "positive_int")
 non_negative_int = _int_at_least(0, "non_negative_int")
+
+SEED_MAX = 2**63 - 1
+"""The largest seed (a signed 64-bit integer): what numpy, torch (a seed and a member's seed above it) and the files
+that record a run's seed all take."""
+
+
+def seed_value(text: str) -> int:
+    """An argparse type, every command's ``--seed`` (and ``--bootstrap-seed``): a whole number from 0 to
+    :data:`SEED_MAX`."""
+    value = _integer(text)
+    if not 0 <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"must be at least 0 and at most 2^63 - 1 = {SEED_MAX}, got {value}")
+    return value
 
 
 def non_negative_float(text: str) -> float:

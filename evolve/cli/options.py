@@ -21,6 +21,7 @@ from evolve.cli.common import (
     positive_float,
     probability,
     scheduler,
+    seed_value,
 )
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ class Parents:
     def seed() -> argparse.ArgumentParser:
         """``--seed`` of a run whose every random draw (sampling, split, weights, order) follows one seed."""
         p = _parent()
-        p.add_argument("--seed", type=non_negative_int, default=0,
+        p.add_argument("--seed", type=seed_value, default=0,
                        help="seed of the run's random draws (sampling, split, weights, order)")
         return p
 
@@ -220,7 +221,7 @@ class Parents:
         g.add_argument("--encoding", choices=("gray", "binary"), default=default(RunSettings, "encoding"),
                        help="how a gene's bits are read: reflected Gray code (the GA ends nearer the exact fit) or "
                             "plain binary (the paper's reading)")
-        g.add_argument("--seed", type=int, default=None,
+        g.add_argument("--seed", type=seed_value, default=None,
                        help=shown("seed", "seed of the run and of the held-out split"))
         return p
 

@@ -20,6 +20,7 @@ from evolve.cli.common import (
     os_error,
     positive_float,
     positive_int,
+    seed_value,
     warn,
 )
 from evolve.cli.options import Parents
@@ -44,7 +45,7 @@ def game_options(event: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False, parents=[Parents.parallel()])
     p.add_argument("--openings", default=None,
                    help="EPD or PGN file of openings; when not given, the shipped balanced set")
-    p.add_argument("--seed", type=non_negative_int, default=None,
+    p.add_argument("--seed", type=seed_value, default=None,
                    help="shuffle the openings with this seed; when not given, the file's order")
     tc = p.add_mutually_exclusive_group()
     tc.add_argument("--tc", default=None, help="clock: [moves/]seconds[+increment], e.g. 10+0.1")

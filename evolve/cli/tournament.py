@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evolve.cli.common import command_line, non_negative_float, non_negative_int, os_error
+from evolve.cli.common import command_line, non_negative_float, non_negative_int, os_error, seed_value
 from evolve.cli.games import game_set_options, play_games
 from evolve.cli.options import Parents, spec_help
 from evolve.cli.playing import games_line, learned
@@ -38,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
                         "0: the plain maximum likelihood")
     p.add_argument("--bootstrap", type=non_negative_int, default=1000,
                    help="bootstrap resamples of the games for the 95%% intervals (0: none)")
-    p.add_argument("--bootstrap-seed", type=non_negative_int, default=0, help="seed of the resampling")
+    p.add_argument("--bootstrap-seed", type=seed_value, default=0, help="seed of the resampling")
 
 
 def run(args: argparse.Namespace) -> int:
