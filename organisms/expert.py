@@ -24,6 +24,7 @@ from organisms.features import FEATURE_NAMES
 from organisms.linear import TermWeights, square_table_sum
 from organisms.pesto import EG_TABLES, EG_VALUE, MG_TABLES, MG_VALUE
 from organisms.terms import PHASE_MAX, raw_terms
+from search.base import NativeForm
 
 EXPERT_WEIGHTS: dict[str, float] = {
     # material and centricity come from the piece-square tables
@@ -93,3 +94,8 @@ class Expert:
         white_view = total / PHASE_MAX + self._linear.white_view(phase, terms)
         score = (white_view if board.turn else -white_view) + self._linear.tempo
         return math.floor(score + 0.5)
+
+    def native_form(self) -> NativeForm:
+        """The compiled core's form of this evaluator (:class:`search.base.NativeForm`, kind ``expert``)."""
+        lin = self._linear
+        return NativeForm.linear("expert", lin.mg, lin.eg, lin.tempo, self._tables)

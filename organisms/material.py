@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import chess
 
+from search.base import NativeForm
 from search.conventions import PIECE_VALUES, material_balance
 
 
@@ -23,3 +24,7 @@ class Material:
     def evaluate(self, board: chess.Board) -> int:
         """Material balance in centipawns, positive when the side to move is ahead."""
         return material_balance(board, self.values)
+
+    def native_form(self) -> NativeForm:
+        """The compiled core's form of this evaluator (:class:`search.base.NativeForm`, kind ``material``)."""
+        return NativeForm.material(self.values)

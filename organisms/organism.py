@@ -45,6 +45,7 @@ from organisms.terms import PHASE_MAX, raw_terms
 from organisms.userfeatures import UserTerms
 from organisms.userfiles import recorded_layout
 from organisms.userlayout import load_checked
+from search.base import NativeForm
 from search.runtime.atomic import write_atomic
 from search.runtime.readback import ReadbackError, number, parse_json, read_text
 
@@ -142,6 +143,14 @@ class Organism:
             v += square_table_sum(self._pst[phase], pieces, white, black) / PHASE_MAX
         v += self._user.white_view(board, phase)
         return math.floor((v if board.turn else -v) + self._linear.tempo + 0.5)
+
+    def native_form(self) -> NativeForm | None:
+        """The compiled core's form of this organism (:class:`search.base.NativeForm`, kind ``paper`` or ``rich``);
+        ``None`` for a user's layout, whose own terms only Python evaluates."""
+        if self._user is not None:
+            return None
+        lin = self._linear
+        return NativeForm.linear(self.layout, lin.mg, lin.eg, lin.tempo, self._pst)
 
     # ------------------------------------------------------------------ construction
     @classmethod

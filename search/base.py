@@ -11,11 +11,12 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 import chess
+import numpy as np
 
 from search.conventions import INFINITE, MATE, MATE_BOUND, mate_moves
 
 __all__ = ["INFINITE", "MATE", "MATE_BOUND", "Comparator", "Evaluator", "IncrementalEvaluator", "Limit", "MovePolicy",
-           "SearchResult"]
+           "NativeForm", "SearchResult"]
 
 
 @runtime_checkable
@@ -28,6 +29,42 @@ class Evaluator(Protocol):
     """
 
     def evaluate(self, board: chess.Board) -> int: ...
+
+
+@dataclass(frozen=True, eq=False)
+class NativeForm:
+    """An evaluator's parameters in the form the compiled core evaluates natively (``search/core/evaluate.py``).
+
+    An evaluator that has one offers it through ``native_form() -> NativeForm | None`` (the material evaluator, the
+    expert, organisms of the ``paper`` and ``rich`` layouts; ``None`` for a user's layout), so that ``search/`` never
+    imports ``organisms/``. The core's evaluation of it equals the evaluator's ``evaluate(board)`` to the centipawn.
+    ``kind`` names an entry of the core's one table of native kinds (``search.core.evaluate.KINDS``); ``wi``
+    (int64) and ``wf`` (float64) are its parameters, laid out by kind:
+
+    * ``material``: ``wi`` = the centipawn values by piece type, none, pawn to queen, king (7); ``wf`` empty;
+    * ``paper``: ``wf`` = the 31 raw terms' middle-game weights, their endgame weights, ``tempo``
+      (:class:`organisms.linear.TermWeights`'s ``mg``, ``eg``, ``tempo``; 63 numbers); ``wi`` empty;
+    * ``expert`` and ``rich``: those, then the tapered tables ``[phase 0..24][piece][square]`` (24 times the tapered
+      value, White's view; pieces White's pawn to king, then Black's) flattened (63 + 25 × 12 × 64 numbers).
+    """
+
+    kind: str
+    wi: np.ndarray
+    wf: np.ndarray
+
+    @classmethod
+    def material(cls, values: Sequence[int]) -> NativeForm:
+        """The material evaluator's form: ``values`` by piece type (index 0 and 6 unused, 0)."""
+        return cls("material", np.array(values, dtype=np.int64).reshape(7), np.zeros(0))
+
+    @classmethod
+    def linear(cls, kind: str, mg: Sequence[float], eg: Sequence[float], tempo: float,
+               tables: Sequence[Sequence[Sequence[float]]] | np.ndarray | None = None) -> NativeForm:
+        """A linear evaluator's form (``paper`` without ``tables``; ``expert``, ``rich`` with them)."""
+        parts = [np.asarray(mg, dtype=np.float64), np.asarray(eg, dtype=np.float64), np.array([float(tempo)])]
+        if tables is not None:
+            parts.append(np.asarray(tables, dtype=np.float64).reshape(-1))
+        return cls(kind, np.zeros(0, dtype=np.int64), np.concatenate(parts))
 
 
 @runtime_checkable

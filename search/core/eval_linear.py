@@ -1,0 +1,84 @@
+"""The linear evaluators compiled: an organism of the ``paper`` layout, and the tapered piece-square tables plus the
+paper terms of the ``rich`` layout and of the expert.
+
+Each equals its Python evaluation (:meth:`organisms.organism.Organism.evaluate`, :meth:`organisms.expert.Expert.
+evaluate`) to the centipawn, because it performs the same floating-point operations in the same order:
+
+* ``white_view`` (:meth:`organisms.linear.TermWeights.white_view`): ``sum(mg[i] * t[i]) * phi + sum(eg[i] * t[i]) *
+  (1 - phi)``, ``phi = phase / 24``, each sum over the 31 terms in order, as Python's ``sum`` adds floats: left to
+  right, and, from Python 3.12, with Neumaier's compensation (:data:`COMPENSATED_SUM`, the running interpreter's);
+* the tables (:func:`organisms.linear.square_table_sum`): entry by entry, White's pawns to king then Black's, each
+  piece's squares from a1 up, from 0.0, uncompensated (``+=``), then divided by 24 and added to ``white_view``;
+* the side to move's view: negated for Black, plus ``tempo``, then ``floor(x + 0.5)``.
+
+No fused multiply-add (numba does not contract without ``fastmath``). The parameters (``wf``, float64) are laid out
+by :class:`search.base.NativeForm`: ``mg`` (31), ``eg`` (31), ``tempo``, then for the tables ``[phase][piece][square]``
+(25 × 12 × 64: 24 times the tapered value, White's view).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from search.core.eval_terms import N_TERMS, PHASE_MAX, raw_terms
+from search.core.jit import lsb, njit
+
+__all__ = ["COMPENSATED_SUM", "linear_eval"]
+
+COMPENSATED_SUM = sum([0.1] * 10) == 1.0
+"""Whether this interpreter's ``sum`` of floats is compensated (Neumaier's, Python 3.12 and later): numba freezes it
+into the compiled code, whose cache is per Python version."""
+
+MG, EG, TEMPO, TABLES = 0, N_TERMS, 2 * N_TERMS, 2 * N_TERMS + 1
+"""Offsets in ``wf``."""
+
+
+@njit(cache=True, inline="always")
+def _python_sum(w, offset, terms):  # type: ignore[no-untyped-def]
+    """``sum(map(float.__mul__, w[offset:offset + 31], terms))`` exactly as this Python computes it."""
+    total = 0.0
+    if COMPENSATED_SUM:
+        c = 0.0
+        for i in range(N_TERMS):
+            x = w[offset + i] * np.float64(terms[i])
+            t = total + x
+            if abs(total) >= abs(x):
+                c += (total - t) + x
+            else:
+                c += (x - t) + total
+            total = t
+        if c != 0.0 and math.isfinite(c):
+            total += c
+    else:
+        for i in range(N_TERMS):
+            total += w[offset + i] * np.float64(terms[i])
+    return total
+
+
+@njit(cache=True, inline="always")
+def _table_sum(bb, wf, phase):  # type: ignore[no-untyped-def]
+    """The tables' entries over every piece, White's view, in :func:`organisms.linear.square_table_sum`'s order."""
+    total = 0.0
+    for colour in (1, 0):
+        for pt in range(1, 7):
+            row = TABLES + (phase * 12 + (1 - colour) * 6 + pt - 1) * 64
+            b = bb[colour, pt]
+            while b:
+                total += wf[row + lsb(b)]
+                b &= b - np.uint64(1)
+    return total
+
+
+@njit(cache=True)
+def linear_eval(bb, white_to_move, wf, tables, terms):  # type: ignore[no-untyped-def]
+    """Centipawns from the side to move's view: the paper terms weighted by ``wf``'s ``mg``/``eg``/``tempo``, plus
+    (``tables`` true) the tapered tables. ``terms`` is int64 scratch of at least 31 entries."""
+    phase = raw_terms(bb, terms)
+    phi = phase / PHASE_MAX
+    v = _python_sum(wf, MG, terms) * phi + _python_sum(wf, EG, terms) * (1.0 - phi)
+    if tables:
+        v = _table_sum(bb, wf, phase) / PHASE_MAX + v
+    v = (v if white_to_move else -v) + wf[TEMPO]
+    return math.floor(v + 0.5)
