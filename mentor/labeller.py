@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mentor.labels import DEFAULT_CAP, LabelWriter, labelled_keys
+from mentor.labels import DEFAULT_CAP, LabelWriter, labelled_keys, repair_label_file
 from mentor.pool import BUILTIN_NAME as BUILTIN_NAME  # re-exported: callers import these from mentor.labeller
 from mentor.pool import (
     Done,
@@ -40,7 +40,15 @@ from mentor.pool import (
 )
 from mentor.pool import find_stockfish as find_stockfish
 from mentor.samplers import Sample, SamplerOptions
-from mentor.sidecar import comment_lines, convert_legacy, migrate_sidecar, read_sidecar, sidecar_path
+from mentor.sidecar import (
+    check_resume,
+    comment_lines,
+    convert_legacy,
+    identity,
+    migrate_sidecar,
+    read_sidecar,
+    sidecar_path,
+)
 from search.runtime.atomic import write_json_atomic
 from search.runtime.errors import RunExists
 from search.runtime.provenance import provenance, utc_now
@@ -62,6 +70,7 @@ class LabelSummary:
     failures: list[str] = field(default_factory=list)
     mentor: str = ""  # the name the mentor reported (UCI id name)
     legacy_header: int = 0  # '#' lines moved from the label file into its sidecar on resume
+    cut: str = ""  # on resume, what was cut off the file's torn end (mentor.labels.Cut.note)
 
     @property
     def positions_per_second(self) -> float:
@@ -72,6 +81,7 @@ class LabelSummary:
         skipped = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in s.items() if k not in ("yielded", "games") and v)
         return [
             f"mentor: {self.mentor or '(no id name)'}",
+            *([self.cut] if self.cut else []),
             *([f"moved {self.legacy_header} '#' header lines into the sidecar JSON (EPD has no comments)"]
               if self.legacy_header else []),
             f"positions: {self.requested} sampled, {self.already_labelled} already labelled, "
@@ -164,17 +174,21 @@ def as_crowd(config: MentorConfig | Crowd) -> tuple[MentorConfig, ...]:
     return (config,) if isinstance(config, MentorConfig) else tuple(config)
 
 
-def open_run(out: Path, resume: bool, crowd: Crowd) -> tuple[bool, str]:
+def open_run(out: Path, resume: bool, crowd: Crowd, run: LabelRun | None = None) -> tuple[bool, str]:
     """The checks before a run writes the label file ``out``, in order: a directory is refused, an existing
     non-empty file without ``resume`` is :class:`~search.runtime.errors.RunExists`, a damaged sidecar is
-    :class:`~mentor.sidecar.SidecarError`, a mentor that cannot start is :class:`EngineError`, with nothing written.
+    :class:`~mentor.sidecar.SidecarError`, a resumed file whose last run made other labels than ``run`` would (another
+    command, mentor, depth, options; self-play's seed and options) is :class:`~search.runtime.errors.SettingsError`
+    (:func:`mentor.sidecar.check_resume`), a mentor that cannot start is :class:`EngineError`, with nothing written.
     Whether the file holds labels already, and the mentors' names (:data:`CROWD_NAMES` between a crowd's)."""
     if out.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(out))
     exists = out.exists() and out.stat().st_size > 0
     if exists and not resume:
         raise RunExists(f"{out} exists; pass --resume to continue it, or choose another --out")
-    read_sidecar(out)
+    side = read_sidecar(out)
+    if exists and run is not None:
+        check_resume(out, side, identity({"seed": run.seed, **run.details}, [_mentor_record(c, "") for c in crowd]))
     return exists, CROWD_NAMES.join(mentor_identity(c) for c in crowd)
 
 
@@ -196,9 +210,11 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig | Crowd, out: 
     out = Path(out)
     summary = LabelSummary(requested=len(samples), sampling=dict(sampling or {}))
     crowd = as_crowd(config)
-    exists, summary.mentor = open_run(out, resume, crowd)
+    exists, summary.mentor = open_run(out, resume, crowd, run)
     done: set[int] = set()
     if exists:
+        cut = repair_label_file(out)  # a torn end only; damage elsewhere is refused, the file untouched
+        summary.cut = cut.note() if cut is not None else ""
         if comment_lines(out):
             summary.legacy_header = len(convert_legacy(out))
         done = labelled_keys(out)

@@ -18,7 +18,10 @@ Files written before that began with ``#`` lines: they still load (the lines are
 warning per file) and :func:`convert_legacy` moves them into the sidecar's ``legacy_header``.
 
 Whole files (the sidecar, a converted label file) are written through ``search.runtime.atomic``; a label
-file grows by appending (:class:`LabelWriter`). May import: chess and ``search/``.
+file grows by appending (:class:`LabelWriter`). On ``--resume`` (:func:`repair_label_file`) only what a killed run
+left at the very end is cut (a torn last line or gzip member), and the run says how many lines that was (:class:`Cut`);
+damage anywhere else is :class:`DamagedLabelFile`, the file untouched, and :mod:`mentor.salvage` repairs it keeping
+every readable line. May import: chess and ``search/``.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from mentor.sidecar import sidecar_path
 from search.conventions import ce_is_mate, legal_prefix
 from search.formats import gz
 from search.formats.epd import EpdError, epd_lines, parse_epd_line
+from search.formats.textfile import EncodingError, detect_encoding
+from search.runtime.errors import InputError
 from search.tt import position_key
 
 DEFAULT_CAP = 1500
@@ -204,11 +209,9 @@ class LabelWriter:
         self._pending: list[str] = []
         if self.path.is_dir():
             raise IsADirectoryError(errno.EISDIR, "is a directory, not a label file", str(self.path))
-        repair_label_file(self.path)
+        repair_label_file(self.path)  # also refuses a file whose name and bytes disagree on gzip
         self.gzip = gz.is_gzip_name(self.path)
         """Each flush is one gzip member (:mod:`search.formats.gz`) when the file's name ends with ``.gz``."""
-        if self.gzip and self.path.exists() and self.path.stat().st_size and not gz.is_gzip(self.path):
-            raise ValueError(f"{self.path}: named .gz but not gzip: append to it under its own name")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
 
@@ -267,10 +270,71 @@ class LabelWriter:
         self.close()
 
 
-def repair_label_file(path: Path) -> bool:
-    """Cut what a run killed mid-write left at the end of a label file: a torn gzip member (a gzip file,
-    :func:`search.formats.gz.repair`) or a line without its newline (a plain one, :func:`repair_partial_line`)."""
-    return gz.repair(path) if gz.is_gzip(path) else repair_partial_line(path)
+REPAIR = "mimic label --out {path} --repair"
+"""The command that repairs a damaged label file keeping every readable line (:mod:`mentor.salvage`)."""
+
+
+class DamagedLabelFile(InputError):
+    """A label file damaged elsewhere than the torn end a killed run leaves (a changed byte, a gzip member cut short
+    with others after it), or whose name and bytes disagree on gzip: one line naming it (and the damaged member's
+    byte offset), the file untouched. Exit 2."""
+
+
+@dataclass(frozen=True)
+class Cut:
+    """What resuming cut off the end of a label file: the torn last gzip member or line a run killed mid-write left
+    (never acknowledged: the resumed run labels those positions again). ``offset``: the byte the file now ends at;
+    ``lines``: the lines begun in what was cut (the whole ones and a partial one)."""
+
+    path: str
+    offset: int
+    lines: int
+    gzip: bool
+
+    def note(self) -> str:
+        what = "gzip member" if self.gzip else "line"
+        return (f"resume: cut the torn last {what} of {self.path} at byte {self.offset} (a run killed mid-write): "
+                f"{self.lines} line{'' if self.lines == 1 else 's'}, labelled again")
+
+
+def check_kind(path: Path) -> None:
+    """Refuse a non-empty label file whose name and bytes disagree on gzip (appending would mix plain lines and gzip
+    members): :class:`DamagedLabelFile`."""
+    if not path.is_file() or path.stat().st_size == 0 or gz.is_gzip(path) == gz.is_gzip_name(path):
+        return
+    if gz.is_gzip(path):
+        raise DamagedLabelFile(f"{path}: gzip but not named .gz: rename it to {path.name}.gz to append to it")
+    raise DamagedLabelFile(f"{path}: named .gz but not gzip (its first bytes are not gzip's magic number): rename it "
+                           "without .gz to append to it as plain text")
+
+
+def repair_label_file(path: Path) -> Cut | None:
+    """Cut what a run killed mid-write left at the end of a label file, and say what (``None``: nothing): a torn last
+    gzip member (a gzip file, :func:`search.formats.gz.check`) or a line without its newline (a plain one,
+    :func:`repair_partial_line`). A gzip file damaged anywhere else, or whose name and bytes disagree on gzip
+    (:func:`check_kind`), is :class:`DamagedLabelFile`, and nothing is changed."""
+    path = Path(path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    check_kind(path)
+    if not gz.is_gzip(path):
+        try:  # NUL bytes near the start: no line can be read, and every position would be labelled again
+            detect_encoding(path, "label file")
+        except EncodingError as exc:
+            raise DamagedLabelFile(f"{exc}; nothing was changed") from exc
+        return Cut(str(path), path.stat().st_size, 1, False) if repair_partial_line(path) else None
+    try:
+        torn = gz.check(path)
+    except gz.Damaged as exc:
+        raise DamagedLabelFile(f"{exc}; nothing was changed: `{REPAIR.format(path=path)}` keeps every readable "
+                               "line (docs/formats.md)") from exc
+    if torn is None:
+        return None
+    text = b"".join(gz.recover(path, torn))
+    with open(path, "rb+") as fh:
+        fh.truncate(torn.start)
+        os.fsync(fh.fileno())
+    return Cut(str(path), torn.start, text.count(b"\n") + (not text.endswith(b"\n")), True)
 
 
 def repair_partial_line(path: Path) -> bool:

@@ -243,10 +243,27 @@ class TreeSource:
         stats.duplicates += counts.get("duplicates", 0)
 
 
+def source_kind(source: str) -> str | None:
+    """What a ``--source`` names: ``random``, ``pgn`` (a name ending ``.pgn``), ``epd`` (``.epd``: positions or a label
+    file), ``search`` (``search:SPEC``), else ``None``. A name ending ``.gz`` is the same kind as without it: gzip
+    files are read as the plain ones (:mod:`search.formats.gz`).
+
+    >>> [source_kind(s) for s in ("random", "a.PGN", "l.epd.gz", "g.pgn.gz", "search:expert", "x.txt")]
+    ['random', 'pgn', 'epd', 'pgn', 'search', None]
+    """
+    if source == "random":
+        return "random"
+    if source.startswith(TREE_PREFIX):
+        return "search"
+    name = source.lower().removesuffix(".gz")
+    return "pgn" if name.endswith(".pgn") else "epd" if name.endswith(".epd") else None
+
+
 def collect(sources: list[str], n: int, seed: int = 0, options: SamplerOptions | None = None,
             on_error: ErrorHook | None = None, tree: TreeSource | None = None) -> tuple[list[Sample], SampleStats]:
-    """``n`` positions from ``sources`` (``random``, ``*.pgn``, ``*.epd``, ``search:SPEC``: where that player's
-    search evaluates, :mod:`mentor.treesample`, with the registry, openings, rate and workers of ``tree``), split
+    """``n`` positions from ``sources`` (:func:`source_kind`: ``random``, ``*.pgn``, ``*.epd``, either gzip,
+    ``search:SPEC``: where that player's search evaluates, :mod:`mentor.treesample`, with the registry, openings, rate
+    and workers of ``tree``), split
     evenly between them (the first takes the remainder), deduplicated across sources. A source may run out before
     its share (a PGN file of few games): fewer than ``n`` then, unless ``options.fill``, when the shortfall is split
     evenly again between the sources not yet run out, each going on where it stopped, until ``n`` or all have run
@@ -259,19 +276,21 @@ def collect(sources: list[str], n: int, seed: int = 0, options: SamplerOptions |
     iterators: list[Iterator[Sample]] = []
     for k, (source, want) in enumerate(zip(sources, share, strict=True)):
         sub_seed = seed * 1000 + k
-        if source == "random":
+        kind = source_kind(source)
+        if kind == "random":
             it: Iterator[Sample] = random_playouts(10**9, sub_seed, o.min_plies, o.max_plies, o.skip_check, stats)
-        elif source.lower().endswith(".pgn"):
+        elif kind == "pgn":
             it = pgn_positions(source, None, sub_seed, o.skip_plies, o.per_game, o.random_move, o.quiet,
                                on_error, stats)
-        elif source.lower().endswith(".epd"):
+        elif kind == "epd":
             it = epd_positions(source, None, on_error, stats)
-        elif source.startswith(TREE_PREFIX):
+        elif kind == "search":
             if tree is None:
                 raise SourceError(f"source {source!r}: a search-tree source needs the player registry")
             it = tree.samples(source[len(TREE_PREFIX):], want, sub_seed, stats)
         else:
-            raise SourceError(f"unknown source {source!r}: random, FILE.pgn, FILE.epd or search:SPEC")
+            raise SourceError(f"unknown source {source!r}: random, FILE.pgn, FILE.epd (either may be gzip: .pgn.gz, "
+                              ".epd.gz) or search:SPEC")
         iterators.append(it)
     live = list(range(len(sources)))
     wants = share

@@ -235,15 +235,17 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
     if not openings:
         raise SettingsError("no openings to start the games from")
     summary = LabelSummary(requested=positions)
-    exists, summary.mentor = open_run(out, resume, (config,))
+    run = LabelRun(command, (SOURCE,), positions, seed, jobs, resume, o.cap, details={SOURCE: options_record(o)})
+    exists, summary.mentor = open_run(out, resume, (config,), run)  # a resume with other settings: refused
+    cut = repair_label_file(out) if exists else None  # a torn end only; damage elsewhere is refused, the file untouched
+    summary.cut = cut.note() if cut is not None else ""
     done, have = games_done(out, seed) if exists else (set(), 0)
     summary.already_labelled = have
     stats: dict[str, int] = {"games": 0, "searched": 0}
-    run = LabelRun(command, (SOURCE,), positions, seed, jobs, resume, o.cap, details={SOURCE: options_record(o)})
     started, run_id, finished = utc_now(), uuid.uuid4().hex, False
     t0 = time.perf_counter()
     try:
-        with LabelWriter(out, cap=o.cap) as writer:
+        with LabelWriter(out, flush_every=o.max_plies + 1, cap=o.cap) as writer:  # a game, one write (gzip member)
             record_run(out, run, config, summary, run_id, started, None)
             if on_progress is not None:
                 on_progress(have, positions)

@@ -4,8 +4,8 @@ What EPD has no room for lives beside the label file (:mod:`mentor.labels`): the
 settings, the mentor's UCI ``id name``, mimic's version and git commit. This module owns the sidecar's schema,
 its checked reading (:func:`read_sidecar`, through :mod:`search.runtime.readback`), the migration of old run
 entries, moving old files' ``#`` header lines into it (:func:`convert_legacy`), and the summary lines of what made
-a file (:func:`provenance_lines`). Whole files are written through ``search.runtime.atomic``. May import
-``search/runtime``.
+a file (:func:`provenance_lines`), and what labels a file holds (:func:`identity`: a resumed run must make the same,
+:func:`check_resume`). Whole files are written through ``search.runtime.atomic``. May import ``search/runtime``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from search.formats import gz
 from search.runtime.atomic import atomic_open, write_json_atomic
+from search.runtime.errors import SettingsError
 from search.runtime.files import open_regular
 from search.runtime.readback import ReadbackError, json_type, read_json, require, strings
 
@@ -147,3 +148,71 @@ def provenance_lines(path: str | Path) -> list[str]:
             made += " (with local changes)" if run.get("git_dirty") else ""
         lines.append(command + who + made)
     return lines
+
+
+SELFPLAY_FLAGS: dict[str, str] = {
+    "random_plies": "--random-plies", "random_rate": "--random-rate", "max_plies": "--game-plies",
+    "resign_cp": "--resign-cp", "resign_plies": "--resign-plies", "skip_plies": "--skip-plies",
+    "skip_check": "--keep-check", "skip_noisy": "--keep-noisy", "cap": "--cap", "per_game": "--per-game"}
+"""The ``mimic datagen`` flag of each self-play option a run entry records (``settings.selfplay``); the two
+``skip_`` options are on unless their ``--keep-`` flag is given."""
+
+
+def _mentor_name(m: dict[str, Any]) -> str:
+    """A recorded mentor as ``--mentor`` names it: ``builtin``, ``builtin:SPEC`` or the engine's command."""
+    if m.get("kind") == "builtin":
+        return "builtin" + (f":{m['player']}" if m.get("player") else "")
+    command = m.get("command")
+    return " ".join(str(c) for c in command) if isinstance(command, list) else str(command)
+
+
+def _limit(m: dict[str, Any]) -> str:
+    """A recorded mentor's limit as given on the command line."""
+    if m.get("static"):
+        return "@eval"
+    return f"--nodes {m['nodes']}" if m.get("nodes") is not None else f"--depth {m.get('depth')}"
+
+
+def identity(settings: dict[str, Any], mentors: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """What kind of labels a run makes, from its entry's ``settings`` and mentor records (a crowd's, in order), as
+    ``(setting, as given on the command line)``: the command (``label`` or self-play's ``datagen``), the mentors,
+    their depth or nodes and UCI options; for self-play also the seed and every option of :data:`SELFPLAY_FLAGS`.
+    Every run appending to one label file must make the same (:func:`check_resume`); the number of positions, the
+    workers, hash and timeout may differ, and ``label``'s sources, seed and sampling too (more positions, the same
+    labels)."""
+    selfplay = settings.get("selfplay")
+    options = mentors[0].get("options") if mentors else None
+    out = [("command", "mimic datagen" if isinstance(selfplay, dict) else "mimic label"),
+           ("--mentor", " ".join(f"--mentor {_mentor_name(m)}" for m in mentors)),
+           ("--depth", _limit(mentors[0]) if len({_limit(m) for m in mentors}) == 1 else
+            ", ".join(f"{_limit(m)} for {_mentor_name(m)}" for m in mentors)),
+           ("--option", " ".join(f"--option {k}={v}" for k, v in sorted(options.items()))
+            if isinstance(options, dict) and options else "no --option")]
+    if isinstance(selfplay, dict):
+        out.append(("--seed", f"--seed {settings.get('seed')}"))
+        for key, flag in SELFPLAY_FLAGS.items():
+            value = selfplay.get(key)
+            text = (f"no {flag}" if value else flag) if key.startswith("skip_") and isinstance(value, bool) else \
+                f"{flag} {value}"
+            out.append((flag, text))
+    return out
+
+
+def check_resume(path: str | Path, side: dict[str, Any], new: list[tuple[str, str]]) -> None:
+    """Refuse to resume label file ``path`` with a run making other labels (``new``: :func:`identity`) than the last
+    run its sidecar ``side`` records: :class:`SettingsError` naming the first setting that differs, with its old and
+    new value. A file without a recorded run (no sidecar, or runs from before schema 2) is not checked."""
+    runs = [r for r in side.get("runs", []) if isinstance(r, dict) and r.get("run_id") is not None
+            and isinstance(r.get("settings"), dict) and isinstance(r.get("mentor"), dict)]
+    if not runs:
+        return
+    last = runs[-1]
+    crowd = last.get("crowd")
+    mentors = crowd.get("mentors") if isinstance(crowd, dict) else None
+    if not (isinstance(mentors, list) and all(isinstance(m, dict) for m in mentors) and mentors):
+        mentors = [last["mentor"]]
+    old = dict(identity(last["settings"], mentors))
+    for name, now in new:
+        if old.get(name) != now:
+            raise SettingsError(f"--resume: {path} holds labels made with {old.get(name)}, not {now} (the last run in "
+                                f"{sidecar_path(path)}): resume with its settings, or choose another --out")

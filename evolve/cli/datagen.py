@@ -101,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{common.os_error(exc)} (the games written so far are kept; rerun with --resume)") from exc
     s = summary.sampling
     print(f"mentor: {summary.mentor or '(no id name)'}")
+    if summary.cut:  # a resume that cut a killed run's torn end: how many lines
+        print(summary.cut)
     print(f"labels: {summary.already_labelled} already in {args.out}, {summary.labelled} written now, from "
           f"{s.get('games', 0)} games ({s.get('searched', 0)} positions searched)")
     results = ", ".join(f"{k[7:]} {v}" for k, v in s.items() if k.startswith("result "))

@@ -40,11 +40,14 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     p.add_argument("--positions", type=common.positive_int, default=1000, help="positions to sample")
     p.add_argument("--source", action="append", default=None, metavar="random|FILE.pgn|FILE.epd|search:SPEC",
                    help="where positions come from; repeat to mix sources (split evenly); when not given, random. "
+                        "FILE.pgn.gz, FILE.epd.gz: gzip, read as the plain ones. "
                         "search:SPEC: positions where that player's search evaluates while it plays itself from "
                         "the shipped openings (its spec's limit, @nodes=2000 when none), one in --tree-every")
     p.add_argument("--out", required=True, help="label file to write (EPD)")
     p.add_argument("--resume", action="store_true", help="continue an existing label file, skipping "
                    "positions already labelled")
+    p.add_argument("--repair", action="store_true", help="only repair --out, a label file --resume refused as "
+                   "damaged, keeping every readable line (the damaged file is kept as OUT.damaged)")
     p.add_argument("--cap", type=common.non_negative_int, default=DEFAULT_CAP,
                    help="scores beyond this many cp are flagged")
     p.add_argument("--fill", action="store_true",
@@ -173,6 +176,12 @@ def run(args: argparse.Namespace) -> int:
     from mentor.samplers import TREE_PREFIX, SamplerOptions, TreeSource, collect
     from mentor.uci_client import EngineError
 
+    if args.repair:
+        from mentor.salvage import salvage_label_file
+
+        for line in salvage_label_file(args.out).lines():
+            print(line)
+        return 0
     if args.source is None:
         args.source = ["random"]
     if args.min_plies > args.max_plies:
