@@ -94,8 +94,7 @@ class ReplayQuery(Query):
     """A :class:`~evolve.recognition.classification.Query` whose scores are each candidate's score (its
     :data:`SCORES` entry) minus ``offset`` (its score over every replayed position: the normalised ranking; empty:
     the raw one), with each candidate's mean log-likelihood of the played moves (nats a move; NaN without MultiPV)
-    to break ties, and the positions of the query each candidate failed on (left out of its score, which is NaN
-    when it failed on them all: :data:`FAILURES`)."""
+    to break ties, and the positions each candidate failed on (not scored; NaN if all were: :data:`FAILURES`)."""
 
     likelihood: dict[str, float] = field(default_factory=dict)
     offset: dict[str, float] = field(default_factory=dict)
@@ -138,8 +137,7 @@ def _timeout(limit: Limit) -> float:
 
 
 _NO_MOVE, _ILLEGAL, _TIMEOUT, _CRASH = FAILURES
-_FAILED_BY = {"time forfeit": _TIMEOUT, "crash": _CRASH, "error": _ILLEGAL}
-"""A ``PlayerError``'s reason as a failure: python-chess refuses an illegal or unparsable move as an engine error."""
+_FAILED_BY = {"time forfeit": _TIMEOUT, "crash": _CRASH, "error": _ILLEGAL}  # python-chess: illegal is an error
 
 
 def _deadline(player: object, limit: Limit) -> float:
@@ -207,8 +205,10 @@ def replay_chunk(entries: Sequence[SideEntry], spec: str, movetime: float, skip_
                         lines = analyst.analyse(board, limit, multipv, timeout=_timeout(limit) * multipv)
                         ll = log_likelihood(lines, played_move, board.legal_moves.count())
                         rank = next((r for r, (m, _) in enumerate(lines, 1) if m == played_move), 0)
-                    except PlayerError:
-                        pass
+                    except PlayerError as exc:  # no likelihood; a killed or dead engine is replaced next side
+                        if exc.reason != "error" and player is not None:
+                            player.close()
+                            player = analyst = None
                 out["loglik"].append(ll)
                 out["rank"].append(rank)
             if player is not None:
@@ -386,7 +386,7 @@ def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], can
     for k in ks:
         groups = group_sides(labels, k)
         counts, share, loglik = score_replay(replayed, groups, scores)
-        failed = failed_counts(replayed, groups)
+        missed = failed_counts(replayed, groups)
         queries = []
         for j, group in enumerate(groups):
             first = gs.sides[sides[group[0]]]
@@ -395,6 +395,6 @@ def replay_queries(gs: GameSet, sides: Sequence[int], labels: Sequence[str], can
                  for i in group], first.player or "", first.header, int(counts[j]),
                 {n: float(share[j, c]) - offset.get(n, 0.0) for c, n in enumerate(names)},
                 {n: float(loglik[j, c]) for c, n in enumerate(names)}, dict(offset),
-                {n: int(failed[j, c]) for c, n in enumerate(names)}))
+                {n: int(missed[j, c]) for c, n in enumerate(names)}))
         out.append(queries)
     return out
