@@ -191,6 +191,8 @@ def test_experiment_reports_replay_as_its_own_row(query: Path, tmp_path: Path) -
     assert len(rows) == 4 and all(r["predicted"] == r["player"] for r in rows)
     summary = (out / "summary.md").read_text()
     assert "| 1 | 100.0% / 100.0% |" in summary and "`Expert=expert@depth=1`" in summary
+    assert "a timeout, a crash; left out of its scores): Expert 0, Material 0." in summary  # none failed
+    assert all(r["failed:Expert"] == r["failed:Material"] == "0" for r in rows)
 
 
 def test_experiment_splits_by_file_with_test_games(query: Path, tmp_path: Path) -> None:

@@ -311,6 +311,8 @@ def experiment(settings: ExperimentSettings, command: str, on_error: Callable[[s
         if replayed is not None:
             write_csv(out / f"replay-k{_k_name(k)}.csv", replayed[done - 1], [c.name for c in settings.candidates], k)
             known = [q for q in replayed[done - 1] if q.positions]
+            row["replay_failed"] = {c.name: sum(q.failed.get(c.name, 0) for q in replayed[done - 1])
+                                    for c in settings.candidates}
             row["replay"] = ((float(np.mean([q.predicted == q.player for q in known])),
                               float(np.mean([q.player in q.ranking[:3] for q in known])))
                              if known else (float("nan"), float("nan")))

@@ -186,6 +186,9 @@ def write_summary(path: Path, results: dict[str, Any], tr: Trained, settings: Ex
                   "share over all the replayed positions (whoever played them; no label used), so that a candidate "
                   "whose moves are everybody's common moves no longer takes the queries it merely agrees with.",
                   "", "Candidates: " + ", ".join(f"`{c.name}={c.spec}`" for c in settings.candidates) + "."]
+        failed = next(iter(results["k"].values())).get("replay_failed", {})
+        lines += ["", "Positions each candidate failed on (no move, an illegal or null move, a timeout, a crash; left "
+                  "out of its scores): " + ", ".join(f"{n} {v}" for n, v in failed.items()) + "."]
     lines += ["", "Baselines, on the same split: *one shared organism* — one organism evolved on all players' "
               "training game sides; its measure of a query beside each player's mean on their validation sides, the "
               "nearest wins (strength without style); *centipawn-loss profile* — each move's loss against "
