@@ -242,3 +242,15 @@ def test_gzip_epd_and_pgn_files_are_sources(base: Path, tmp_path: Path) -> None:
                     "--out", tmp_path / "pgn.epd")
     assert run.returncode == 0, run.stderr
     assert len((tmp_path / "pgn.epd").read_text().splitlines()) == 3
+
+
+def test_gzip_pgn_openings_start_datagen_games(tmp_path: Path) -> None:
+    # One opening, 1. e4 e5, in a gzip PGN: every game starts from it, so each label's id-numbered game begins after
+    # those two plies plus the 6 random ones; with --skip-plies 0 the first label of game 0 is at ply 2 + 6 = 8.
+    pgn = tmp_path / "open.pgn.gz"
+    pgn.write_bytes(gzip.compress(b'[Result "*"]\n\n1. e4 e5 *\n'))
+    out = tmp_path / "d.epd"
+    run = run_mimic(*DATAGEN, "--openings", pgn, "--skip-plies", "0", "--keep-check", "--keep-noisy", "--out", out)
+    assert run.returncode == 0, run.stderr
+    first = out.read_text().splitlines()[0]
+    assert 'id "selfplay:0:0:8"' in first, first

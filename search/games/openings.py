@@ -33,9 +33,10 @@ class Opening:
 
 
 def load_openings(path: str | Path, on_error: Callable[[str], None] | None = None) -> list[Opening]:
-    """Openings from an EPD file (each position) or a PGN file (each game's moves from its start)."""
+    """Openings from an EPD file (each position) or a PGN file (each game's moves from its start); either may be gzip
+    (``.pgn.gz``, ``.epd.gz``: read as the plain one)."""
     path = Path(path)
-    if path.suffix.lower() == ".pgn":
+    if path.name.lower().removesuffix(".gz").endswith(".pgn"):
         out = []
         for line, game in read_games(path, on_error):
             moves = tuple(m.uci() for m in game.mainline_moves())
