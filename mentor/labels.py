@@ -321,7 +321,8 @@ def repair_label_file(path: Path) -> Cut | None:
         try:  # NUL bytes near the start: no line can be read, and every position would be labelled again
             detect_encoding(path, "label file")
         except EncodingError as exc:
-            raise DamagedLabelFile(f"{exc}; nothing was changed") from exc
+            raise DamagedLabelFile(f"{exc}; nothing was changed: `{REPAIR.format(path=path)}` keeps every line that "
+                                   "reads as a label") from exc
         return Cut(str(path), path.stat().st_size, 1, False) if repair_partial_line(path) else None
     try:
         torn = gz.check(path)

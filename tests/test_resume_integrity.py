@@ -170,8 +170,14 @@ def test_a_plain_file_loses_only_its_torn_last_line(base: Path, tmp_path: Path) 
     # refused, the file untouched.
     nul = now.replace(b"garbage", b"garb\x00ge")
     out.write_bytes(nul)
-    _refused(run_mimic(*LABEL, "--out", out, "--resume"), out, "NUL")
+    _refused(run_mimic(*LABEL, "--out", out, "--resume"), out, "NUL", "--repair")
     assert out.read_bytes() == nul
+    # The repair keeps every line that reads as a label, byte for byte and in order: all but the damaged one.
+    repair = run_mimic("label", "--out", out, "--repair")
+    assert repair.returncode == 0 and "kept 40 lines, dropped 1" in repair.stdout, (repair.stdout, repair.stderr)
+    assert out.read_bytes() == b"".join(line for line in nul.splitlines(keepends=True) if b"garb" not in line)
+    assert (tmp_path / "labels.epd.damaged").read_bytes() == nul
+    assert run_mimic(*LABEL, "--out", out, "--resume").returncode == 0
 
 
 def test_a_plain_text_file_named_gz_is_one_line(base: Path, tmp_path: Path) -> None:
