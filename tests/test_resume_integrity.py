@@ -212,8 +212,8 @@ def test_datagen_resumed_with_other_settings_is_refused(base: Path, tmp_path: Pa
     labels = _copy(base, tmp_path)
     _refused(run_mimic(*DATAGEN, "--out", labels, "--resume"), labels, "mimic label, not mimic datagen")
     assert labels.read_bytes() == base.read_bytes() and out.read_bytes() == made
-    # The same settings with more positions and workers: resumed.
-    more = run_mimic(*[a if a != "10" else "30" for a in DATAGEN], "--out", out, "--resume")
+    # The same settings with more positions (and another --hash): resumed.
+    more = run_mimic(*[a if a != "10" else "30" for a in DATAGEN], "--hash", "32", "--out", out, "--resume")
     assert more.returncode == 0, more.stderr
     assert out.read_bytes().startswith(made)
 
