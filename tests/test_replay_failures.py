@@ -35,22 +35,21 @@ for line in sys.stdin:
         print("readyok", flush=True)
     elif words[0] == "position":
         plies = len(words) - words.index("moves") - 1 if "moves" in words else 0
-    elif words[0] == "go":  # MODE: how it fails ("" healthy) and where ("-black": on Black's moves only)
-        mode, _, where = MODE.read_text().strip().partition("-")
-        if where and (where == "black") != (plies % 2 == 1):
-            mode = ""
+    elif words[0] == "go":  # MODE: how it answers, one word for both colours or two (White's, Black's)
+        modes = MODE.read_text().split()
+        mode = modes[plies % 2 if len(modes) == 2 else 0]
         if mode == "crash":
             sys.exit(3)
         if mode == "slow":
             time.sleep(3)
-        move = dict(null="0000", none="(none)", illegal="a1a1").get(mode, GAME[plies])
+        move = dict(null="0000", none="(none)", illegal="a1a1", d4="d2d4").get(mode, GAME[plies])
         print("bestmove " + move, flush=True)
     elif words[0] == "quit":
         break
 """
 """A UCI engine that plays the game's own move (healthy), ``bestmove 0000`` (null), ``bestmove (none)`` (none),
-``bestmove a1a1`` (illegal), the game's move after 3 s (slow) or exits (crash), as the file ``mode`` beside it says,
-everywhere or on one colour's moves (``null-black``)."""
+``bestmove a1a1`` (illegal), d4 (legal on White's two moves, not the game's), the game's move after 3 s (slow) or
+exits (crash), as the file ``mode`` beside it says: one mode, or White's and Black's (``healthy null``)."""
 
 
 def fake_engine(folder: Path, mode: str) -> Path:
@@ -103,10 +102,10 @@ def test_null_moves_are_counted_never_cached_and_a_healthy_rerun_scores_anew(tmp
 
 
 @pytest.mark.parametrize(("mode", "says"), [
-    ("null-black", "2 illegal or null moves"),
-    ("illegal-black", "2 illegal or null moves"),
-    ("none-black", "2 answers without a move"),
-    ("crash-black", "2 crashes"),
+    ("healthy null", "2 illegal or null moves"),
+    ("healthy illegal", "2 illegal or null moves"),
+    ("healthy none", "2 answers without a move"),
+    ("healthy crash", "2 crashes"),
 ])
 def test_a_candidate_that_fails_on_some_positions_is_scored_on_the_others(tmp_path: Path, query: Path, mode: str,
                                                                            says: str) -> None:
@@ -135,9 +134,25 @@ def test_a_candidate_slower_than_the_replays_time_a_move_fails_there(tmp_path: P
     # The engine sleeps 3 s on White's 2 positions (killed at the deadline and restarted, ~2.2 s in all) and
     # answers the game's own move at once on Black's. White's query: 2 timeouts, no score; Black's: 100.0%.
     # Before the fix the 3 s moves were taken (100.0% on both, exit 0, not a word).
-    engine = fake_engine(tmp_path / "engine", "slow-white")
+    engine = fake_engine(tmp_path / "engine", "slow healthy")
     run, rows = _classify(tmp_path, query, engine, "--movetime", "0.05")
     assert run.returncode == 0, run.stderr
     assert "candidate Fake: failed on 2 of 4 replayed positions (2 timeouts)" in run.stderr
     assert [(r["header"], r["score:Fake"], r["failed:Fake"]) for r in rows] == [
         ("Fake", "", "2"), ("Other", "1.000000", "0")]
+
+
+def test_a_query_every_candidate_failed_on_predicts_nobody(tmp_path: Path, query: Path) -> None:
+    # Both candidates fail on Black's positions; on White's, Fake plays the game's moves and Other d4 (a miss: so the
+    # positions tell them apart and are kept). Black's query has no score for either: it predicts nobody (before,
+    # the first candidate in name order: a guess reported as a result). White's: Fake 2 of 2, Other 0 of 2.
+    fake, other = fake_engine(tmp_path / "fake", "healthy null"), fake_engine(tmp_path / "other", "d4 null")
+    out = tmp_path / "q.csv"
+    run = run_mimic("recognize", "classify", trained_dir(tmp_path / "dir"), query, "--method", "replay",
+                    "--no-progress", "--csv", out, "--ranking", "raw", "--multipv", "0",
+                    "--candidates", f"Fake=uci:{fake},Other=uci:{other}", env={"MIMIC_CACHE": str(tmp_path / "c")})
+    assert run.returncode == 0, run.stderr
+    with open(out, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["header"], r["predicted"], r["score:Fake"], r["score:Other"], r["failed:Other"]) for r in rows] == [
+        ("Fake", "Fake", "1.000000", "0.000000", "0"), ("Other", "", "", "", "2")]

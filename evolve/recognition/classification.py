@@ -64,7 +64,10 @@ class Query:
 
     @property
     def predicted(self) -> str:
-        return self.ranking[0] if self.positions else ""
+        """The top-ranked player; "" when the query has no positions or no player a score (every replayed
+        candidate failed on it)."""
+        top = self.ranking[0] if self.positions and self.scores else ""
+        return top if top and np.isfinite(self.scores[top]) else ""
 
     def rank_of(self, player: str) -> int | None:
         """1-based rank of ``player`` (``None`` when no positions)."""
