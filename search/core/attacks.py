@@ -154,37 +154,37 @@ ROOK_MASKS, ROOK_SHIFTS, ROOK_OFFSETS, ROOK_TABLE = _magic_tables(_ROOK_DF, _ROO
 BISHOP_MASKS, BISHOP_SHIFTS, BISHOP_OFFSETS, BISHOP_TABLE = _magic_tables(_BISHOP_DF, _BISHOP_DR, BISHOP_MAGICS)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def knight_attacks(sq):  # type: ignore[no-untyped-def]
     """The squares a knight on ``sq`` attacks (``uint64``)."""
     return KNIGHT_ATTACKS[sq]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def king_attacks(sq):  # type: ignore[no-untyped-def]
     """The squares a king on ``sq`` attacks (``uint64``)."""
     return KING_ATTACKS[sq]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pawn_attacks(colour, sq):  # type: ignore[no-untyped-def]
     """The squares a pawn of ``colour`` (BLACK 0, WHITE 1) on ``sq`` attacks (``uint64``)."""
     return PAWN_ATTACKS[colour, sq]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bishop_attacks(sq, occ):  # type: ignore[no-untyped-def]
     """The squares a bishop on ``sq`` attacks through the occupancy ``occ`` (``uint64``)."""
     return BISHOP_TABLE[BISHOP_OFFSETS[sq] + (((occ & BISHOP_MASKS[sq]) * BISHOP_MAGICS[sq]) >> BISHOP_SHIFTS[sq])]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rook_attacks(sq, occ):  # type: ignore[no-untyped-def]
     """The squares a rook on ``sq`` attacks through the occupancy ``occ`` (``uint64``)."""
     return ROOK_TABLE[ROOK_OFFSETS[sq] + (((occ & ROOK_MASKS[sq]) * ROOK_MAGICS[sq]) >> ROOK_SHIFTS[sq])]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def queen_attacks(sq, occ):  # type: ignore[no-untyped-def]
     """The squares a queen on ``sq`` attacks through the occupancy ``occ`` (``uint64``)."""
     return bishop_attacks(sq, occ) | rook_attacks(sq, occ)

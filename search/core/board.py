@@ -147,7 +147,7 @@ def from_board(board: chess.Board) -> Position:
     return Position(bb, mb, st, keys, undo)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ep_hashed(bb, side, ep):  # type: ignore[no-untyped-def]
     """Whether polyglot hashes the ep square ``ep`` (>= 0) with ``side`` to move: a pawn of ``side`` beside the
     pawn that moved two squares."""
@@ -170,7 +170,7 @@ def compute_key(bb, mb, st):  # type: ignore[no-untyped-def]
     return key
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _rook_squares(to):  # type: ignore[no-untyped-def]
     """The rook's from and to squares of the castling whose king lands on ``to`` (g1, c1, g8, c8)."""
     if to == 6:

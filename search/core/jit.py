@@ -1,10 +1,15 @@
 """numba's ``njit``, with its cache under mimic's cache root, and the bit intrinsics every core module shares.
 
 The compiled core (ARCHITECTURE.md, Packages and rooms: ``search/core/``) is compiled with numba's ``njit``
-(nopython) and ``cache=True``, so only the first process on a machine compiles: the cache lives in
-``<cache root>/numba`` (:func:`search.runtime.cachekey.cache_root`: ``$MIMIC_CACHE``, default ``~/.cache/mimic``)
-unless the user set ``NUMBA_CACHE_DIR``. This module sets that variable *before* numba is imported, so every core
-module imports ``njit`` from here, never numba first.
+(nopython) and ``cache=True``, so only the first process on a machine compiles. The cache lives in
+``<base>/core-<digest>``: ``<base>`` is ``$NUMBA_CACHE_DIR`` when the user set it, else ``<cache root>/numba``
+(:func:`search.runtime.cachekey.cache_root`: ``$MIMIC_CACHE``, default ``~/.cache/mimic``), and ``<digest>`` is a
+BLAKE2 digest of the source of every module of ``search/core/`` and of the two modules of ``search/`` it reads
+constants from (``conventions.py``, ``base.py``). numba checks only a function's own file before it reuses a cached
+function, so a cached caller would keep running the old code of an edited callee in another file; one folder per
+state of the sources rules that out (an edit costs one full compilation; older folders are left for the user to
+delete). Every core module imports ``njit`` from here, so the folder is set (numba's ``config.CACHE_DIR``, read
+when a function is decorated) before any core function exists.
 
 ``popcount``, ``lsb`` and ``msb`` are LLVM's ``ctpop``, ``cttz`` and ``ctlz`` on a ``uint64`` (one instruction
 each on x86-64 with POPCNT/BMI); ``lsb``/``msb`` of 0 are undefined, callers test for 0 first.
@@ -12,18 +17,33 @@ each on x86-64 with POPCNT/BMI); ``lsb``/``msb`` of 0 are undefined, callers tes
 
 from __future__ import annotations
 
+import hashlib
 import os
+from pathlib import Path
+
+from llvmlite import ir
+from numba import njit, types
+from numba.core import config
+from numba.extending import intrinsic
 
 from search.runtime.cachekey import cache_root
 
-if not os.environ.get("NUMBA_CACHE_DIR"):
-    os.environ["NUMBA_CACHE_DIR"] = str(cache_root() / "numba")
+_SEARCH = Path(__file__).resolve().parent.parent
 
-from llvmlite import ir  # (after NUMBA_CACHE_DIR is set)
-from numba import njit, types
-from numba.extending import intrinsic
 
-__all__ = ["lsb", "msb", "njit", "popcount"]
+def source_digest() -> str:
+    """16 hex digits of BLAKE2b over the names and bytes of the core's modules and the constants' modules."""
+    h = hashlib.blake2b(digest_size=8)
+    for path in [*sorted((_SEARCH / "core").glob("*.py")), _SEARCH / "conventions.py", _SEARCH / "base.py"]:
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+CACHE_DIR = os.path.join(os.environ.get("NUMBA_CACHE_DIR") or str(cache_root() / "numba"), f"core-{source_digest()}")
+"""The folder of this state of the core's compiled functions (module docstring)."""
+config.CACHE_DIR = CACHE_DIR
+
+__all__ = ["CACHE_DIR", "lsb", "msb", "njit", "popcount"]
 
 
 @intrinsic
@@ -56,19 +76,19 @@ def _ctlz(typingctx, x):  # type: ignore[no-untyped-def]
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def popcount(b):  # type: ignore[no-untyped-def]
     """The number of set bits of the ``uint64`` ``b`` (an ``int64``)."""
     return _ctpop(b)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lsb(b):  # type: ignore[no-untyped-def]
     """The index (0..63, an ``int64``) of the lowest set bit of the non-zero ``uint64`` ``b``."""
     return _cttz(b)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def msb(b):  # type: ignore[no-untyped-def]
     """The index (0..63, an ``int64``) of the highest set bit of the non-zero ``uint64`` ``b``."""
     return 63 - _ctlz(b)

@@ -47,7 +47,7 @@ _F1G1, _B1C1D1 = np.uint64(0x60), np.uint64(0x0E)
 _F8G8, _B8C8D8 = np.uint64(0x60) << np.uint64(56), np.uint64(0x0E) << np.uint64(56)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def attackers_to(sq, occ, bb):  # type: ignore[no-untyped-def]
     """Every piece, of either colour, attacking ``sq`` through the occupancy ``occ`` (``uint64``)."""
     diag = bishop_attacks(sq, occ) & (bb[0, 3] | bb[1, 3] | bb[0, 5] | bb[1, 5])
@@ -56,7 +56,7 @@ def attackers_to(sq, occ, bb):  # type: ignore[no-untyped-def]
             | (PAWN_ATTACKS[1, sq] & bb[0, 1]) | (PAWN_ATTACKS[0, sq] & bb[1, 1]))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def attacked_by(bb, colour, sq, occ):  # type: ignore[no-untyped-def]
     """Whether a piece of ``colour`` attacks ``sq`` through the occupancy ``occ``."""
     if KNIGHT_ATTACKS[sq] & bb[colour, 2] or PAWN_ATTACKS[1 - colour, sq] & bb[colour, 1]:
@@ -75,7 +75,7 @@ def in_check(bb, st):  # type: ignore[no-untyped-def]
     return attacked_by(bb, 1 - us, lsb(bb[us, 6]), bb[0, 0] | bb[1, 0])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _add_promotions(out, n, frm, to, flags, all_pieces):  # type: ignore[no-untyped-def]
     base = frm | (to << 6) | flags
     out[n] = base | (5 << 12)

@@ -21,7 +21,7 @@ GAINS_LEN = 40
 """Room for the longest exchange (at most 32 captures on one square, plus the first move)."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _attackers(bb, colour, sq, occ):  # type: ignore[no-untyped-def]
     """Pieces of ``colour`` still on ``occ`` that attack ``sq`` through ``occ``."""
     diag = bishop_attacks(sq, occ)
