@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from search.core.eval_terms import N_TERMS, PHASE_MAX, raw_terms
+from search.core.eval_terms import N_TERMS, PHASE_MAX, both_sides, phase
 from search.core.jit import lsb, njit
 
 __all__ = ["COMPENSATED_SUM", "linear_eval"]
@@ -36,25 +36,40 @@ MG, EG, TEMPO, TABLES = 0, N_TERMS, 2 * N_TERMS, 2 * N_TERMS + 1
 
 
 @njit(cache=True, inline="always")
-def _python_sum(w, offset, terms):  # type: ignore[no-untyped-def]
-    """``sum(map(float.__mul__, w[offset:offset + 31], terms))`` exactly as this Python computes it."""
-    total = 0.0
+def _python_sums(w, white, black):  # type: ignore[no-untyped-def]
+    """``sum(map(float.__mul__, mg, terms))`` and the same of ``eg``, exactly as this Python computes them, the terms
+    being ``white[i] - black[i]`` (integers, exact in a float). The two sums run side by side (independent chains)."""
+    smg = 0.0
+    seg = 0.0
     if COMPENSATED_SUM:
-        c = 0.0
+        cmg = 0.0
+        ceg = 0.0
         for i in range(N_TERMS):
-            x = w[offset + i] * np.float64(terms[i])
-            t = total + x
-            if abs(total) >= abs(x):
-                c += (total - t) + x
+            t = np.float64(white[i] - black[i])
+            x = w[MG + i] * t
+            s = smg + x
+            if abs(smg) >= abs(x):
+                cmg += (smg - s) + x
             else:
-                c += (x - t) + total
-            total = t
-        if c != 0.0 and math.isfinite(c):
-            total += c
+                cmg += (x - s) + smg
+            smg = s
+            x = w[EG + i] * t
+            s = seg + x
+            if abs(seg) >= abs(x):
+                ceg += (seg - s) + x
+            else:
+                ceg += (x - s) + seg
+            seg = s
+        if cmg != 0.0 and math.isfinite(cmg):
+            smg += cmg
+        if ceg != 0.0 and math.isfinite(ceg):
+            seg += ceg
     else:
         for i in range(N_TERMS):
-            total += w[offset + i] * np.float64(terms[i])
-    return total
+            t = np.float64(white[i] - black[i])
+            smg += w[MG + i] * t
+            seg += w[EG + i] * t
+    return smg, seg
 
 
 @njit(cache=True, inline="always")
@@ -71,14 +86,16 @@ def _table_sum(bb, wf, phase):  # type: ignore[no-untyped-def]
     return total
 
 
-@njit(cache=True)
-def linear_eval(bb, white_to_move, wf, tables, terms):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def linear_eval(bb, white_to_move, wf, tables):  # type: ignore[no-untyped-def]
     """Centipawns from the side to move's view: the paper terms weighted by ``wf``'s ``mg``/``eg``/``tempo``, plus
-    (``tables`` true) the tapered tables. ``terms`` is int64 scratch of at least 31 entries."""
-    phase = raw_terms(bb, terms)
-    phi = phase / PHASE_MAX
-    v = _python_sum(wf, MG, terms) * phi + _python_sum(wf, EG, terms) * (1.0 - phi)
+    (``tables`` true) the tapered tables."""
+    white, black = both_sides(bb)
+    ph = phase(bb)
+    phi = ph / PHASE_MAX
+    smg, seg = _python_sums(wf, white, black)
+    v = smg * phi + seg * (1.0 - phi)
     if tables:
-        v = _table_sum(bb, wf, phase) / PHASE_MAX + v
+        v = _table_sum(bb, wf, ph) / PHASE_MAX + v
     v = (v if white_to_move else -v) + wf[TEMPO]
     return math.floor(v + 0.5)

@@ -71,9 +71,9 @@ def _centre(b):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _side_terms(pawns, knights, bishops, rooks, queens, king, their_pawns, their_king, ours, occupied,  # type: ignore[no-untyped-def]
-                out, sign):
-    """Add ``sign`` times the raw terms of the side whose pawns move north to ``out`` (``TERM_NAMES`` order).
+def side_terms(pawns, knights, bishops, rooks, queens, king, their_pawns, their_king, ours, occupied):  # type: ignore[no-untyped-def]
+    """The raw terms of the side whose pawns move north, a tuple of 31 ``int64`` in ``TERM_NAMES`` order (a tuple, not
+    an array: no allocation at each evaluation).
 
     ``king``/``their_king`` are squares; the others bitboards of *our* pieces except ``their_pawns``, ``ours`` (all
     our pieces) and ``occupied`` (all pieces): :func:`organisms.terms._side_terms`, line for line."""
@@ -175,51 +175,46 @@ def _side_terms(pawns, knights, bishops, rooks, queens, king, their_pawns, their
         if f and not (f & pawns):
             open_k += 1
 
-    out[0] += sign * popcount(pawns)
-    out[1] += sign * popcount(knights)
-    out[2] += sign * popcount(bishops)
-    out[3] += sign * popcount(rooks)
-    out[4] += sign * popcount(queens)
-    out[5] += sign * mob_n
-    out[6] += sign * mob_b
-    out[7] += sign * mob_r
-    out[8] += sign * mob_q
-    out[9] += sign * centre_n
-    out[10] += sign * centre_b
-    out[11] += sign * CENTRALITY[king]
-    out[12] += sign * doubled
-    out[13] += sign * isolated
-    out[14] += sign * backward
+    p2 = p3 = p4 = p5 = p6 = p7 = 0
     if passed:
-        for r in range(1, 7):
-            out[14 + r] += sign * popcount(passed & RANKS[r])
-    out[21] += sign * connected
-    out[22] += sign * shield
-    out[23] += sign * open_k
-    out[24] += sign * att
-    out[25] += sign * trop
-    out[26] += sign * open_f
-    out[27] += sign * half_f
-    out[28] += sign * popcount(rooks & RANK_7)
-    if bishops & (bishops - _U(1)):
-        out[29] += sign
-    out[30] += sign * outposts
+        p2 = popcount(passed & RANKS[1])
+        p3 = popcount(passed & RANKS[2])
+        p4 = popcount(passed & RANKS[3])
+        p5 = popcount(passed & RANKS[4])
+        p6 = popcount(passed & RANKS[5])
+        p7 = popcount(passed & RANKS[6])
+    pair = 1 if bishops & (bishops - _U(1)) else 0
+    return (popcount(pawns), popcount(knights), popcount(bishops), popcount(rooks), popcount(queens),
+            mob_n, mob_b, mob_r, mob_q,
+            centre_n, centre_b, CENTRALITY[king],
+            doubled, isolated, backward, p2, p3, p4, p5, p6, p7, connected,
+            shield, open_k, att, trop,
+            open_f, half_f, popcount(rooks & RANK_7),
+            pair,
+            outposts)
 
 
-@njit(cache=True)
-def raw_terms(bb, out):  # type: ignore[no-untyped-def]
-    """Fill ``out`` (int64, at least :data:`N_TERMS`) with the terms, White's count minus Black's; return the phase
-    (0..24). Both kings must be on the board (the core's positions always have them)."""
-    for i in range(N_TERMS):
-        out[i] = 0
+@njit(cache=True, inline="always")
+def both_sides(bb):  # type: ignore[no-untyped-def]
+    """White's terms and Black's (made on the board flipped vertically, from its own side), two 31-tuples."""
     white = bb[1, 0]
     black = bb[0, 0]
     occupied = white | black
     wk = lsb(bb[1, 6])
     bk = lsb(bb[0, 6])
-    _side_terms(bb[1, 1], bb[1, 2], bb[1, 3], bb[1, 4], bb[1, 5], wk, bb[0, 1], bk, white, occupied, out, 1)
-    _side_terms(flip(bb[0, 1]), flip(bb[0, 2]), flip(bb[0, 3]), flip(bb[0, 4]), flip(bb[0, 5]), bk ^ 56,
-                flip(bb[1, 1]), wk ^ 56, flip(black), flip(occupied), out, -1)
+    w = side_terms(bb[1, 1], bb[1, 2], bb[1, 3], bb[1, 4], bb[1, 5], wk, bb[0, 1], bk, white, occupied)
+    b = side_terms(flip(bb[0, 1]), flip(bb[0, 2]), flip(bb[0, 3]), flip(bb[0, 4]), flip(bb[0, 5]), bk ^ 56,
+                   flip(bb[1, 1]), wk ^ 56, flip(black), flip(occupied))
+    return w, b
+
+
+@njit(cache=True)
+def raw_terms(bb, out):  # type: ignore[no-untyped-def]
+    """Fill ``out`` (int64, at least :data:`N_TERMS`) with the terms, White's count minus Black's; return the phase
+    (0..24): :func:`organisms.terms.raw_terms`. Both kings must be on the board (the core's positions have them)."""
+    w, b = both_sides(bb)
+    for i in range(N_TERMS):
+        out[i] = w[i] - b[i]
     return phase(bb)
 
 

@@ -19,7 +19,7 @@ from search.base import NativeForm
 from search.core.board import SIDE
 from search.core.eval_linear import TABLES, linear_eval
 from search.core.eval_material import material_eval
-from search.core.eval_terms import N_TERMS, PHASE_MAX
+from search.core.eval_terms import PHASE_MAX
 from search.core.jit import njit
 
 __all__ = ["EXPERT", "KINDS", "MATERIAL", "PAPER", "RICH", "evaluate", "native_args"]
@@ -46,12 +46,13 @@ def native_args(form: NativeForm) -> tuple[int, np.ndarray, np.ndarray]:
     return kind, wi, wf
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate(bb, mb, st, kind, wi, wf):  # type: ignore[no-untyped-def]
     """Centipawns from the side to move's view of the position ``bb``/``mb``/``st`` (:mod:`search.core.board`) by
-    the native evaluator ``kind`` (:data:`KINDS`) with parameters ``wi``, ``wf``."""
+    the native evaluator ``kind`` (:data:`KINDS`) with parameters ``wi``, ``wf``. Inlined where it is called (numba
+    then drops the reference counting of the arrays that a call would cost: 60 ns of the 70 a material evaluation
+    took as a call)."""
     white_to_move = st[SIDE] == 1
     if kind == MATERIAL:
         return material_eval(bb, white_to_move, wi)
-    terms = np.empty(N_TERMS, dtype=np.int64)
-    return linear_eval(bb, white_to_move, wf, kind != PAPER, terms)
+    return linear_eval(bb, white_to_move, wf, kind != PAPER)
