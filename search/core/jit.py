@@ -4,8 +4,8 @@ The compiled core (ARCHITECTURE.md, Packages and rooms: ``search/core/``) is com
 (nopython) and ``cache=True``, so only the first process on a machine compiles. The cache lives in
 ``<base>/core-<digest>``: ``<base>`` is ``$NUMBA_CACHE_DIR`` when the user set it, else ``<cache root>/numba``
 (:func:`search.runtime.cachekey.cache_root`: ``$MIMIC_CACHE``, default ``~/.cache/mimic``), and ``<digest>`` is a
-BLAKE2 digest of the source of every module of ``search/core/`` and of the two modules of ``search/`` it reads
-constants from (``conventions.py``, ``base.py``). numba checks only a function's own file before it reuses a cached
+BLAKE2 digest of the source of every module of ``search/core/`` and of the modules of ``search/`` it reads
+constants from (:data:`CONSTANT_MODULES`). numba checks only a function's own file before it reuses a cached
 function, so a cached caller would keep running the old code of an edited callee in another file; one folder per
 state of the sources rules that out (an edit costs one full compilation; older folders are left for the user to
 delete). Every core module imports ``njit`` from here, so the folder is set (numba's ``config.CACHE_DIR``, read
@@ -29,12 +29,15 @@ from numba.extending import intrinsic
 from search.runtime.cachekey import cache_root
 
 _SEARCH = Path(__file__).resolve().parent.parent
+CONSTANT_MODULES = ("conventions.py", "base.py", "engine.py", "root.py", "ordering.py", "tt.py")
+"""The modules of ``search/`` whose constants compiled code freezes (the compiled search's come from the Python
+engine's ``engine``, ``root``, ``ordering`` and ``tt``)."""
 
 
 def source_digest() -> str:
     """16 hex digits of BLAKE2b over the names and bytes of the core's modules and the constants' modules."""
     h = hashlib.blake2b(digest_size=8)
-    for path in [*sorted((_SEARCH / "core").glob("*.py")), _SEARCH / "conventions.py", _SEARCH / "base.py"]:
+    for path in [*sorted((_SEARCH / "core").glob("*.py")), *(_SEARCH / name for name in CONSTANT_MODULES)]:
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -43,7 +46,7 @@ CACHE_DIR = os.path.join(os.environ.get("NUMBA_CACHE_DIR") or str(cache_root() /
 """The folder of this state of the core's compiled functions (module docstring)."""
 config.CACHE_DIR = CACHE_DIR
 
-__all__ = ["CACHE_DIR", "lsb", "msb", "njit", "popcount"]
+__all__ = ["CACHE_DIR", "CONSTANT_MODULES", "lsb", "msb", "njit", "popcount"]
 
 
 @intrinsic
