@@ -3,13 +3,17 @@
 numba compiles each ``njit(cache=True)`` function on its first call in a process that finds no cache entry, and
 loads it from ``<cache root>/numba`` (:mod:`search.core.jit`) otherwise; ``make`` runs this module once after
 installing, so the first ``mimic`` command does not pay the compilation. :func:`warm` calls every Python entry
-point of the core once, with the argument types the callers use, and prints how long that took.
+point of the core once, with the argument types the callers use, and prints how long that took. It then deletes
+the cache folders of other states of the core's sources (:data:`search.core.jit.CACHE_DIR`'s siblings named
+``core-*``) untouched for a day: each edit or upgrade of the core leaves one behind.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
+from pathlib import Path
 
 import chess
 import numpy as np
@@ -40,9 +44,27 @@ def warm() -> float:
     return time.perf_counter() - start
 
 
+def prune(max_age_days: float = 1.0) -> int:
+    """Delete the sibling cache folders (``core-*``) of the current one untouched for ``max_age_days``; how many."""
+    from search.core.jit import CACHE_DIR
+
+    current = Path(CACHE_DIR)
+    cutoff = time.time() - max_age_days * 86400
+    removed = 0
+    for folder in current.parent.glob("core-*"):
+        if folder != current and folder.is_dir() and not folder.is_symlink() and folder.stat().st_mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
 def main() -> int:
     seconds = warm()
-    print(f"search.core: compiled core ready in {seconds:.1f} s")
+    from search.core.jit import CACHE_DIR
+
+    removed = prune()
+    print(f"search.core: compiled core ready in {seconds:.1f} s ({CACHE_DIR}"
+          + (f"; {removed} stale cache folder{'s' * (removed != 1)} removed)" if removed else ")"))
     return 0
 
 
