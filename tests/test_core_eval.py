@@ -2,13 +2,15 @@
 
 Every evaluator with a native form (material, the expert, organisms of the paper and rich layouts: the shipped
 results/paper-stockfish and results/rich-stockfish organisms and random ones) is evaluated by Python and by the
-core on the same positions, 10,000 and more: both held-out label sets (6,000 positions of real games), seeded random
-playouts from the start position (castling rights, en passant, both sides to move), random placements with every
+core on the same positions, 10,000 and more: both held-out label sets (6,000 positions of real games), the positions
+today's engine evaluates in short searches from ten of them (quiescence captures, evasions), seeded random playouts
+from the start position (castling rights, en passant, both sides to move), random placements with every
 material imbalance (up to four queens a side, no queen, bare kings, lone minors), and random playouts from positions
 with pawns about to promote (every promotion). The expected value of each position is the Python evaluator's own
-(``evaluate(board)``, the reference the core must reproduce), computed once per position. Two cases derived by hand
+(``evaluate(board)``, the reference the core must reproduce), computed once per position. Three cases derived by hand
 pin what the reference does that a plausible native evaluator could do otherwise: its rounding (``floor(x + 0.5)``,
-not Python's ``round``) and the order and kind of its float sums (Python's ``sum``, not a reordered or exact one).
+not Python's ``round``) and the order and kind of its float sums (Python's ``sum``, not a reordered or exact one;
+the tables White's pieces first).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from organisms.genome import rich_genome
 from organisms.linear import TermWeights
 from organisms.material import Material
 from organisms.organism import Organism
-from search.base import NativeForm
+from search import Engine
+from search.base import Limit, NativeForm
 from search.core.board import from_board
 from search.core.evaluate import KINDS, evaluate, native_args
 
@@ -93,6 +96,27 @@ EDGES = ["4k3/8/8/8/8/8/8/4K3 w - - 0 1", "7k/8/8/8/8/8/8/K7 b - - 0 1", "k7/8/8
          "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", "QQQQ4/7k/8/8/8/8/8/K3qqqq w - - 0 1"]
 """Positions the random ones may miss: bare kings in the middle and in corners, a lone minor, castling rights of
 both sides to move, en passant, four queens a side."""
+class _Recorder:
+    """An evaluator that keeps every position today's engine evaluates (and scores it as the expert does)."""
+
+    def __init__(self) -> None:
+        self.expert = Expert()
+        self.seen: list[chess.Board] = []
+
+    def evaluate(self, board: chess.Board) -> int:
+        self.seen.append(board.copy(stack=False))
+        return self.expert.evaluate(board)
+
+
+def _searched(starts: list[chess.Board]) -> list[chess.Board]:
+    """The positions today's engine evaluates in a 400-node search of each start (quiescence captures, evasions)."""
+    recorder = _Recorder()
+    engine = Engine(recorder)
+    for board in starts:
+        engine.search(board, Limit(nodes=400))
+    return recorder.seen
+
+
 PROMOTION_STARTS = ["8/PPPk4/8/8/8/8/4Kppp/8 w - - 0 1", "r3k3/1P4P1/8/8/8/8/1p4p1/4K2R b Kq - 0 1",
                     "n1n1k3/PPPP4/8/8/8/8/4pppp/3K1N1N w - - 0 1"]
 
@@ -103,9 +127,10 @@ def mix() -> tuple[list[chess.Board], frozenset[int]]:
     pieces played on the way."""
     rng = random.Random(62)
     promotions: set[int] = set()
-    boards = [chess.Board(f) for f in EDGES] + _heldout()
-    boards += _playouts(rng, [chess.Board()], 120, 30, promotions)
-    boards += _imbalances(rng, 1500)
+    heldout = _heldout()
+    boards = [chess.Board(f) for f in EDGES] + heldout + _searched(heldout[::600])
+    boards += _playouts(rng, [chess.Board()], 120, 25, promotions)
+    boards += _imbalances(rng, 1000)
     boards += _playouts(rng, [chess.Board(f) for f in PROMOTION_STARTS], 30, 40, promotions)
     return boards, frozenset(promotions)
 
@@ -166,12 +191,12 @@ def test_native_equals_python_on_every_position(name: str) -> None:
 
 @pytest.mark.parametrize("layout", ["paper", "rich"])
 def test_random_organisms_equal_python(layout: str) -> None:
-    """Twenty random chromosomes of each layout, each on its own 600 positions of the mix (12,000 in all)."""
+    """Twelve random chromosomes of each layout, each on its own 500 positions of the mix (6,000 in all)."""
     boards, arrays = positions(), native_positions()
-    for seed in range(20):
+    for seed in range(12):
         organism = Organism.random(seed, genome=rich_genome() if layout == "rich" else None)
-        start = seed * 600 % (len(boards) - 600)
-        _check(organism, boards[start:start + 600], arrays[start:start + 600])
+        start = seed * 1100 % (len(boards) - 500)
+        _check(organism, boards[start:start + 500], arrays[start:start + 500])
 
 
 def _weights(**nonzero: float) -> TermWeights:
