@@ -28,6 +28,7 @@ from typing import Any, Protocol, TextIO, TypeVar
 import chess
 
 from search.base import Evaluator, Limit, MoveChooser, MovePolicy, SearchResult
+from search.choose import engine_label
 from search.conventions import uci_score
 from search.prob import engine_class, make_engine
 from search.runtime.errors import MimicError
@@ -173,6 +174,7 @@ class UciFrontEnd:
         self.send(f"option name Eval type string default {self.eval_spec}")
         self.send(f"option name Move Overhead type spin default {round(self.overhead * 1000)} "
                   "min 0 max 5000")
+        self.info_string(f"search {self.search_name}: {engine_label(self.engine)}")  # the engine chosen, said once
         self.send("uciok")
 
     def _isready(self, args: list[str]) -> None:

@@ -15,6 +15,7 @@ the tables White's pieces first).
 
 from __future__ import annotations
 
+import math
 import random
 from functools import cache
 from pathlib import Path
@@ -32,6 +33,7 @@ from organisms.organism import Organism
 from search import Engine
 from search.base import Limit, NativeForm
 from search.core.board import from_board
+from search.core.eval_linear import COMPENSATED_SUM, term_sums
 from search.core.evaluate import KINDS, evaluate, native_args
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -229,6 +231,55 @@ def test_float_sums_follow_pythons_sum(pawn: float, knight: float, bishop: float
     weights = _weights(pawn=pawn, knight=knight, bishop=bishop)
     board = chess.Board("4k3/8/8/8/8/8/P7/1NB1K3 w - - 0 1")
     assert _native_linear(weights, board) == (compensated if sum([0.1] * 10) == 1.0 else plain)
+
+
+def _sum_311(values: list[float]) -> float:
+    """Python 3.11's ``sum`` of floats: the int start 0 plus each item in turn."""
+    total = 0.0
+    for x in values:
+        total += x
+    return total
+
+
+def _sum_312(values: list[float]) -> float:
+    """Python 3.12's ``sum`` of floats, transcribed from CPython's ``builtin_sum_impl`` (Objects/bltinmodule.c): the
+    int start 0 plus the first item, then Neumaier's compensation over the rest, added at the end if non-zero and
+    finite."""
+    total, c = 0.0 + values[0], 0.0
+    for x in values[1:]:
+        t = total + x
+        c += (total - t) + x if abs(total) >= abs(x) else (x - t) + total
+        total = t
+    return total + c if c and math.isfinite(c) else total
+
+
+def test_both_ways_of_summing_equal_pythons() -> None:
+    """The core sums the weighted terms as this interpreter's ``sum`` does (left to right before 3.12, compensated
+    from 3.12): both ways, checked here on any interpreter against transcriptions of 3.11's and 3.12's ``sum`` (the
+    running interpreter's ``sum`` equals its own), on the three hand-made cases above (3.12's sum is 1 on each, 3.11's
+    0, 0 and 1) and on random weights of every magnitude and terms."""
+    rng = np.random.default_rng(62)
+    cases = [([1e16, 1.0, -1e16], [1, 1, 1])]
+    cases += [([1.0, 1e16, -1e16], [1, 1, 1]), ([1e16, -1e16, 1.0], [1, 1, 1])]
+    for _ in range(300):
+        n = int(rng.integers(1, 32))
+        cases.append(((rng.standard_normal(n) * 10.0 ** rng.integers(-3, 17, n)).tolist(),
+                      rng.integers(-12, 13, n).tolist()))
+    assert [_sum_312([w * t for w, t in zip(*c, strict=True)]) for c in cases[:3]] == [1.0, 1.0, 1.0]
+    assert [_sum_311([w * t for w, t in zip(*c, strict=True)]) for c in cases[:3]] == [0.0, 0.0, 1.0]
+    for weights, terms in cases:
+        mg = np.zeros(31)
+        mg[:len(weights)] = weights
+        wf = np.concatenate([mg, mg[::-1], [0.0]])
+        t = np.zeros(31, np.int64)
+        t[:len(terms)] = terms
+        for w in (mg, mg[::-1]):
+            products = [float(a) * float(b) for a, b in zip(w, t, strict=True)]
+            assert sum(products) == (_sum_312 if COMPENSATED_SUM else _sum_311)(products)  # this interpreter's
+        plain = tuple(_sum_311([float(a) * float(b) for a, b in zip(w, t, strict=True)]) for w in (mg, mg[::-1]))
+        compensated = tuple(_sum_312([float(a) * float(b) for a, b in zip(w, t, strict=True)]) for w in (mg, mg[::-1]))
+        assert term_sums(wf, t, False) == plain
+        assert term_sums(wf, t, True) == compensated
 
 
 def test_table_sums_follow_pythons_order() -> None:

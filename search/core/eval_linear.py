@@ -25,7 +25,7 @@ import numpy as np
 from search.core.eval_terms import N_TERMS, PHASE_MAX, both_sides, phase
 from search.core.jit import lsb, njit
 
-__all__ = ["COMPENSATED_SUM", "linear_eval"]
+__all__ = ["COMPENSATED_SUM", "linear_eval", "term_sums"]
 
 COMPENSATED_SUM = sum([0.1] * 10) == 1.0
 """Whether this interpreter's ``sum`` of floats is compensated (Neumaier's, Python 3.12 and later): numba freezes it
@@ -36,12 +36,14 @@ MG, EG, TEMPO, TABLES = 0, N_TERMS, 2 * N_TERMS, 2 * N_TERMS + 1
 
 
 @njit(cache=True, inline="always")
-def _python_sums(w, white, black):  # type: ignore[no-untyped-def]
-    """``sum(map(float.__mul__, mg, terms))`` and the same of ``eg``, exactly as this Python computes them, the terms
-    being ``white[i] - black[i]`` (integers, exact in a float). The two sums run side by side (independent chains)."""
+def _python_sums(w, white, black, compensated):  # type: ignore[no-untyped-def]
+    """``sum(map(float.__mul__, mg, terms))`` and the same of ``eg``, exactly as Python computes them, the terms being
+    ``white[i] - black[i]`` (integers, exact in a float): left to right, and with ``compensated`` as Python 3.12's
+    ``sum`` does (CPython's ``builtin_sum_impl``: Neumaier's compensation, added at the end when non-zero and
+    finite). The two sums run side by side (independent chains)."""
     smg = 0.0
     seg = 0.0
-    if COMPENSATED_SUM:
+    if compensated:
         cmg = 0.0
         ceg = 0.0
         for i in range(N_TERMS):
@@ -72,6 +74,13 @@ def _python_sums(w, white, black):  # type: ignore[no-untyped-def]
     return smg, seg
 
 
+@njit(cache=True)
+def term_sums(wf, terms, compensated):  # type: ignore[no-untyped-def]
+    """The ``mg`` and ``eg`` sums of :func:`linear_eval` for the terms ``terms`` (int64, 31), Python 3.12's way when
+    ``compensated``, else 3.11's: both ways can be checked on either interpreter."""
+    return _python_sums(wf, terms, np.zeros(N_TERMS, dtype=np.int64), compensated)
+
+
 @njit(cache=True, inline="always")
 def _table_sum(bb, wf, phase):  # type: ignore[no-untyped-def]
     """The tables' entries over every piece, White's view, in :func:`organisms.linear.square_table_sum`'s order."""
@@ -93,7 +102,7 @@ def linear_eval(bb, white_to_move, wf, tables):  # type: ignore[no-untyped-def]
     white, black = both_sides(bb)
     ph = phase(bb)
     phi = ph / PHASE_MAX
-    smg, seg = _python_sums(wf, white, black)
+    smg, seg = _python_sums(wf, white, black, COMPENSATED_SUM)
     v = smg * phi + seg * (1.0 - phi)
     if tables:
         v = _table_sum(bb, wf, ph) / PHASE_MAX + v
