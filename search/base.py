@@ -16,7 +16,7 @@ import numpy as np
 from search.conventions import INFINITE, MATE, MATE_BOUND, mate_moves
 
 __all__ = ["INFINITE", "MATE", "MATE_BOUND", "Comparator", "Evaluator", "IncrementalEvaluator", "Limit", "MovePolicy",
-           "NativeForm", "SearchResult"]
+           "NativeForm", "SearchResult", "native_form_of"]
 
 
 @runtime_checkable
@@ -65,6 +65,12 @@ class NativeForm:
         if tables is not None:
             parts.append(np.asarray(tables, dtype=np.float64).reshape(-1))
         return cls(kind, np.zeros(0, dtype=np.int64), np.concatenate(parts))
+
+def native_form_of(evaluator: object) -> NativeForm | None:
+    """``evaluator.native_form()``, or ``None`` when it has none (no such method, or the method says ``None``): the
+    one test of whether the compiled core can play an evaluator (:func:`search.prob.make_engine`)."""
+    method = getattr(evaluator, "native_form", None)
+    return method() if callable(method) else None
 
 
 @runtime_checkable

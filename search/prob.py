@@ -52,8 +52,9 @@ from typing import Any
 
 import chess
 
-from search.base import INFINITE, MATE, Comparator, Evaluator, Limit, MovePolicy
-from search.compare import CompareEngine, EvalCompareEngine
+from search.base import INFINITE, MATE, Evaluator, Limit, MovePolicy
+from search.choose import AnyEngine, EngineClass, depth_engine, python_engine
+from search.compare import EvalCompareEngine
 from search.engine import Engine
 from search.ordering import order_moves, reward
 from search.root import MAX_PLY
@@ -318,14 +319,9 @@ class SearchKind:
 
     name: str
     summary: str
-    engine: Callable[[Evaluator], type[Engine]]
+    engine: Callable[[Evaluator], EngineClass]
     options: Mapping[str, Any] = field(default_factory=dict)
     takes_file: bool = False
-
-
-def _depth_engine(evaluator: Evaluator) -> type[Engine]:
-    """The depth-limited search: the comparison alpha-beta for a DeepChess comparator (``cmp:``), else the engine."""
-    return CompareEngine if isinstance(evaluator, Comparator) else Engine
 
 
 def _prob_engine(evaluator: Evaluator) -> type[Engine]:
@@ -334,8 +330,11 @@ def _prob_engine(evaluator: Evaluator) -> type[Engine]:
 
 
 SEARCH_KINDS: dict[str, SearchKind] = {k.name: k for k in (
-    SearchKind("depth", "depth-limited alpha-beta (the default): iterative deepening one ply at a time",
-               _depth_engine),
+    SearchKind("depth", "depth-limited alpha-beta (the default): iterative deepening one ply at a time, compiled "
+                        "(search/core) when the evaluator has a native form (material, expert, paper and rich "
+                        "organisms), else in Python", depth_engine),
+    SearchKind("python", "the same alpha-beta in Python whatever the evaluator: the engine before the compiled core, "
+                         "for comparisons", python_engine),
     SearchKind("prob", "probability-limited alpha-beta (Giraffe): expands a node while the product of the move "
                        "probabilities from the root is at least a threshold (divided by 4 each iteration); "
                        "moves weighted by hash move, SEE, killers", _prob_engine, {"probabilities": "heuristic"}),
@@ -376,20 +375,20 @@ def search_kind(search: str) -> SearchKind:
     return kind
 
 
-def engine_class(evaluator: Evaluator, search: str = DEFAULT_SEARCH) -> type[Engine]:
+def engine_class(evaluator: Evaluator, search: str = DEFAULT_SEARCH) -> EngineClass:
     """The engine class :func:`make_engine` builds for ``evaluator`` and the search named ``search``."""
     return search_kind(search).engine(evaluator)
 
 
 def make_engine(evaluator: Evaluator, search: str = DEFAULT_SEARCH, hash_mb: float = 16,
-                policy: MovePolicy | None = None) -> Engine:
+                policy: MovePolicy | None = None) -> AnyEngine:
     """Our engine around ``evaluator`` with the search named ``search`` (a key of :data:`SEARCH_KINDS`,
     ``NAME:PATH`` for a search that takes a file): the entry's engine class with its options, and ``policy`` (the
     loaded net, :meth:`search.players.spec.PlayerRegistry.policy`) for a search that takes a file, and only there.
-    ``depth`` is :class:`~search.engine.Engine`, or :class:`~search.compare.CompareEngine` (the comparison
-    alpha-beta) when ``evaluator`` is also a :class:`~search.base.Comparator`; ``prob``, ``prob-uniform`` and
-    ``prob-net`` are :class:`ProbEngine` with heuristic, uniform and ``policy``'s move probabilities; ``plain`` the
-    engine with its pruning off, ``compare`` :class:`~search.compare.EvalCompareEngine`."""
+    ``depth`` is :func:`search.choose.depth_engine`'s (the core, the comparison alpha-beta or the engine), ``python``
+    today's engine whatever the evaluator; ``prob``, ``prob-uniform`` and ``prob-net`` are :class:`ProbEngine` with
+    heuristic, uniform and ``policy``'s move probabilities; ``plain`` the engine with its pruning off, ``compare``
+    :class:`~search.compare.EvalCompareEngine`."""
     kind = search_kind(search)
     if kind.takes_file != (policy is not None):
         with_file = " or ".join(k.name for k in SEARCH_KINDS.values() if k.takes_file)

@@ -14,8 +14,9 @@ import pytest
 import search.prob
 from evolve.players import PLAYERS, make_evaluator
 from organisms import Expert, Material
-from search import MATE, Engine, Limit, ProbEngine, make_engine
+from search import MATE, Limit, ProbEngine, make_engine
 from search.base import SearchResult
+from search.core.engine import CoreEngine
 from search.games.roundrobin import default_name
 from search.games.suite import run_suite
 from search.players.player import EnginePlayer, make_player
@@ -279,7 +280,8 @@ def test_search_suffix_parses_and_round_trips(text: str, search: str, limit: Lim
     assert PLAYERS.parse(str(s)) == s
     if s.kind == "organism":
         assert s.arg == "dir@search=prob/o.json"
-    assert isinstance(make_engine(Material(), s.search), ProbEngine if search != "depth" else Engine)
+    # Material has a native form: the default search runs it in the compiled core.
+    assert isinstance(make_engine(Material(), s.search), ProbEngine if search != "depth" else CoreEngine)
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -314,7 +316,7 @@ def test_uci_reports_iterations_as_depth_and_switches_search() -> None:
     depths = [int(line.split()[2]) for line in lines if line.startswith("info depth")]
     assert depths == [1, 2, 3, 4] and any(line.startswith("bestmove ") for line in lines)
     front.handle("setoption name Eval value expert")
-    assert type(front.engine) is Engine
+    assert type(front.engine) is CoreEngine  # the expert has a native form
     front.handle("setoption name Eval value expert@search=prob-uniform")
     assert isinstance(front.engine, ProbEngine) and front.engine.probabilities == "uniform"
 

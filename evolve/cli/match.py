@@ -35,16 +35,20 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
 
 def run(args: argparse.Namespace) -> int:
     from evolve.players import PLAYERS, make_evaluator
+    from search.choose import engine_label
     from search.games.game import GameResult
     from search.games.match import MatchSettings, MatchSummary, run_match
+    from search.prob import engine_class
     from search.runtime.provenance import describe
 
     playing.start_engines((args.a, args.b))  # before the --learn book or the PGN; SpecError: one line from main
     playing.check_learning(args)
+    runs = {}  # how our engine runs each player of ours: the compiled core or Python (the header says it once)
     for spec in (args.a, args.b):
         s = PLAYERS.parse(spec)
         if not s.is_external:
-            make_evaluator(s)  # fail now, not in a worker, on a bad organism file
+            evaluator = make_evaluator(s)  # fail now, not in a worker, on a bad organism file
+            runs[spec] = f" [{engine_label(engine_class(evaluator, s.search))}]"
         playing.check_book(s, args.learn)
     found = playing.openings(args)
     tc = playing.time_control(args)
@@ -61,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
               f"({g.reason}, {g.plies} plies)   {summary.wins}-{summary.losses}-{summary.draws} "
               f"[{e.score:.3f}]", flush=True)
 
-    print(f"{args.a} vs {args.b}: {args.games} games, time control {tc.pgn()}, {len(found)} openings, "
-          f"{args.jobs} workers; {describe()}")
+    print(f"{args.a}{runs.get(args.a, '')} vs {args.b}{runs.get(args.b, '')}: {args.games} games, "
+          f"time control {tc.pgn()}, {len(found)} openings, {args.jobs} workers; {describe()}")
     try:
         if args.pgn is not None:
             make_folder_for(args.pgn)

@@ -11,7 +11,7 @@ root's moves are ordered by :func:`search.ordering.order_moves` and the result's
 The caller's stop flag (a ``threading.Event``) and the hard time budget reach the compiled search through its state
 array: a watcher thread raises ``ss[STOP]`` when the flag is set and ``ss[TIMEUP]`` at the deadline (it looks every
 :data:`WATCH_EVERY` seconds), and the search reads them every :data:`search.core.search.POLL_EVERY` nodes. The
-evaluator must have a native form (``evaluator.native_form()`` not ``None``; :func:`native_form_of`): the engine
+evaluator must have a native form (:func:`search.base.native_form_of` not ``None``): the engine
 then calls only the core's :func:`search.core.evaluate.evaluate`. Scores: centipawns, the side to move's view.
 """
 
@@ -24,8 +24,8 @@ from collections.abc import Iterable
 import chess
 import numpy as np
 
-from search.base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, NativeForm, SearchResult
-from search.core.board import KIDX, from_board
+from search.base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult, native_form_of
+from search.core.board import KIDX, Unsupported, from_board
 from search.core.evaluate import evaluate, native_args
 from search.core.movegen import MAX_MOVES, move_from_chess, move_to_chess
 from search.core.search import (
@@ -52,21 +52,15 @@ from search.core.search import (
     search_root,
 )
 from search.core.tt import D_AGE, D_MOVE, CoreTable
-from search.engine import DELTA_MARGIN
+from search.engine import DELTA_MARGIN, Engine
 from search.ordering import order_moves
 from search.root import ASPIRATION, MAX_PLY, InfoCallback
 from search.timeman import budget
 
-__all__ = ["WATCH_EVERY", "CoreEngine", "native_form_of"]
+__all__ = ["WATCH_EVERY", "CoreEngine"]
 
 WATCH_EVERY = 0.001
 """Seconds between the watcher thread's looks at the caller's stop flag and the clock."""
-
-
-def native_form_of(evaluator: object) -> NativeForm | None:
-    """``evaluator.native_form()``, or ``None`` when it has none (no such method, or it returns ``None``)."""
-    method = getattr(evaluator, "native_form", None)
-    return method() if callable(method) else None
 
 
 class _Cut(Exception):
@@ -77,12 +71,21 @@ class CoreEngine:
     """Alpha-beta searcher around an evaluator with a native form, compiled (module docstring).
 
     ``hash_mb`` sizes the transposition table (MiB); the switches are :class:`search.engine.Engine`'s (all on by
-    default; off, the root score at a fixed depth is the minimax value of the tree the engine defines)."""
+    default; off, the root score at a fixed depth is the minimax value of the tree the engine defines). A board the
+    core does not play (chess960, a variant: :class:`search.core.board.Unsupported`) is searched by today's engine
+    with the same evaluator and switches, made when first needed."""
+
+    compiled = True
+    """This engine runs the compiled core (:func:`search.choose.engine_label`)."""
 
     def __init__(self, evaluator: Evaluator, hash_mb: float = 16, *, null_move: bool = True, lmr: bool = True,
                  aspiration: bool = True, delta_pruning: bool = True, tt_cutoffs: bool = True,
                  use_tt: bool = True) -> None:
         self.tt = CoreTable(hash_mb if use_tt else 0)
+        self._switches = {"null_move": null_move, "lmr": lmr, "aspiration": aspiration, "delta_pruning": delta_pruning,
+                          "tt_cutoffs": tt_cutoffs, "use_tt": use_tt}
+        self._hash_mb = hash_mb
+        self._python: Engine | None = None
         self.aspiration = aspiration
         self.overhead = 0.03
         """Seconds each move costs outside the search (pipes, GUI), kept off the clock."""
@@ -118,17 +121,24 @@ class CoreEngine:
         """Play with another evaluator (with a native form) from now on; clears everything that depends on it."""
         self._use(evaluator)
         self.new_game()
+        if self._python is not None:
+            self._python.set_evaluator(evaluator)
 
     def set_hash(self, megabytes: float) -> None:
         """Resize (and clear) the transposition table (no effect when the engine has none)."""
+        self._hash_mb = megabytes
         if self.ss[USE_TT]:
             self.tt.resize(megabytes)
+        if self._python is not None:
+            self._python.set_hash(megabytes)
 
     def new_game(self) -> None:
         """Forget the TT, killers and history (the evaluation cache stays: it only holds the evaluator's answers)."""
         self.tt.clear()
         self.history[:] = 0
         self.killers[:] = 0
+        if self._python is not None:
+            self._python.new_game()
 
     def evaluate(self, board: chess.Board) -> int:
         """The core's static evaluation of ``board`` (centipawns, side to move), unclamped and uncached."""
@@ -154,7 +164,10 @@ class CoreEngine:
             legal = [m for m in legal if m in wanted] or legal
         if not legal:
             return SearchResult(None, -MATE if board.is_check() else 0, 0, 0, 0, time.perf_counter() - start)
-        pos = from_board(board)
+        try:
+            pos = from_board(board)
+        except Unsupported:
+            return self._in_python(board, limit, legal, on_iteration, halt)
         ss = self.ss
         ss[NODES] = 0
         ss[NEXT_CHECK] = 1  # the first node looks at the stop flag
@@ -212,6 +225,14 @@ class CoreEngine:
         result.nodes = self.nodes
         result.seldepth = max(result.seldepth, int(ss[SELDEPTH]))
         return result
+
+    def _in_python(self, board: chess.Board, limit: Limit, legal: list[chess.Move], on_iteration: InfoCallback | None,
+                   halt: threading.Event) -> SearchResult:
+        """Search a board the core does not play with today's engine (same evaluator, switches, table size)."""
+        if self._python is None:
+            self._python = Engine(self.evaluator, self._hash_mb, **self._switches)
+        self._python.overhead = self.overhead
+        return self._python.search(board, limit, root_moves=legal, on_iteration=on_iteration, stop=halt)
 
     def _max_iterations(self, limit: Limit) -> int:
         """The last iteration to start: ``limit.depth`` (at most ``MAX_PLY - 1``), no deeper than ``limit.mate``
