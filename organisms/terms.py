@@ -5,7 +5,8 @@ Black's terms are White's terms of the vertically flipped position, so colour sy
 construction. :func:`raw_terms` gives White's count minus Black's (White's view) and the game phase
 (non-pawn material: knight and bishop 1, rook 2, queen 4; capped at :data:`PHASE_MAX`); the terms are
 in ``organisms.features.TERM_NAMES`` order. Used by the feature matrix, the organism's evaluation and
-the built-in expert alike.
+the built-in expert alike. The compiled core repeats them line for line from its bitboards
+(:mod:`search.core.eval_terms`): a change here is made there too (``tests/test_core_eval.py`` compares the two).
 
 May import: chess only.
 """
