@@ -134,10 +134,10 @@ def from_board(board: chess.Board) -> Position:
     earlier = []
     n = min(board.halfmove_clock, len(board.move_stack))
     if n:
-        b = board.copy()
+        back = board.copy()
         for _ in range(n):
-            b.pop()
-            earlier.append(chess.polyglot.zobrist_hash(b))
+            back.pop()
+            earlier.append(chess.polyglot.zobrist_hash(back))
         earlier.reverse()
     keys = np.zeros(len(earlier) + MAX_PLY + 1, np.uint64)
     keys[:len(earlier)] = np.array(earlier, dtype=np.uint64)

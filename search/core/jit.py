@@ -50,9 +50,9 @@ def source_digest() -> str:
 
 CACHE_DIR = os.path.join(os.environ.get("NUMBA_CACHE_DIR") or str(cache_root() / "numba"), f"core-{source_digest()}")
 """The folder of this state of the core's compiled functions (module docstring)."""
-config.CACHE_DIR = CACHE_DIR
+config.CACHE_DIR = CACHE_DIR  # type: ignore[attr-defined]  # numba reads it when a function is decorated
 
-__all__ = ["CACHE_DIR", "CONSTANT_MODULES", "lsb", "msb", "njit", "popcount"]
+__all__ = ["CACHE_DIR", "CONSTANT_MODULES", "lsb", "msb", "njit", "popcount", "raw_view"]
 
 
 @intrinsic
@@ -88,19 +88,19 @@ def _ctlz(typingctx, x):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def popcount(b):  # type: ignore[no-untyped-def]
     """The number of set bits of the ``uint64`` ``b`` (an ``int64``)."""
-    return _ctpop(b)
+    return _ctpop(b)  # type: ignore[call-arg]
 
 
 @njit(cache=True)
 def lsb(b):  # type: ignore[no-untyped-def]
     """The index (0..63, an ``int64``) of the lowest set bit of the non-zero ``uint64`` ``b``."""
-    return _cttz(b)
+    return _cttz(b)  # type: ignore[call-arg]
 
 
 @njit(cache=True)
 def msb(b):  # type: ignore[no-untyped-def]
     """The index (0..63, an ``int64``) of the highest set bit of the non-zero ``uint64`` ``b``."""
-    return 63 - _ctlz(b)
+    return 63 - _ctlz(b)  # type: ignore[call-arg]
 
 
 @intrinsic
@@ -117,4 +117,4 @@ def _as_pointer(typingctx, address):  # type: ignore[no-untyped-def]
 def raw_view(a):  # type: ignore[no-untyped-def]
     """A view of the C-contiguous array ``a`` without numba's reference count (module docstring). Valid only while
     ``a`` lives: use it inside the compiled call that received ``a``, never return or store it."""
-    return carray(_as_pointer(a.ctypes.data), a.shape, a.dtype)
+    return carray(_as_pointer(a.ctypes.data), a.shape, a.dtype)  # type: ignore[call-arg]
