@@ -41,7 +41,30 @@ def warm() -> float:
     make_null(p.bb, p.mb, p.st, p.keys, p.undo)
     unmake_null(p.bb, p.mb, p.st, p.keys, p.undo)
     see(p.bb, p.mb, p.st, np.int32(move_from_chess(board, chess.Move.from_uci("e5f7"))))
+    _warm_search(board)
     return time.perf_counter() - start
+
+
+class _Native:
+    """An evaluator known by its native form alone (material's values): enough for the compiled search, which
+    evaluates every kind through one compiled dispatch."""
+
+    def native_form(self) -> object:
+        from search.base import NativeForm
+        from search.conventions import PIECE_VALUES
+
+        return NativeForm.material(PIECE_VALUES)
+
+    def evaluate(self, board: chess.Board) -> int:
+        raise NotImplementedError("the compiled core evaluates it")
+
+
+def _warm_search(board: chess.Board) -> None:
+    """One short search by the compiled engine (its tree, quiescence and every native evaluator's dispatch)."""
+    from search.base import Limit
+    from search.core.engine import CoreEngine
+
+    CoreEngine(_Native(), hash_mb=1).search(board, Limit(depth=2))
 
 
 def prune(max_age_days: float = 1.0) -> int:
