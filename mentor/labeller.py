@@ -32,6 +32,7 @@ from mentor.pool import (
     Done,
     Item,
     MentorConfig,
+    Trouble,
     close_mentors,
     crowd_batch,
     label_batch,
@@ -63,6 +64,7 @@ class LabelSummary:
     labelled: int = 0
     failed: int = 0
     restarts: int = 0
+    bad_scores: int = 0  # searches whose score was refused (beyond every mate bound, NaN, unparsable): each restarted
     mates: int = 0
     over_cap: int = 0
     seconds: float = 0.0
@@ -88,7 +90,8 @@ class LabelSummary:
             f"{self.labelled} labelled now, {self.failed} failed",
             f"skipped while sampling: {skipped or 'none'}" + (f" (from {s['games']} games)" if s.get("games") else ""),
             f"flagged: {self.mates} mate scores, {self.over_cap} beyond the cap",
-            f"engine restarts: {self.restarts}",
+            f"engine restarts: {self.restarts}" + (f" ({self.bad_scores} after a score beyond the mate bound or not "
+                                                   f"a number, refused)" if self.bad_scores else ""),
             f"speed: {self.positions_per_second:.1f} positions/s over {self.seconds:.1f} s",
         ]
 
@@ -237,8 +240,9 @@ def label_samples(samples: Sequence[Sample], config: MentorConfig | Crowd, out: 
             if items:
                 pending = _run(config, items, batch_size, jobs, cap)
                 stack.callback(_close_quietly, pending)
-                for results, restarts in pending:
+                for results, (restarts, bad_scores) in pending:
                     summary.restarts += restarts
+                    summary.bad_scores += bad_scores
                     for i, line, error, flag in results:
                         if line is None:
                             summary.failed += 1
@@ -275,7 +279,7 @@ def _close_cluster_mentors() -> None:
             on_every_worker(close_mentors)
 
 
-def _close_quietly(pending: Iterator[tuple[list[Done], int]]) -> None:
+def _close_quietly(pending: Iterator[tuple[list[Done], Trouble]]) -> None:
     """Stop the workers of a run that ends early (an error), without joblib's warning about the batches
     it cancels: the error itself is what the user needs to see."""
     with warnings.catch_warnings():
@@ -286,9 +290,9 @@ def _close_quietly(pending: Iterator[tuple[list[Done], int]]) -> None:
 
 
 def _run(config: MentorConfig | Crowd, items: list[Item], batch_size: int, jobs: int, cap: int
-         ) -> Iterator[tuple[list[Done], int]]:
-    """Each batch's ``(finished lines, engine restarts)``, in the order of the batches (the workers still run
-    ahead), so the label file has the same lines in the same order whatever the backend and the number of
+         ) -> Iterator[tuple[list[Done], Trouble]]:
+    """Each batch's ``(finished lines, (engine restarts, refused scores))``, in the order of the batches (the workers
+    still run ahead), so the label file has the same lines in the same order whatever the backend and the number of
     workers (:func:`mentor.pool.mentor_map`)."""
     crowd = as_crowd(config)
     task, whom = (label_batch, crowd[0]) if len(crowd) == 1 else (crowd_batch, crowd)

@@ -3,7 +3,8 @@
 A mentor is described by a picklable :class:`MentorConfig`: a UCI engine (Stockfish, any path) or the
 built-in mentor (our engine with the built-in expert). Each worker thread or process keeps one mentor per
 configuration for its lifetime (engines do not pickle; :func:`close_mentors` ends them), restarting a UCI
-engine that dies or hangs and retrying the position. :func:`label_batch` is a worker's task: a batch of
+engine that dies, hangs or sends a score no engine can mean (:class:`mentor.uci_client.BadScore`, counted) and
+retrying the position. :func:`label_batch` is a worker's task: a batch of
 positions in, finished EPD lines out. The run that hands out the batches and writes the label file is
 :mod:`mentor.labeller`.
 
@@ -24,12 +25,15 @@ from typing import Any, TypeVar
 import chess
 
 from mentor.labels import DEFAULT_CAP, Label
-from mentor.uci_client import Analysis, EngineError, UciEngine, check_option
+from mentor.uci_client import Analysis, BadScore, EngineError, UciEngine, check_option
 from search.conventions import ce_from_mate_moves, legal_prefix
 from search.runtime.errors import SettingsError
 from search.runtime.provenance import mimic_version
 
 DEBIAN_STOCKFISH = "/usr/games/stockfish"
+MAX_DEPTH = 99
+"""The deepest fixed depth a mentor is asked for: the deepest mimic's own engine searches (``search/root.py``'s
+``MAX_PLY`` - 1); Stockfish stops at 245, and a UCI mentor at any depth is held to its per-position timeout."""
 T = TypeVar("T")
 
 
@@ -69,6 +73,8 @@ class MentorConfig:
             raise SettingsError("a static mentor has no depth or nodes")
         if not self.static and (self.depth is None) == (self.nodes is None):
             raise SettingsError("give the mentor exactly one of depth and nodes")
+        if self.depth is not None and not 1 <= self.depth <= MAX_DEPTH:
+            raise SettingsError(f"a mentor's depth (--depth, @depth=N) is 1 to {MAX_DEPTH} plies, not {self.depth}")
         if self.player is not None and (self.kind != "builtin" or self.make_player is None):
             raise SettingsError("a mentor's player spec is for the built-in mentor, with the factory that builds it")
         for name, value in self.options:
@@ -94,14 +100,15 @@ BUILTIN_NAME = "mimic built-in mentor (expert evaluation)"
 def mentor_identity(config: MentorConfig) -> str:
     """Start the mentor once and return its name: the UCI ``id name`` it reports (``""`` if none).
 
-    Raises :class:`EngineError` when a UCI mentor cannot start, answer ``uci``/``isready`` within its
-    timeout, or take its options. The built-in mentor is named with mimic's version.
+    Raises :class:`EngineError` when a UCI mentor cannot start or answer ``uci``/``isready`` within its
+    timeout, :class:`mentor.uci_client.UnknownOption` (a settings error) for an option it does not list. The
+    built-in mentor is named with mimic's version.
     """
     if config.kind == "builtin":
         if config.player:
             return f"mimic {mimic_version()} ({config.player}{_file_digest(config.player)})"
         return f"{BUILTIN_NAME} {mimic_version()}"
-    engine = UciEngine(list(config.command), {"Hash": str(config.hash_mb), **dict(config.options)},
+    engine = UciEngine(list(config.command), dict(config.options), defaults={"Hash": str(config.hash_mb)},
                        timeout=config.timeout)
     try:
         engine.start()
@@ -157,9 +164,11 @@ class _BuiltinMentor:
 class _UciMentor:
     def __init__(self, config: MentorConfig) -> None:
         self.config = config
-        self.engine = UciEngine(list(config.command), {"Hash": str(config.hash_mb), **dict(config.options)},
+        self.engine = UciEngine(list(config.command), dict(config.options), defaults={"Hash": str(config.hash_mb)},
                                 timeout=config.timeout)
         self.restarts = 0
+        self.bad_scores = 0
+        """Searches whose score was refused (:class:`~mentor.uci_client.BadScore`): each restarted the engine."""
         self.started = False
 
     def ensure_running(self) -> None:
@@ -184,8 +193,13 @@ class _UciMentor:
                 return self.engine.analyse(fen, depth=self.config.depth, nodes=self.config.nodes, new_game=new_game)
             except EngineError as exc:
                 last = exc
-                self.engine.close()
+                self.failed(exc)
         raise EngineError(f"gave up after {self.config.retries + 1} attempts: {last}")
+
+    def failed(self, exc: EngineError) -> None:
+        """A search failed: count a refused score, and close the engine (the next search restarts it)."""
+        self.bad_scores += isinstance(exc, BadScore)
+        self.engine.close()
 
     def close(self) -> None:
         self.engine.close()
@@ -263,23 +277,28 @@ def _finish(item: Item, a: Analysis, cap: int) -> Done:
     return index, label.to_epd(cap), None, label.flag(cap)
 
 
-def label_batch(items: Sequence[Item], config: MentorConfig, cap: int = DEFAULT_CAP) -> tuple[list[Done], int]:
+Trouble = tuple[int, int]
+"""What went wrong in a batch besides its failed positions: (engine restarts, scores refused)."""
+
+
+def label_batch(items: Sequence[Item], config: MentorConfig, cap: int = DEFAULT_CAP
+                ) -> tuple[list[Done], Trouble]:
     """Label ``items`` with the mentor ``config`` names, in this worker (a task of
     :func:`search.runtime.workers.parallel_map`: the batch comes first); return finished EPD lines and the
-    engine restarts (:func:`analyse_batch`, then each position's label)."""
-    found, restarts = analyse_batch(items, config)
-    return [(item[0], None, error, None) if a is None else _finish(item, a, cap) for item, a, error in found], restarts
+    engine restarts and refused scores (:func:`analyse_batch`, then each position's label)."""
+    found, trouble = analyse_batch(items, config)
+    return [(item[0], None, error, None) if a is None else _finish(item, a, cap) for item, a, error in found], trouble
 
 
 def analyse_batch(items: Sequence[Item], config: MentorConfig
-                  ) -> tuple[list[tuple[Item, Analysis | None, str | None]], int]:
+                  ) -> tuple[list[tuple[Item, Analysis | None, str | None]], Trouble]:
     """The mentor's analysis of each of ``items`` (or ``None`` and why, when it gave up), in order, and the engine
-    restarts. A UCI engine is kept busy: the next position's search is sent before this one is returned to the
-    caller's formatting, so our Python work overlaps the engine's."""
+    restarts and refused scores (:data:`Trouble`). A UCI engine is kept busy: the next position's search is sent
+    before this one is returned to the caller's formatting, so our Python work overlaps the engine's."""
     mentor = worker_mentor(config)
     out: list[tuple[Item, Analysis | None, str | None]] = []
     if isinstance(mentor, _BuiltinMentor) or config.static:  # one at a time: nothing to overlap
-        before = getattr(mentor, "restarts", 0)
+        before, bad = getattr(mentor, "restarts", 0), getattr(mentor, "bad_scores", 0)
         for item in items:
             try:
                 a = mentor.analyse(item[1])
@@ -287,8 +306,8 @@ def analyse_batch(items: Sequence[Item], config: MentorConfig
                 out.append((item, None, str(exc)))
                 continue
             out.append((item, a, None) if a is not None else (item, None, f"no {config.limit()} here"))
-        return out, getattr(mentor, "restarts", 0) - before
-    before = mentor.restarts
+        return out, (getattr(mentor, "restarts", 0) - before, getattr(mentor, "bad_scores", 0) - bad)
+    before, bad = mentor.restarts, mentor.bad_scores
     engine = mentor.engine
     depth, nodes = config.depth, config.nodes
     in_flight = False
@@ -299,8 +318,8 @@ def analyse_batch(items: Sequence[Item], config: MentorConfig
                 mentor.ensure_running()
                 engine.send_go(item[1], depth, nodes)
             analysis = engine.read_result(item[1])
-        except EngineError:
-            engine.close()
+        except EngineError as exc:
+            mentor.failed(exc)
         in_flight = False
         if k + 1 < len(items) and analysis is not None:
             try:
@@ -308,7 +327,7 @@ def analyse_batch(items: Sequence[Item], config: MentorConfig
                 in_flight = True
             except EngineError:
                 engine.close()
-        if analysis is None:  # died or hung: restart and retry this position on its own
+        if analysis is None:  # died, hung or refused score: restart and retry this position on its own
             try:
                 analysis = mentor.analyse(item[1])
             except EngineError as exc:
@@ -316,11 +335,11 @@ def analyse_batch(items: Sequence[Item], config: MentorConfig
                 continue
             assert analysis is not None  # a search always has a verdict
         out.append((item, analysis, None))
-    return out, mentor.restarts - before
+    return out, (mentor.restarts - before, mentor.bad_scores - bad)
 
 
 def crowd_batch(items: Sequence[Item], configs: Sequence[MentorConfig], cap: int = DEFAULT_CAP
-                ) -> tuple[list[Done], int]:
+                ) -> tuple[list[Done], Trouble]:
     """Label ``items`` with a crowd of mentors (:func:`crowd_label`): each mentor analyses the batch in turn; a
     position that any of them gave up on is a failure naming that mentor."""
     every = [analyse_batch(items, c) for c in configs]
@@ -332,7 +351,7 @@ def crowd_batch(items: Sequence[Item], configs: Sequence[MentorConfig], cap: int
             out.append((item[0], None, f"{failed[0].describe()}: {failed[1]}", None))
             continue
         out.append(crowd_label(item, [a for _, (_, a, _) in found if a is not None], cap))
-    return out, sum(r for _, r in every)
+    return out, (sum(t[0] for _, t in every), sum(t[1] for _, t in every))
 
 
 def crowd_score(scores: Sequence[int]) -> int:

@@ -14,6 +14,12 @@ Filters (:class:`SelfPlayOptions`) leave out the first ``skip_plies`` plies, pos
 move is a capture or a promotion (``skip_noisy``) and scores beyond ``cap`` (mates included); then at most
 ``per_game`` of the rest are kept (a seeded choice; 0: all).
 
+Settings that can produce no label are refused before the mentor starts (:func:`check_settings`): an opening with no
+legal move or with insufficient material is left out (:func:`unplayable`), none left is refused, and so is a
+``skip_plies`` beyond every game's last searched ply. A run whose games stop giving labels ends
+(:class:`~search.runtime.errors.RunError`): :data:`DRY_GAMES` games in a row with none, or :data:`GAVE_UP_GAMES` in a
+row the mentor gave up on.
+
 Games are numbered; game ``g`` of seed ``s`` is the same game whatever the worker or the order (its generator is
 seeded with ``(s, g)``, and the mentor's hash is cleared at the game's first search and kept through the game, as
 an engine's is when it plays: a single-threaded engine then searches the same way every time), and
@@ -44,12 +50,16 @@ from mentor.pool import MentorConfig, close_mentors, mentor_map, worker_mentor
 from mentor.uci_client import Analysis, EngineError
 from search.conventions import ce_from_mate_moves, ce_is_mate, legal_prefix, position_key
 from search.formats.textfile import open_text
-from search.runtime.errors import SettingsError
+from search.runtime.errors import RunError, SettingsError
 from search.runtime.provenance import utc_now
 from search.runtime.workers import dropping_results
 
 SOURCE = "selfplay"
 """The ``c0`` (source) of every self-play label, and the first field of its ``id``."""
+DRY_GAMES = 100
+"""Games in a row (in game order) that give no label after which a run ends: its settings leave out every position."""
+GAVE_UP_GAMES = 3
+"""Games in a row the mentor gave up on (it died, hung or sent refused scores past its retries) that end a run."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,6 +101,7 @@ class GameRecord:
     searched: int
     skipped: dict[str, int] = field(default_factory=dict)
     restarts: int = 0
+    bad_scores: int = 0
 
 
 def _score(a: Analysis) -> int:
@@ -104,7 +115,7 @@ def play_game(game: int, seed: int, openings: Sequence[str], config: MentorConfi
     o = options
     rng = np.random.default_rng([seed, game])
     mentor = worker_mentor(config)
-    restarts = getattr(mentor, "restarts", 0)
+    restarts, bad = getattr(mentor, "restarts", 0), getattr(mentor, "bad_scores", 0)
     board = chess.Board(openings[int(rng.integers(len(openings)))])
     for _ in range(o.random_plies):
         moves = list(board.legal_moves)
@@ -151,7 +162,7 @@ def play_game(game: int, seed: int, openings: Sequence[str], config: MentorConfi
     total = board.ply()
     lines, skipped = _labels(game, seed, searched, result, total, rng, o)
     return GameRecord(game, result, reason, total, lines, len(searched), skipped,
-                      getattr(mentor, "restarts", 0) - restarts)
+                      getattr(mentor, "restarts", 0) - restarts, getattr(mentor, "bad_scores", 0) - bad)
 
 
 def _labels(game: int, seed: int, searched: list[tuple[chess.Board, Analysis]], result: str, total: int,
@@ -185,10 +196,47 @@ def play_safely(game: int, seed: int, openings: Sequence[str], config: MentorCon
                 options: SelfPlayOptions) -> GameRecord:
     """A worker's task: game ``game`` (:func:`play_game`); a game whose mentor gives up (it died or hung more often
     than it may be restarted) is returned with no labels and ``reason`` naming the error."""
+    mentor = worker_mentor(config)
+    restarts, bad = getattr(mentor, "restarts", 0), getattr(mentor, "bad_scores", 0)
     try:
         return play_game(game, seed, openings, config, options)
     except EngineError as exc:
-        return GameRecord(game, "*", f"error: {exc}", 0, [], 0)
+        return GameRecord(game, "*", f"error: {exc}", 0, [], 0, {}, getattr(mentor, "restarts", 0) - restarts,
+                          getattr(mentor, "bad_scores", 0) - bad)
+
+
+def unplayable(fen: str) -> str | None:
+    """Why the opening ``fen`` can give no label whatever the settings (no legal move: checkmate or stalemate; or
+    material too little to mate, which no move can add to), else ``None``.
+
+    >>> unplayable("4k3/8/8/8/8/8/8/4K3 w - - 0 1"), unplayable(chess.STARTING_FEN) is None
+    ('insufficient material', True)
+    """
+    board = chess.Board(fen)
+    if not any(board.legal_moves):
+        return "checkmate" if board.is_check() else "stalemate"
+    if board.is_insufficient_material():
+        return "insufficient material"
+    return None
+
+
+def check_settings(openings: Sequence[str], options: SelfPlayOptions) -> list[str]:
+    """The openings that can give a label (:func:`unplayable` leaves out the others); :class:`SettingsError` when
+    none is left, or when ``skip_plies`` leaves out every ply a game can search (a game's last searched ply is at most
+    its opening's ply + ``random_plies`` + ``max_plies`` - 1)."""
+    if not openings:
+        raise SettingsError("no openings to start the games from")
+    playable = [fen for fen in openings if unplayable(fen) is None]
+    if not playable:
+        raise SettingsError(f"none of the {len(openings)} openings can give a position: each has no legal move or "
+                            f"too little material to mate ({unplayable(openings[0])} in the first)")
+    start = max(chess.Board(fen).ply() for fen in playable)
+    last = start + options.random_plies + options.max_plies - 1
+    if last < options.skip_plies:
+        raise SettingsError(f"--skip-plies {options.skip_plies} leaves out every position: a game's last searched ply "
+                            f"is at most {last} (the openings' ply, at most {start}, + --random-plies "
+                            f"{options.random_plies} + --game-plies {options.max_plies} - 1)")
+    return playable
 
 
 _ID = re.compile(rf'\bid "{SOURCE}:(-?\d+):(\d+):\d+"')
@@ -232,8 +280,7 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
     ``on_progress(done, total)`` hears the labels written (those already there first)."""
     o = options or SelfPlayOptions()
     out = Path(out)
-    if not openings:
-        raise SettingsError("no openings to start the games from")
+    playable = check_settings(openings, o)
     summary = LabelSummary(requested=positions)
     run = LabelRun(command, (SOURCE,), positions, seed, jobs, resume, o.cap, details={SOURCE: options_record(o)})
     exists, summary.mentor = open_run(out, resume, (config,), run)  # a resume with other settings: refused
@@ -241,7 +288,8 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
     summary.cut = cut.note() if cut is not None else ""
     done, have = games_done(out, seed) if exists else (set(), 0)
     summary.already_labelled = have
-    stats: dict[str, int] = {"games": 0, "searched": 0}
+    stats: dict[str, int] = {"games": 0, "searched": 0, "unplayable openings": len(openings) - len(playable)}
+    openings = playable
     started, run_id, finished = utc_now(), uuid.uuid4().hex, False
     t0 = time.perf_counter()
     try:
@@ -250,6 +298,7 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
             if on_progress is not None:
                 on_progress(have, positions)
             next_game, played, kept = 0, 0, 0
+            dry, gave_up = 0, 0  # games in a row (in game order) with no label, and that the mentor gave up on
             while have + kept < positions:
                 # The games are written in their order and the run stops at the first that reaches the count, so the
                 # file holds the same games whatever the rounds' sizes (which only decide how much is played ahead).
@@ -261,14 +310,20 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
                         todo.append(next_game)
                     next_game += 1
                 games = mentor_map(play_safely, todo, jobs, (seed, openings, config, o), config.kind == "uci")
+                stop = None
                 with dropping_results():  # the games played ahead of the last one written are dropped on purpose
                     for rec in games:
                         played += 1
                         kept += len(rec.lines)
+                        summary.labelled = kept
                         _tally(stats, summary, rec)
                         for line in rec.lines:
                             writer.write_line(line)
                         writer.flush()
+                        dry, gave_up = (0 if rec.lines else dry + 1), (gave_up + 1 if rec.result == "*" else 0)
+                        if dry >= DRY_GAMES or gave_up >= GAVE_UP_GAMES:
+                            stop = _stopped(dry, gave_up, rec, stats, have + kept)
+                            break
                         if on_progress is not None:
                             on_progress(have + kept, positions)
                         if have + kept >= positions:
@@ -276,6 +331,8 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
                     close = getattr(games, "close", None)
                     if close is not None:
                         close()
+                if stop is not None:
+                    raise RunError(stop)
             summary.labelled = kept
         finished = True
     finally:
@@ -291,6 +348,13 @@ def generate(out: str | Path, config: MentorConfig, openings: Sequence[str], pos
     return summary
 
 
+def _stopped(dry: int, gave_up: int, rec: GameRecord, stats: dict[str, int], labels: int) -> str:
+    """The one line that ends a run whose games stopped giving labels."""
+    why = (f"the mentor gave up on the last {gave_up} games ({rec.reason})" if gave_up >= GAVE_UP_GAMES else
+           f"the last {dry} games gave no label: the settings leave out every position they search")
+    return f"stopped: {why}; {labels} labels in the file after {stats['games']} games played"
+
+
 def _tally(stats: dict[str, int], summary: LabelSummary, rec: GameRecord) -> None:
     """Count a finished game into the run's statistics (games, results, searched positions, what was left out)."""
     stats["games"] += 1
@@ -300,6 +364,7 @@ def _tally(stats: dict[str, int], summary: LabelSummary, rec: GameRecord) -> Non
     for reason, n in rec.skipped.items():
         stats[reason] = stats.get(reason, 0) + n
     summary.restarts += rec.restarts
+    summary.bad_scores += rec.bad_scores
     if rec.result == "*":
         summary.failed += 1
         summary.failures.append(f"game {rec.game}: {rec.reason}")

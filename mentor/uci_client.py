@@ -12,7 +12,14 @@ costs about a fifth of the throughput. Here a position costs two writes (``ucine
 position and the depth, never on which positions the same process searched before: runs with any
 ``--jobs`` and resumed runs give identical labels.
 
-May import: the standard library and ``search.runtime`` (the exception root).
+The engine's option list (the ``option name …`` lines it sends after ``uci``) is read at every start: an option
+asked for that the engine does not have is refused (:class:`UnknownOption`) before any search, as the engine itself
+would only answer ``No such option`` and search at its defaults. A score no engine can mean (beyond every mate bound,
+not a number, unparsable: :func:`search.conventions.uci_score_fault`) is that search's failure (:class:`BadScore`),
+never a verdict.
+
+May import: the standard library, ``search.conventions`` (the score bounds) and ``search.runtime`` (the exception
+root).
 """
 
 from __future__ import annotations
@@ -23,11 +30,25 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from search.conventions import uci_score_fault
 from search.runtime.errors import MimicError, SettingsError
 
 
 class EngineError(MimicError, RuntimeError):
     """The engine died, hung past its timeout, or spoke something we cannot parse."""
+
+
+class BadScore(EngineError):
+    """The engine's score for a search is beyond every mate bound, not a number or unparsable: the search failed
+    (the engine is restarted and the position retried, as for a crash)."""
+
+
+class UnknownOption(SettingsError):
+    """A UCI option asked for that the engine does not list after ``uci``."""
+
+
+DEFAULT_OPTIONS = {"Threads": "1", "Hash": "16"}
+"""Options mimic sets on every engine that has them (an engine without them is left at its own)."""
 
 
 @dataclass
@@ -43,18 +64,37 @@ class Analysis:
 def parse_info(line: str) -> Analysis | None:
     """The score, depth and PV of a UCI ``info`` line, or ``None`` when it carries no exact score.
 
-    A malformed line (``info depth x score cp abc``) is ``None`` too: the caller skips it, as it skips
-    bound scores, and falls back on an earlier well-formed line.
+    A line malformed elsewhere (``info depth x score cp 5``) is ``None`` too: the caller skips it, as it skips
+    bound scores, and falls back on an earlier well-formed line. A score itself that is not a whole number
+    (``cp nan``, ``cp abc``) or lies beyond every mate bound (:func:`search.conventions.uci_score_fault`) is
+    :class:`BadScore`: the engine is misbehaving, and no earlier line of that search is trusted instead.
 
     >>> parse_info("info depth 7 score cp -31 nodes 900 pv e2e4 e7e5")
     Analysis(score=-31, mate=None, depth=7, pv=['e2e4', 'e7e5'])
-    >>> parse_info("info depth x score cp abc") is None
+    >>> parse_info("info depth x score cp 5") is None
     True
+    >>> parse_info("info depth 3 score cp nan")
+    Traceback (most recent call last):
+    mentor.uci_client.BadScore: score cp nan is not a whole number
     """
     try:
         return _parse_info(line.split())
+    except BadScore:
+        raise
     except ValueError:
         return None
+
+
+def _score_value(kind: str, text: str) -> int:
+    """The value of ``score KIND TEXT``, checked (:class:`BadScore` when it cannot be a verdict)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise BadScore(f"score {kind} {text[:40]} is not a whole number") from None
+    fault = uci_score_fault(kind, value)
+    if fault is not None:
+        raise BadScore(fault)
+    return value
 
 
 def _parse_info(tokens: list[str]) -> Analysis | None:
@@ -70,7 +110,7 @@ def _parse_info(tokens: list[str]) -> Analysis | None:
             depth = int(tokens[i + 1])
             i += 2
         elif t == "score" and i + 2 < len(tokens):
-            kind, value = tokens[i + 1], int(tokens[i + 2])
+            kind, value = tokens[i + 1], _score_value(tokens[i + 1], tokens[i + 2])
             if kind == "cp":
                 score = value
             elif kind == "mate":
@@ -90,6 +130,18 @@ def _parse_info(tokens: list[str]) -> Analysis | None:
     return Analysis(score, mate, depth, pv)
 
 
+def option_name(line: str) -> str | None:
+    """The name an engine's ``option name NAME type ...`` line declares (names may hold spaces), else ``None``.
+
+    >>> option_name("option name Skill Level type spin default 20 min -20 max 20"), option_name("uciok")
+    ('Skill Level', None)
+    """
+    if not line.startswith("option name "):
+        return None
+    name = line[len("option name "):]
+    return name.partition(" type ")[0].strip() or None
+
+
 def parse_final_evaluation(line: str, white_to_move: bool) -> Analysis | None:
     """Stockfish's ``Final evaluation`` line (pawns, White's view) as an :class:`Analysis` in centipawns from the
     side to move's view; ``None`` for ``Final evaluation: none (in check)``.
@@ -104,8 +156,11 @@ def parse_final_evaluation(line: str, white_to_move: bool) -> Analysis | None:
         return None
     try:
         white_cp = round(float(words[2]) * 100)
-    except ValueError as exc:
-        raise EngineError(f"cannot read the static evaluation in {line!r}") from exc
+    except (ValueError, OverflowError) as exc:  # not a number, NaN, infinite
+        raise BadScore(f"cannot read the static evaluation in {line[:80]!r}") from exc
+    fault = uci_score_fault("cp", white_cp)
+    if fault is not None:
+        raise BadScore(f"static evaluation: {fault}")
     return Analysis(white_cp if white_to_move else -white_cp, None, 0, [])
 
 
@@ -129,11 +184,14 @@ class UciEngine:
     """One engine process driven over raw pipes."""
 
     def __init__(self, command: list[str], options: dict[str, str] | None = None,
-                 timeout: float = 60.0) -> None:
+                 timeout: float = 60.0, defaults: dict[str, str] | None = None) -> None:
+        """``options`` are the user's: each must be one the engine lists (:class:`UnknownOption` at :meth:`start`);
+        ``defaults`` (:data:`DEFAULT_OPTIONS` and these) are set only on an engine that has them."""
         self.command = command
-        self.options = {"Threads": "1", "Hash": "16", **(options or {})}
+        self.options = dict(options or {})
+        self.defaults = {**DEFAULT_OPTIONS, **(defaults or {})}
         self.timeout = timeout
-        for key, value in self.options.items():
+        for key, value in {**self.defaults, **self.options}.items():
             check_option(key, value)
         self.proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
@@ -150,10 +208,21 @@ class UciEngine:
             raise EngineError(f"cannot start {self.command[0]}: {exc.strerror or exc}") from exc
         self._buf = b""
         self._send("uci\n")
+        known: dict[str, str] = {}  # lower-cased name -> the engine's spelling (UCI engines match names so)
         for line in self._lines_until("uciok", self.timeout):
             if line.startswith("id name "):
                 self.name = line[8:].strip()
-        self._send("".join(f"setoption name {k} value {v}\n" for k, v in self.options.items()) + "isready\n")
+            name = option_name(line)
+            if name is not None:
+                known[name.lower()] = name
+        unknown = [k for k in self.options if k.lower() not in known]
+        if unknown:
+            self.close()
+            who = f"{self.command[0]} ({self.name})" if self.name else self.command[0]
+            raise UnknownOption(f"the engine {who} has no UCI option {', '.join(map(repr, unknown))}; its options: "
+                                f"{', '.join(known.values()) or 'none'}")
+        chosen = {**{k: v for k, v in self.defaults.items() if k.lower() in known}, **self.options}
+        self._send("".join(f"setoption name {k} value {v}\n" for k, v in chosen.items()) + "isready\n")
         for _ in self._lines_until("readyok", self.timeout):
             pass
 

@@ -186,6 +186,31 @@ def ce_from_mate_moves(moves: int) -> int:
     return to_ce(score_from_mate_moves(moves))
 
 
+MAX_MATE_MOVES = (MATE - MATE_BOUND) // 2
+"""The longest UCI ``score mate N`` any scale here can hold: ``|N|`` moves at most (1000 plies)."""
+
+
+def uci_score_fault(kind: str, value: int) -> str | None:
+    """Why a UCI score (``kind`` ``cp`` or ``mate``, ``value`` as sent) cannot be a mentor's verdict, or ``None``.
+
+    A ``cp`` score must lie within the mate bound of EPD's scale (``|cp| < EPD_MATE_BOUND``: a larger one would
+    read back from a label file as a mate, and no evaluation comes near it); a ``mate N`` must be at most
+    :data:`MAX_MATE_MOVES` moves away.
+
+    >>> uci_score_fault("cp", -31) is None, uci_score_fault("mate", -3) is None
+    (True, True)
+    >>> uci_score_fault("cp", 2 ** 70)
+    'score cp 1180591620717411303424 is beyond the mate bound (|cp| < 29000)'
+    """
+    if kind == "cp" and abs(value) >= EPD_MATE_BOUND:
+        return f"score cp {value} is beyond the mate bound (|cp| < {EPD_MATE_BOUND})"
+    if kind == "mate" and abs(value) > MAX_MATE_MOVES:
+        return f"score mate {value} is beyond the mate bound (|mate| <= {MAX_MATE_MOVES} moves)"
+    if kind not in ("cp", "mate"):
+        return f"score {kind} {value} is neither cp nor mate"
+    return None
+
+
 def from_engine_score(score: chess.engine.Score) -> int:
     """The internal score of a python-chess :class:`~chess.engine.Score` (already from the side to move's view,
     e.g. ``info["score"].relative``).

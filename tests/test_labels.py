@@ -271,16 +271,17 @@ HOSTILE_ENGINE = textwrap.dedent("""\
 """)
 
 
-def test_malformed_info_lines_are_skipped(tmp_path: Path) -> None:
+def test_a_malformed_last_score_fails_the_position(tmp_path: Path) -> None:
+    # Issue 61: the last scored line's score is unparsable (mate zz), so the search failed; no earlier line is trusted
+    # instead. The engine does it every time: one pipelined try and 1 + 3 retries, 5 refused scores, no label.
     script = tmp_path / "hostile.py"
     script.write_text(HOSTILE_ENGINE)
     out = tmp_path / "h.epd"
     config = MentorConfig("uci", command=(sys.executable, str(script)), depth=6, timeout=20)
     summary = label_samples([Sample(chess.Board(), "test")], config, out)
-    assert summary.failed == 0 and summary.mentor == "Hostile 1.0"
-    (label,) = read_labels(out)
-    # The two last info lines are malformed and skipped: the label is the last well-formed one.
-    assert (label.ce, label.acd, [m.uci() for m in label.pv]) == (40, 5, ["e2e4"])
+    assert summary.failed == 1 and summary.mentor == "Hostile 1.0" and summary.bad_scores == 5
+    assert "mate zz is not a whole number" in summary.failures[0]
+    assert list(read_labels(out)) == []
 
 
 def test_missing_mentor_stops_before_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

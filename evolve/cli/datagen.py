@@ -58,9 +58,12 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
 
 
 def _openings(path: str | None) -> list[str]:
-    """The start positions (FEN) of ``--openings`` (default: the shipped set): each opening's moves played out."""
+    """The start positions (FEN) of ``--openings`` (default: the shipped set): each opening's moves played out. An
+    opening that can give no position (:func:`mentor.selfplay.unplayable`) is named in a warning (the run leaves it
+    out and counts it)."""
     import chess
 
+    from mentor.selfplay import unplayable
     from search.games.openings import default_openings_path, load_openings
 
     try:
@@ -73,6 +76,9 @@ def _openings(path: str | None) -> list[str]:
         for move in o.moves:
             board.push_uci(move)
         fens.append(board.fen())
+        why = unplayable(fens[-1])
+        if why is not None:
+            common.warn(f"opening {o.name}: {why}, it can give no position; left out")
     if not fens:
         raise InputError("no usable openings")
     return fens
@@ -108,7 +114,9 @@ def run(args: argparse.Namespace) -> int:
     results = ", ".join(f"{k[7:]} {v}" for k, v in s.items() if k.startswith("result "))
     print(f"results: {results or 'none'}; left out: " + ", ".join(
         f"{k} {v}" for k, v in s.items() if k not in ("games", "searched", "errors") and not k.startswith("result ")))
-    print(f"engine restarts: {summary.restarts}; speed: {summary.positions_per_second:.1f} labels/s, "
+    refused = (f" ({summary.bad_scores} after a score beyond the mate bound or not a number, refused)"
+               if summary.bad_scores else "")
+    print(f"engine restarts: {summary.restarts}{refused}; speed: {summary.positions_per_second:.1f} labels/s, "
           f"{s.get('searched', 0) / max(summary.seconds, 1e-9):.1f} searches/s over {summary.seconds:.1f} s")
     for msg in summary.failures[:10]:
         print(f"failed: {msg}", file=sys.stderr)
