@@ -1,14 +1,19 @@
-"""In-process search speed: our engine at a fixed depth on a fixed position set, nodes/s per evaluator.
+"""In-process search speed: today's engine and the compiled core side by side, nodes/s per evaluator.
 
-    python benchmarks/search_nps.py [--depth 4] [--evals random:1,rich-random:1,expert]
-                                    [--positions benchmarks/data/bk.epd]
+    python benchmarks/search_nps.py [--depth 4] [--evals material,random:1,rich-random:1,expert]
+                                    [--positions benchmarks/data/bk.epd] [--core-seconds 2]
 
-One ``search.Engine`` per evaluator plays every position in turn (``new_game`` before each, as a GUI
-sends ``ucinewgame``: the transposition table is cleared, the evaluation cache stays), with no UCI
-pipes in the way, so the figure is the search and the evaluation alone. A fixed depth makes the node
-count the same on every run (it is printed: compare it between two versions before comparing their
-speed). nodes/s = total nodes / total seconds, both by the wall clock and by the CPU time of this
-process (the CPU figure holds better on a shared machine). Prints figures; passes or fails nothing.
+For each evaluator, today's engine in Python (``search.Engine``, what ``@search=python`` plays) and the engine the
+default search builds (``search.make_engine``: the compiled core, ``search/core/``, for an evaluator with a native
+form) search every position in turn at a fixed depth (``new_game`` before each, as a GUI sends ``ucinewgame``: the
+transposition table is cleared, the evaluation cache stays), with no UCI pipes in the way, so the figure is the
+search and the evaluation alone. The same depth gives both the same kind of tree (the node counts are printed:
+they differ only by move order, the core's generation order not being python-chess's). The core's pass over the
+positions takes milliseconds, so it is repeated until it has run ``--core-seconds`` (every repetition the same
+tree). nodes/s = total nodes / total seconds, by the wall clock and by the CPU time of this process (the CPU figure
+holds better on a shared machine); the last column is the core's CPU nodes/s over Python's. The first call of the
+core in a process loads it from numba's cache (or compiles it, once a machine: ``make`` does that); one warm-up
+search keeps that out of the figures. Prints figures; passes or fails nothing.
 """
 
 from __future__ import annotations
@@ -21,38 +26,60 @@ from pathlib import Path
 import chess
 
 from evolve.players import make_evaluator
-from search import Engine, Limit
+from search import Engine, Limit, make_engine
+from search.choose import engine_label
 from search.formats.epd import read_epd
 
 DATA = Path(__file__).parent / "data"
 
 
-def run(spec: str, boards: list[chess.Board], depth: int) -> tuple[int, float, float]:
-    """Total nodes, wall seconds and CPU seconds of depth-``depth`` searches of ``boards`` by one engine
-    with ``spec``."""
-    engine = Engine(make_evaluator(spec))
+def run(engine: object, boards: list[chess.Board], depth: int) -> tuple[int, float, float]:
+    """Total nodes, wall seconds and CPU seconds of depth-``depth`` searches of ``boards`` by ``engine``."""
     nodes, wall, cpu = 0, 0.0, 0.0
     for board in boards:
-        engine.new_game()
+        engine.new_game()  # type: ignore[attr-defined]
         t0, c0 = time.perf_counter(), time.process_time()
-        result = engine.search(board, Limit(depth=depth))
+        result = engine.search(board, Limit(depth=depth))  # type: ignore[attr-defined]
         wall += time.perf_counter() - t0
         cpu += time.process_time() - c0
         nodes += result.nodes
     return nodes, wall, cpu
 
 
+def run_for(engine: object, boards: list[chess.Board], depth: int, seconds: float) -> tuple[int, int, float, float]:
+    """:func:`run` repeated until ``seconds`` of wall time have passed: (nodes of one pass, passes, total wall seconds,
+    total CPU seconds)."""
+    passes, nodes, wall, cpu = 0, 0, 0.0, 0.0
+    while passes == 0 or wall < seconds:
+        n, w, c = run(engine, boards, depth)
+        passes, nodes, wall, cpu = passes + 1, n, wall + w, cpu + c
+    return nodes, passes, wall, cpu
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--depth", type=int, default=4, help="plies per position (default 4)")
-    ap.add_argument("--evals", default="random:1,rich-random:1,expert", help="player specs, comma-separated")
+    ap.add_argument("--evals", default="material,random:1,rich-random:1,expert",
+                    help="player specs, comma-separated (random:1 is an organism of the paper layout, rich-random:1 "
+                         "of the rich one)")
     ap.add_argument("--positions", type=Path, default=DATA / "bk.epd", help="EPD position set (default Bratko-Kopec)")
+    ap.add_argument("--core-seconds", type=float, default=2.0,
+                    help="repeat the core's pass over the positions for at least this long (default 2)")
     args = ap.parse_args()
     boards = [r.board for r in read_epd(args.positions)]
+    print(f"depth {args.depth} on {len(boards)} positions of {args.positions.name}")
     for spec in args.evals.split(","):
-        nodes, wall, cpu = run(spec, boards, args.depth)
-        print(f"{spec:12s} depth {args.depth} on {len(boards)} positions: {nodes} nodes in {wall:.2f} s = "
-              f"{nodes / wall:.0f} nodes/s; CPU {cpu:.2f} s = {nodes / cpu:.0f} nodes/s", flush=True)
+        evaluator = make_evaluator(spec)
+        core = make_engine(evaluator)
+        core.search(boards[0], Limit(depth=2))  # load (or compile) the core outside the figures
+        c_nodes, passes, c_wall, c_cpu = run_for(core, boards, args.depth, args.core_seconds)
+        p_nodes, p_wall, p_cpu = run(Engine(evaluator), boards, args.depth)
+        c_total = c_nodes * passes
+        ratio = (c_total / c_cpu) / (p_nodes / p_cpu)
+        print(f"{spec:14s} python: {p_nodes:8d} nodes in {p_wall:7.2f} s = {p_nodes / p_wall:9.0f} nodes/s "
+              f"(CPU {p_nodes / p_cpu:9.0f})   {engine_label(core)}: {c_nodes:8d} nodes x {passes} in "
+              f"{c_wall:5.2f} s = {c_total / c_wall:9.0f} nodes/s (CPU {c_total / c_cpu:9.0f})   x{ratio:.1f}",
+              flush=True)
     return 0
 
 
