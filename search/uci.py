@@ -14,7 +14,8 @@ stop it (its ``bestmove`` goes out first) and take effect before the next ``go``
 leaves it on the position it was given; a ``go`` during a search stops it and searches next.
 A spec with an experience book (``SPEC+book:PATH``, ``deepred:PATH``) answers ``go`` with the book's move where
 it has one (``info string book move ...``), and searches elsewhere.
-A malformed or unknown line is answered with ``info string`` and the reason, never with a crash.
+A malformed or unknown line is answered with ``info string`` and the reason, never with a crash. Standard output is
+the protocol's alone (:func:`uci_channel`): whatever else the process prints (an organism's term file) goes to stderr.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from search.choose import engine_label
 from search.conventions import uci_score
 from search.prob import engine_class, make_engine
 from search.runtime.errors import MimicError
-from search.ucisearch import EngineThread, Go, cut, echo, parse_go
+from search.ucisearch import EngineThread, Go, cut, echo, parse_go, uci_channel
 
 NAME = "mimic"
 AUTHOR = "the mimic authors"
@@ -309,8 +310,8 @@ class UciFrontEnd:
             self.info_string("go during a search: the search was stopped; this go searches next")
 
     def _perft(self, args: list[str]) -> None:
-        """``go perft N`` as Stockfish answers it: ``move: leaves`` a root move, a blank line, ``Nodes searched: N``
-        (the compiled core's divide, run on the engine thread: ``isready`` is answered meanwhile)."""
+        """``go perft N`` as Stockfish answers it: ``move: leaves`` a root move, a blank line, ``Nodes searched: N``, a
+        blank line (the compiled core's divide, run on the engine thread: ``isready`` is answered meanwhile)."""
         if len(args) != 1 or not args[0].isdigit() or not 1 <= int(args[0]) <= 20:
             raise UciError("go perft needs one depth from 1 to 20")
         board, depth = self.board.copy(), int(args[0])
@@ -323,6 +324,7 @@ class UciFrontEnd:
                 self.send(f"{move.uci()}: {leaves}")
             self.send("")
             self.send(f"Nodes searched: {sum(leaves for _, leaves in rows)}")
+            self.send("")
 
         self._change("go perft", run)
 
@@ -389,8 +391,9 @@ class UciFrontEnd:
 
 
 def main(make_evaluator: Players[Any], eval_spec: str = "material", hash_mb: int = 16) -> int:
-    """Run a UCI session on standard input and output."""
+    """Run a UCI session on standard input and output (:func:`uci_channel`)."""
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-    front = UciFrontEnd(make_evaluator, eval_spec, hash_mb=hash_mb)
-    front.run(stdin)
+    with uci_channel() as out:
+        front = UciFrontEnd(make_evaluator, eval_spec, out=out, hash_mb=hash_mb)
+        front.run(stdin)
     return 0

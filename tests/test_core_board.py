@@ -90,7 +90,7 @@ def test_divide_counts_each_root_move_as_python_chess() -> None:
 
 
 def test_go_perft_through_mimic_uci() -> None:
-    # Stockfish's format: "move: leaves" per root move, a blank line, "Nodes searched: N"; the counts are
+    # Stockfish's format: "move: leaves" per root move, a blank line, "Nodes searched: N", a blank line; the counts are
     # python-chess's perft 2 after each of Black's replies to 1. e4.
     board = chess.Board()
     board.push_uci("e2e4")
@@ -111,6 +111,7 @@ def test_go_perft_through_mimic_uci() -> None:
         got: list[str] = []
         while not got or not got[-1].startswith("Nodes searched"):
             got.append(lines.get(timeout=60))
+        assert lines.get(timeout=30) == ""
         proc.stdin.write("isready\n")
         proc.stdin.flush()
         assert lines.get(timeout=30) == "readyok"
