@@ -124,6 +124,20 @@ def test_an_option_the_engine_does_not_have_is_refused(tmp_path: Path, command: 
     assert not out.exists()
 
 
+def test_an_option_no_mentor_can_take_is_refused(tmp_path: Path) -> None:
+    # The built-in mentor is not a UCI engine: an --option would be dropped without a word. In a crowd with a UCI
+    # engine, the option goes to the engine (which lists Skill Level) and the run labels.
+    out = tmp_path / "b.epd"
+    run = run_mimic("label", "--mentor", "builtin", "--depth", "1", "--positions", "2", "--option", "Skill Level=3",
+                    "--no-progress", "--out", out)
+    assert run.returncode == 2 and "--option Skill Level" in run.stderr and "built-in mentor" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and not out.exists()
+    run = run_mimic("label", "--mentor", "builtin", "--mentor", "stockfish", "--depth", "1", "--positions", "2",
+                    "--option", "Skill Level=3", "--no-progress", "--out", out)
+    assert run.returncode == 0, run.stderr
+    assert len(out.read_text().splitlines()) == 2
+
+
 def _datagen(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``mimic datagen`` in a process of its own, with a deadline: a run that never returns fails the test."""
     return subprocess.run(mimic_command("datagen", "--mentor", "stockfish", "--positions", "10", "--no-progress",

@@ -86,7 +86,7 @@ def mentor_options(command: str) -> argparse.ArgumentParser:
                         "(label only: ce is the crowd's median score, c3 each mentor's); when not given, stockfish")
     limit = p.add_mutually_exclusive_group()
     limit.add_argument("--depth", type=common.positive_int, default=None,
-                       help="fixed search depth; when neither --depth nor --nodes is given, "
+                       help="fixed search depth (at most 99); when neither --depth nor --nodes is given, "
                             f"{UCI_DEPTH[command]} for UCI engines, {BUILTIN_DEPTH} for builtin")
     limit.add_argument("--nodes", type=common.positive_int, default=None, help="fixed node count instead of a depth")
     p.add_argument("--hash", type=common.hash_mib, default=common.default(MentorConfig, "hash_mb"), metavar="MB",
@@ -95,7 +95,7 @@ def mentor_options(command: str) -> argparse.ArgumentParser:
                    metavar="S",
                    help="seconds per position before a mentor is restarted")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="UCI option for the mentor")
+                   help="UCI option for the mentor (one the engine lists after uci; every UCI mentor of a crowd)")
     return p
 
 
@@ -104,14 +104,18 @@ def mentor_configs(args: argparse.Namespace) -> list[MentorConfig]:
     ``@depth=N`` or ``@nodes=N`` its own limit, else ``--depth``/``--nodes``, else the command's depth for a UCI
     engine (:data:`UCI_DEPTH`: 1 for ``label``, 8 for ``datagen``) and 2 for the built-in mentor; ``@eval`` its
     static evaluation). ``builtin:SPEC`` is mimic's engine with the
-    evaluator a player spec names (:data:`evolve.players.PLAYERS`). The hash, timeout and UCI options are shared."""
+    evaluator a player spec names (:data:`evolve.players.PLAYERS`). The hash and timeout are shared, and the UCI
+    options by every UCI mentor (each must list them); options with no UCI mentor to take them are refused."""
     from evolve.players import PLAYERS
     from mentor.pool import MentorConfig, find_stockfish
+    from mentor.uci_client import check_option
     from search.players.spec import SpecError
 
     if any("=" not in o for o in args.option):
         raise SettingsError("--option takes NAME=VALUE")
     options = tuple((name, value) for name, _, value in (o.partition("=") for o in args.option))
+    for name, value in options:
+        check_option(name, value)  # a line break refused first, whoever the mentors are
     out = []
     for text in args.mentor or ["stockfish"]:
         mentor, depth, nodes, static = text, args.depth, args.nodes, False
@@ -146,8 +150,11 @@ def mentor_configs(args: argparse.Namespace) -> list[MentorConfig]:
         if depth is None and nodes is None and not static:
             depth = BUILTIN_DEPTH if kind == "builtin" else UCI_DEPTH[args.command]
         out.append(MentorConfig(kind, command=command, depth=depth, nodes=nodes, static=static, hash_mb=args.hash,
-                                timeout=args.timeout, options=options, player=player,
+                                timeout=args.timeout, options=options if kind == "uci" else (), player=player,
                                 make_player=PLAYERS if player is not None else None))
+    if options and not any(c.kind == "uci" for c in out):  # nothing would take them: refused, not dropped
+        raise SettingsError(f"--option {options[0][0]}: the built-in mentor is mimic's engine, not a UCI engine; it "
+                            "has no UCI options")
     return out
 
 
