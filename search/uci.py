@@ -14,7 +14,9 @@ stop it (its ``bestmove`` goes out first) and take effect before the next ``go``
 leaves it on the position it was given; a ``go`` during a search stops it and searches next.
 A spec with an experience book (``SPEC+book:PATH``, ``deepred:PATH``) answers ``go`` with the book's move where
 it has one (``info string book move ...``), and searches elsewhere.
-A malformed or unknown line is answered with ``info string`` and the reason, never with a crash.
+A malformed or unknown line is answered with ``info string`` and the reason, never with a crash. Standard output is
+the protocol's alone (:func:`search.ucisearch.uci_channel`): whatever else the process prints (an organism's term
+file) goes to stderr.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from search.choose import engine_label
 from search.conventions import uci_score
 from search.prob import engine_class, make_engine
 from search.runtime.errors import MimicError
-from search.ucisearch import EngineThread, Go, cut, echo, parse_go
+from search.ucisearch import EngineThread, Go, cut, echo, parse_go, uci_channel
 
 NAME = "mimic"
 AUTHOR = "the mimic authors"
@@ -390,8 +392,9 @@ class UciFrontEnd:
 
 
 def main(make_evaluator: Players[Any], eval_spec: str = "material", hash_mb: int = 16) -> int:
-    """Run a UCI session on standard input and output."""
+    """Run a UCI session on standard input and output (:func:`uci_channel`)."""
     stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-    front = UciFrontEnd(make_evaluator, eval_spec, hash_mb=hash_mb)
-    front.run(stdin)
+    with uci_channel() as out:
+        front = UciFrontEnd(make_evaluator, eval_spec, out=out, hash_mb=hash_mb)
+        front.run(stdin)
     return 0

@@ -1,7 +1,7 @@
 """The search lifecycle of the UCI front end (:mod:`search.uci`): one engine thread, its queue, a fresh flag per ``go``.
 
 Owns :class:`Go` (one ``go``: what to search and its own ``stop``, ``release`` and ``done`` flags), :func:`parse_go`,
-how replies quote bad input (:func:`echo`), and
+how replies quote bad input (:func:`echo`), the protocol's own channel on standard output (:func:`uci_channel`), and
 :class:`EngineThread`, which runs the searches and the changes to the engine (``ucinewgame``, ``setoption``) one at a
 time, in the order they were received, on one thread. The rules it keeps, whatever the timing:
 
@@ -18,10 +18,13 @@ Imports only the standard library, chess and :mod:`search.base`.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TextIO
 
 import chess
 
@@ -32,6 +35,30 @@ GO_MS_PARAMS = ("movetime", "wtime", "btime", "winc", "binc")
 GO_KEYWORDS = set(GO_INT_PARAMS + GO_MS_PARAMS + ("searchmoves", "infinite", "ponder"))
 ECHO_CHARS = 80
 """Replies quote at most this many characters of a bad input text (then ``...``)."""
+
+
+@contextlib.contextmanager
+def uci_channel() -> Iterator[TextIO]:
+    """The protocol's channel: a writer on a duplicate of standard output's descriptor, while standard output itself
+    (descriptor 1 and ``sys.stdout``) is standard error until the session ends, so that nothing else the process
+    writes (a term file's ``print``, a library's, a child process's) comes between the UCI lines. Without
+    descriptors (a caller's capture), ``sys.stdout`` alone is swapped."""
+    saved = sys.stdout
+    saved.flush()
+    try:
+        fd, err = saved.fileno(), sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        channel, fd = saved, -1
+    else:
+        channel = os.fdopen(os.dup(fd), "w", encoding="utf-8", errors="replace")
+        os.dup2(err, fd)
+    sys.stdout = sys.stderr
+    try:
+        yield channel
+    finally:
+        sys.stdout = saved
+        if fd >= 0:  # the channel stays open: a search still running after quit may write its bestmove
+            os.dup2(channel.fileno(), fd)
 
 
 def cut(text: str) -> str:
