@@ -9,13 +9,15 @@ Counts are what the term returns (squares, pieces, or any finite number); weight
 centipawns.
 
 A term's form: with ``batch``, the rows (read-only, ``(N, 9)`` uint64) go to it in one call per chunk of positions;
-else ``board`` is called once per position on a :class:`chess.Board` built from the row (pieces and side to move;
-no castling rights, en passant or clocks), the same board for every term of that position. A term that raises,
-returns anything but a pair of finite numbers (``(N, 2)`` for ``batch``), changes its board, or whose two forms
-disagree on the first :data:`CHECK_ROWS` positions of an extraction is a :class:`TermError`: one line naming the
-term, its file, for an exception the line of the term file it was at, and the position as the term was given it
-(FEN), exit 2. In the engine, ``board`` gets the engine's own board, and only the terms the organism weighs run
-(:class:`UserTerms`).
+``board`` is called once per position on a :class:`chess.Board` built from the row (pieces and side to move; no
+castling rights, en passant or clocks), the same board for every term of that position: for a term without
+``batch``, and for one with both, whose two counts are compared on every position (the engine plays ``board``).
+A term that raises, returns anything but a pair of finite numbers within :data:`MAX_COUNT` (``(N, 2)`` for
+``batch``), changes its board, or whose two forms disagree is a :class:`TermError`: one line naming the term, its
+file, for an exception the line of the term file it was at, and the position as the term was given it (FEN), exit 2.
+Whatever a term raises is its failure (``SystemExit``, ``GeneratorExit``, its own ``KeyboardInterrupt``), but the
+user's Ctrl-C, which goes through as everywhere in mimic (:func:`organisms.userlayout.interrupted`). In the engine,
+``board`` gets the engine's own board, and only the terms the organism weighs run (:class:`UserTerms`).
 
 May import: chess, numpy; ``organisms.features``, ``organisms.terms``, ``organisms.userlayout``,
 ``organisms.userterms``, ``search.runtime``.
@@ -31,12 +33,15 @@ import numpy as np
 
 from organisms.features import ALL, EG, MG, N_FEATURES, TEMPO, _rows_to_features, bitboard_row, pst_features
 from organisms.terms import PHASE_MAX
-from organisms.userlayout import UserLayout, line_of, load_checked, one_line
+from organisms.userlayout import UserLayout, interrupted, line_of, load_checked, one_line
 from organisms.userterms import Term
 from search.runtime.errors import MimicError
 
-CHECK_ROWS = 8
-"""A term with both forms has them compared on this many positions at the start of every extraction."""
+MAX_COUNT = 1_000_000
+"""The largest count (absolute value) a term may return for a side. No count of a position comes near it (squares,
+pieces, distances, even material in centipawns), and White's minus Black's, at most twice it, stays an exact integer
+in the float32 features (exact to 2**24) and a sane coefficient for the fit's solvers; a term returning 1e300 is a
+bug, refused here rather than met as infinities in a fit."""
 
 _REAL = (int, float, np.integer, np.floating, np.bool_)
 """What a count may be (bool is an int)."""
@@ -99,12 +104,17 @@ def _difference(value: object, term: Term, source: str, fen: Callable[[], str]) 
     if not (isinstance(white, _REAL) and isinstance(black, _REAL)):
         raise _failure(term, source, f"returned {str(value)[:60]!r}, not a pair of numbers", fen())
     try:
-        d = float(white) - float(black)
-    except OverflowError:
-        d = math.inf
-    if not math.isfinite(d):
+        w, b = float(white), float(black)
+    except OverflowError:  # an int beyond any float
+        w = b = 2.0 * MAX_COUNT
+    if not (math.isfinite(w) and math.isfinite(b)):
         raise _failure(term, source, f"returned {str(value)[:60]}, not finite", fen())
-    return d
+    if abs(w) > MAX_COUNT or abs(b) > MAX_COUNT:
+        raise _failure(term, source, f"returned {str(value)[:60]}, {_BEYOND}", fen())
+    return w - b
+
+
+_BEYOND = f"beyond ±{MAX_COUNT:,} (a count's bound)"
 
 
 def board_difference(term: Term, board: chess.Board, source: str, file: str) -> float:
@@ -114,7 +124,9 @@ def board_difference(term: Term, board: chess.Board, source: str, file: str) -> 
     before = _state(board)
     try:
         value = term.board(board)
-    except Exception as exc:  # the user's code: any exception is the term's
+    except BaseException as exc:  # the user's code: whatever it raises is the term's (sys.exit too), but a Ctrl-C
+        if interrupted(exc):
+            raise
         raise _failure(term, source, _raised(exc, file), _fen(before)) from exc
     if _state(board) != before:
         raise _failure(term, source, "changed the board it was given (a term may only read it)", _fen(before))
@@ -134,7 +146,9 @@ def _batch_differences(term: Term, rows: np.ndarray, source: str, file: str) -> 
 
     try:
         value = term.batch(view)
-    except Exception as exc:  # the user's code: find the first position it fails on alone
+    except BaseException as exc:  # the user's code (as for board_difference): the first position it fails on alone
+        if interrupted(exc):
+            raise
         first = next((i for i in range(n) if _raises(term.batch, view[i:i + 1])), 0)
         raise _failure(term, source, _raised(exc, file), fen(first)) from exc
     raw = np.asarray(value)
@@ -147,38 +161,47 @@ def _batch_differences(term: Term, rows: np.ndarray, source: str, file: str) -> 
     if bad.any():
         i = int(np.argmax(bad))
         raise _failure(term, source, f"returned ({counts[i, 0]}, {counts[i, 1]}), not finite", fen(i))
+    big = (np.abs(counts) > MAX_COUNT).any(axis=1)
+    if big.any():
+        i = int(np.argmax(big))
+        raise _failure(term, source, f"returned ({counts[i, 0]:g}, {counts[i, 1]:g}), {_BEYOND}", fen(i))
     return counts[:, 0] - counts[:, 1]
 
 
 def _raises(function: Callable[[np.ndarray], object], rows: np.ndarray) -> bool:
     try:
         function(rows)
-    except Exception:  # the user's code
+    except BaseException as exc:  # the user's code
+        if interrupted(exc):
+            raise
         return True
     return False
 
 
 def term_differences(layout: UserLayout, rows: np.ndarray) -> np.ndarray:
-    """(terms, N) float64: each user term's White count minus Black count on each row (White's view)."""
+    """(terms, N) float64: each user term's White count minus Black count on each row (White's view). A term with
+    both forms has its ``board`` form run on every row too (the board the engine will give it) and compared with its
+    ``batch`` form's count, one board a row for every ``board`` form."""
     out = np.zeros((len(layout.groups), len(rows)), dtype=np.float64)
-    scalar: list[tuple[int, Term]] = []
+    boards: list[tuple[int, Term]] = []
+    checked = []
     for g, group in enumerate(layout.groups):
         term = group.term
-        if term.batch is None:
-            scalar.append((g, term))
-            continue
-        out[g] = _batch_differences(term, rows, layout.source, layout.file)
+        if term.batch is not None:
+            out[g] = _batch_differences(term, rows, layout.source, layout.file)
         if term.board is not None:
-            for i, row in enumerate(rows[:CHECK_ROWS].tolist()):
-                d = board_difference(term, board_of_row(row), layout.source, layout.file)
-                if not math.isclose(d, out[g, i], rel_tol=1e-9, abs_tol=1e-9):
-                    raise _failure(term, layout.source, f"its board and batch forms disagree (White minus Black: "
-                                   f"{d:g} and {out[g, i]:g})", board_of_row(row).fen())
-    if scalar:
+            boards.append((g, term))
+            checked.append(term.batch is not None)
+    if boards:
         for i, row in enumerate(rows.tolist()):
             board = board_of_row(row)
-            for g, term in scalar:
-                out[g, i] = board_difference(term, board, layout.source, layout.file)
+            for (g, term), check in zip(boards, checked, strict=True):
+                d = board_difference(term, board, layout.source, layout.file)
+                if not check:
+                    out[g, i] = d
+                elif not math.isclose(d, out[g, i], rel_tol=1e-9, abs_tol=1e-9):
+                    raise _failure(term, layout.source, f"its board and batch forms disagree (White minus Black: "
+                                   f"{d:g} and {out[g, i]:g})", board.fen())
     return out
 
 

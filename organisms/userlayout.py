@@ -20,7 +20,9 @@ import hashlib
 import importlib
 import importlib.util
 import re
+import signal
 import sys
+import threading
 import traceback
 import types
 from dataclasses import dataclass
@@ -32,8 +34,9 @@ from organisms.userterms import TAPERS, Layout, Term
 from search.runtime.errors import MimicError
 from search.runtime.files import read_regular
 
-USER_FORMAT = 1
-"""Bumped whenever how a user layout's features are made changes (it keys their cache with the file's digest)."""
+USER_FORMAT = 2
+"""Bumped whenever how a user layout's features are made changes (it keys their cache with the file's digest). 2: counts
+bounded, both forms compared on every position (a cache of version 1 may hold features version 2 refuses)."""
 
 DEFAULT_NAME = "LAYOUT"
 """The name a term file binds its :class:`~organisms.userterms.Layout` to, unless the spec names another."""
@@ -127,6 +130,7 @@ def load_layout(text: str, expect: str | None = None) -> UserLayout:
     check_spec(text)
     if is_builtin(text):
         raise LayoutError(f"{text!r} is one of mimic's own layouts, not a user's")
+    watch_interrupts()
     match = FILE_SPEC.fullmatch(text)
     if match is not None:
         path = Path(match["path"]).expanduser().resolve()
@@ -199,6 +203,36 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
 
 
+_SIGINTS = 0
+"""How many SIGINTs (Ctrl-C) this process has received since :func:`watch_interrupts`."""
+
+
+def watch_interrupts() -> None:
+    """Count the SIGINTs this process receives from now on, each then handled as before (Python's
+    ``KeyboardInterrupt``), so that :func:`interrupted` tells the user's Ctrl-C from a term's own ``raise
+    KeyboardInterrupt``. Installed in the main thread (the only one a signal reaches), over Python's default handler
+    only: another handler is left alone."""
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _count_interrupt)
+
+
+def _count_interrupt(signum: int, frame: types.FrameType | None) -> None:
+    global _SIGINTS
+    _SIGINTS += 1
+    signal.default_int_handler(signum, frame)
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc``, out of a user's code, is the user's Ctrl-C, to be let through as everywhere in mimic, rather
+    than the code's own failure (any other exception, ``SystemExit`` and ``GeneratorExit`` too): a
+    ``KeyboardInterrupt`` in the main thread once a SIGINT has come, or while SIGINTs are not counted (a Ctrl-C
+    cannot then be told from a raise). In another thread (the UCI server's search) none comes from a signal."""
+    if not isinstance(exc, KeyboardInterrupt) or threading.current_thread() is not threading.main_thread():
+        return False
+    return _SIGINTS > 0 or signal.getsignal(signal.SIGINT) is not _count_interrupt
+
+
 def _run_file(path: Path, data: bytes, sha: str) -> types.ModuleType:
     """The module of the term file's bytes ``data`` (run from them, not from the file read again), under a name
     made from its digest (registered in ``sys.modules`` while it runs, as an import would)."""
@@ -209,8 +243,10 @@ def _run_file(path: Path, data: bytes, sha: str) -> types.ModuleType:
     sys.modules[name] = module
     try:
         exec(compile(data, str(path), "exec"), module.__dict__)
-    except Exception as exc:  # the user's code: any exception is the file's
+    except BaseException as exc:  # the user's code: whatever it raises is the file's (sys.exit too), but a Ctrl-C
         sys.modules.pop(name, None)
+        if interrupted(exc):
+            raise
         raise LayoutError(f"{path}: the term file raised {one_line(exc)}{line_of(exc, str(path))}") from exc
     return module
 
@@ -232,7 +268,9 @@ def _import(name: str, text: str, again: bool, origin: str) -> types.ModuleType:
     try:
         module = importlib.import_module(name)
         return importlib.reload(module) if again else module
-    except Exception as exc:  # the user's code: any exception is the module's
+    except BaseException as exc:  # the user's code: whatever it raises is the module's (sys.exit too), but a Ctrl-C
+        if interrupted(exc):
+            raise
         raise LayoutError(f"{text}: cannot import {name}: {one_line(exc)}{line_of(exc, origin)}") from exc
 
 
