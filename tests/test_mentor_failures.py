@@ -43,6 +43,8 @@ for line in sys.stdin:
         move = next(iter(board.legal_moves)).uci()
         score = "cp 17" if searches <= GOOD else BAD
         print(f"info depth 1 score {{score}} pv {{move}}\\nbestmove {{move}}", flush=True)
+    elif words[0] == "eval":  # Stockfish's static evaluation, in pawns from White's view
+        print("Final evaluation       +1e30 (white side)", flush=True)
     elif words[0] == "quit":
         break
 """
@@ -50,7 +52,8 @@ for line in sys.stdin:
 
 def _engine(tmp_path: Path, good: int, bad: str) -> Path:
     """A UCI engine (a process of its own) that answers ``score cp 17`` to its first ``good`` searches, then
-    ``score BAD``; its best move is the first legal one, and it lists one option, Hash."""
+    ``score BAD``; its best move is the first legal one, it lists one option, Hash, and its static evaluation
+    (Stockfish's ``eval`` command) is 1e30 pawns."""
     path = tmp_path / "garbage-engine"
     path.write_text(f"#!{sys.executable}\n" + ENGINE.format(good=good, bad=bad))
     path.chmod(0o755)
@@ -91,6 +94,18 @@ def test_a_mentor_that_only_sends_garbage_fails_its_positions(tmp_path: Path) ->
     assert "0 labelled now, 2 failed" in run.stdout and "beyond the mate bound" in run.stderr
     summary = _summary(out)
     assert (summary["failed"], summary["bad_scores"], summary["restarts"]) == (2, 10, 9)
+
+
+def test_a_static_evaluation_beyond_the_mate_bound_is_refused(tmp_path: Path) -> None:
+    # @eval: the engine's "Final evaluation" of 1e30 pawns is refused each time; a static position is asked once and
+    # retried 3 times (4 refused scores a position, 8 for two), every start but the first a restart (7); no label.
+    out = tmp_path / "static.epd"
+    run = run_mimic("label", "--mentor", f"{_engine(tmp_path, 3, 'cp 1')}@eval", "--positions", "2", "--jobs", "1",
+                    "--timeout", "10", "--no-progress", "--out", out)
+    assert run.returncode == 1, run.stderr
+    assert out.read_text() == ""
+    summary = _summary(out)
+    assert (summary["failed"], summary["bad_scores"], summary["restarts"]) == (2, 8, 7)
 
 
 def test_datagen_refuses_a_mentors_garbage(tmp_path: Path) -> None:
