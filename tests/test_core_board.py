@@ -269,6 +269,17 @@ def test_insufficient_material_as_python_chess(fen: str, insufficient: bool) -> 
     assert bool(is_insufficient(from_board(board).bb)) == insufficient
 
 
+def test_castling_as_king_takes_rook_packs_as_the_kings_move() -> None:
+    # Kiwipete: White may castle both ways; e1h1 and e1a1 (the king taking its rook, as chess960 writes castling)
+    # are python-chess's castling moves too, and must pack as the generated e1g1 and e1c1.
+    board = chess.Board(CPW[1][1])
+    bb, mb, st, _, _ = from_board(board)
+    out = np.zeros(MAX_MOVES, np.int32)
+    generated = {move_to_chess(m).uci(): int(m) for m in out[:gen_moves(bb, mb, st, out)]}
+    assert move_from_chess(board, chess.Move.from_uci("e1h1")) == generated["e1g1"]
+    assert move_from_chess(board, chess.Move.from_uci("e1a1")) == generated["e1c1"]
+
+
 def test_chess960_and_variants_are_refused() -> None:
     with pytest.raises(Unsupported, match="chess960"):
         from_board(chess.Board(chess.STARTING_FEN, chess960=True))

@@ -263,13 +263,15 @@ def move_to_chess(m: int) -> chess.Move:
 
 
 def move_from_chess(board: chess.Board, move: chess.Move) -> int:
-    """The packed move of ``move``, a legal move of ``board`` (not chess960)."""
+    """The packed move of ``move``, a legal move of ``board`` (not chess960); castling written as the king taking
+    its rook (e1h1) becomes the king's move (e1g1)."""
     frm, to = move.from_square, move.to_square
+    if board.is_castling(move):
+        to = (frm & ~7) + (6 if to > frm else 2)
+        return frm | to << 6 | F_CASTLE
     m = frm | to << 6 | (move.promotion or 0) << 12
     if board.is_en_passant(move):
         return m | F_CAPTURE | F_EP
-    if board.is_castling(move):
-        return m | F_CASTLE
     if board.piece_at(to) is not None:
         m |= F_CAPTURE
     if board.piece_type_at(frm) == chess.PAWN and abs(to - frm) == 16:
