@@ -226,11 +226,15 @@ def _count_interrupt(signum: int, frame: types.FrameType | None) -> None:
 def interrupted(exc: BaseException) -> bool:
     """Whether ``exc``, out of a user's code, is the user's Ctrl-C, to be let through as everywhere in mimic, rather
     than the code's own failure (any other exception, ``SystemExit`` and ``GeneratorExit`` too): a
-    ``KeyboardInterrupt`` in the main thread once a SIGINT has come, or while SIGINTs are not counted (a Ctrl-C
-    cannot then be told from a raise). In another thread (the UCI server's search) none comes from a signal."""
+    ``KeyboardInterrupt`` in the main thread once a SIGINT has come, or while another Python handler has SIGINT (a
+    Ctrl-C cannot then be told from a raise). None comes from a signal in another thread (the UCI server's search),
+    nor while SIGINT is ignored (a background job's)."""
     if not isinstance(exc, KeyboardInterrupt) or threading.current_thread() is not threading.main_thread():
         return False
-    return _SIGINTS > 0 or signal.getsignal(signal.SIGINT) is not _count_interrupt
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is _count_interrupt:
+        return _SIGINTS > 0
+    return handler not in (signal.SIG_IGN, signal.SIG_DFL, None)
 
 
 def _run_file(path: Path, data: bytes, sha: str) -> types.ModuleType:
