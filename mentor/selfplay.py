@@ -56,6 +56,9 @@ from search.runtime.workers import dropping_results
 
 SOURCE = "selfplay"
 """The ``c0`` (source) of every self-play label, and the first field of its ``id``."""
+MAX_PLIES = 12_000
+"""The bound on ``random_plies``, ``skip_plies`` and ``max_plies``: beyond the longest game the fifty-move rule allows
+(a capture or a pawn move at least every 100 plies: under 11,900 plies)."""
 DRY_GAMES = 100
 """Games in a row (in game order) that give no label after which a run ends: its settings leave out every position."""
 GAVE_UP_GAMES = 3
@@ -82,6 +85,11 @@ class SelfPlayOptions:
         if min(self.random_plies, self.skip_plies, self.per_game) < 0 or self.max_plies < 1:
             raise SettingsError("--random-plies, --skip-plies and --per-game must not be negative, --game-plies "
                                 "positive")
+        for flag, plies in (("--random-plies", self.random_plies), ("--skip-plies", self.skip_plies),
+                            ("--game-plies", self.max_plies)):
+            if plies > MAX_PLIES:
+                raise SettingsError(f"{flag} is at most {MAX_PLIES} (longer than any game the fifty-move rule "
+                                    f"allows), not {plies}")
         if not (math.isfinite(self.random_rate) and 0 <= self.random_rate <= 1):
             raise SettingsError(f"--random-rate is a probability within [0, 1], got {self.random_rate}")
         if self.resign_cp < 1 or self.resign_plies < 1 or self.cap < 1:

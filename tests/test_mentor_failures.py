@@ -165,6 +165,7 @@ def _datagen(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # The shipped openings are at ply 0; 6 random plies and a game of 1 ply: the last searched ply is 6 < 8 skipped.
     (["--game-plies", "1"], "at most 6"),
     (["--skip-plies", "10000"], "at most 405"),  # 0 + 6 + 400 - 1
+    (["--random-plies", "1000000"], "at most 12000"),  # a random playout that long never ended
 ])
 def test_datagen_refuses_settings_that_give_nothing(tmp_path: Path, args: list[str], says: str) -> None:
     run = _datagen(tmp_path, *args)
