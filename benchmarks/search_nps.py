@@ -1,6 +1,6 @@
 """In-process search speed: today's engine and the compiled core side by side, nodes/s per evaluator.
 
-    python benchmarks/search_nps.py [--depth 4] [--evals material,random:1,rich-random:1,expert]
+    python benchmarks/search_nps.py [--depth 4 | --movetime S] [--evals material,random:1,rich-random:1,expert]
                                     [--positions benchmarks/data/bk.epd] [--core-seconds 2]
 
 For each evaluator, today's engine in Python (``search.Engine``, what ``@search=python`` plays) and the engine the
@@ -13,7 +13,9 @@ positions takes milliseconds, so it is repeated until it has run ``--core-second
 tree). nodes/s = total nodes / total seconds, by the wall clock and by the CPU time of this process (the CPU figure
 holds better on a shared machine); the last column is the core's CPU nodes/s over Python's. The first call of the
 core in a process loads it from numba's cache (or compiles it, once a machine: ``make`` does that); one warm-up
-search keeps that out of the figures. Prints figures; passes or fails nothing.
+search keeps that out of the figures. With ``--movetime S`` each engine searches each position once for S seconds
+instead, and the lines give the nodes and the depth a move each reaches (issue 62's "what it buys": at 0.1 s a
+move, as the tournament plays). Prints figures; passes or fails nothing.
 """
 
 from __future__ import annotations
@@ -33,13 +35,18 @@ from search.formats.epd import read_epd
 DATA = Path(__file__).parent / "data"
 
 
-def run(engine: object, boards: list[chess.Board], depth: int) -> tuple[int, float, float]:
-    """Total nodes, wall seconds and CPU seconds of depth-``depth`` searches of ``boards`` by ``engine``."""
+def run(engine: object, boards: list[chess.Board], depth: int, movetime: float | None = None,
+        depths: list[int] | None = None) -> tuple[int, float, float]:
+    """Total nodes, wall seconds and CPU seconds of depth-``depth`` searches (or ``movetime``-second ones, their
+    depths appended to ``depths``) of ``boards`` by ``engine``."""
     nodes, wall, cpu = 0, 0.0, 0.0
+    limit = Limit(depth=depth) if movetime is None else Limit(movetime=movetime)
     for board in boards:
         engine.new_game()  # type: ignore[attr-defined]
         t0, c0 = time.perf_counter(), time.process_time()
-        result = engine.search(board, Limit(depth=depth))  # type: ignore[attr-defined]
+        result = engine.search(board, limit)  # type: ignore[attr-defined]
+        if depths is not None:
+            depths.append(result.depth)
         wall += time.perf_counter() - t0
         cpu += time.process_time() - c0
         nodes += result.nodes
@@ -59,6 +66,8 @@ def run_for(engine: object, boards: list[chess.Board], depth: int, seconds: floa
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--depth", type=int, default=4, help="plies per position (default 4)")
+    ap.add_argument("--movetime", type=float, default=None,
+                    help="search each position this many seconds instead: nodes and depth a move")
     ap.add_argument("--evals", default="material,random:1,rich-random:1,expert",
                     help="player specs, comma-separated (random:1 is an organism of the paper layout, rich-random:1 "
                          "of the rich one)")
@@ -67,11 +76,20 @@ def main() -> int:
                     help="repeat the core's pass over the positions for at least this long (default 2)")
     args = ap.parse_args()
     boards = [r.board for r in read_epd(args.positions)]
-    print(f"depth {args.depth} on {len(boards)} positions of {args.positions.name}")
+    what = f"depth {args.depth}" if args.movetime is None else f"{args.movetime:g} s a position"
+    print(f"{what} on {len(boards)} positions of {args.positions.name}")
     for spec in args.evals.split(","):
         evaluator = make_evaluator(spec)
         core = make_engine(evaluator)
         core.search(boards[0], Limit(depth=2))  # load (or compile) the core outside the figures
+        if args.movetime is not None:
+            for name, engine in (("python", Engine(evaluator)), (engine_label(core), core)):
+                depths: list[int] = []
+                nodes, wall, _ = run(engine, boards, 0, args.movetime, depths)
+                mean_depth = sum(depths) / len(depths)
+                print(f"{spec:14s} {name:13s}: {nodes / len(boards):9.0f} nodes a move, depth {mean_depth:4.1f} "
+                      f"(min {min(depths)}, max {max(depths)}), {nodes / wall:9.0f} nodes/s", flush=True)
+            continue
         c_nodes, passes, c_wall, c_cpu = run_for(core, boards, args.depth, args.core_seconds)
         p_nodes, p_wall, p_cpu = run(Engine(evaluator), boards, args.depth)
         c_total = c_nodes * passes
