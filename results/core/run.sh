@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Issue 62, items 4-6: the compiled core against today's engine, the expert on both sides.
+#   1. equal nodes: the expert in the core (`expert`, the default search) against the expert in today's Python engine
+#      (`expert@search=python`), 2,000 nodes a move, 200 games from the shipped 500 openings: the same algorithm, so
+#      50 % within noise;
+#   2. what the speed buys: the same pair at 0.1 s a move (200 games), and the nodes and depth a move each reaches at
+#      0.1 s (benchmarks/search_nps.py --movetime 0.1 on the 24 Bratko-Kopec positions);
+#   3. nodes/s side by side at depth 4 (benchmarks/search_nps.py).
+# From the repository root: bash results/core/run.sh   (needs .venv from `make test`). Resumable: a finished step is
+# skipped, a match resumes from its PGN. The steps at a fixed time a move need an otherwise idle machine.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+M=${MIMIC:-.venv/bin/mimic}
+PY=${PYTHON:-.venv/bin/python}
+R=results/core
+J=${JOBS:-2}
+OPENINGS=search/data/openings-500.epd
+mkdir -p $R
+. results/steps.sh
+
+step $R core-vs-python-2000n $M match expert expert@search=python --games 200 --jobs $J --nodes 2000 \
+  --openings $OPENINGS --pgn $R/core-vs-python-2000n.pgn --resume
+step $R core-vs-python-0.1s $M match expert expert@search=python --games 200 --jobs $J --movetime 0.1 \
+  --openings $OPENINGS --pgn $R/core-vs-python-0.1s.pgn --resume
+[ -s $R/nodes-0.1s.txt ] || $PY benchmarks/search_nps.py --movetime 0.1 --evals expert > $R/nodes-0.1s.txt
+[ -s $R/nps.txt ] || $PY benchmarks/search_nps.py > $R/nps.txt
+tail -n 3 $R/*.log
+cat $R/nodes-0.1s.txt $R/nps.txt
