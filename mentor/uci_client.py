@@ -221,7 +221,8 @@ class UciEngine:
             who = f"{self.command[0]} ({self.name})" if self.name else self.command[0]
             raise UnknownOption(f"the engine {who} has no UCI option {', '.join(map(repr, unknown))}; its options: "
                                 f"{', '.join(known.values()) or 'none'}")
-        chosen = {**{k: v for k, v in self.defaults.items() if k.lower() in known}, **self.options}
+        wanted = {**{k: v for k, v in self.defaults.items() if k.lower() in known}, **self.options}
+        chosen = {known[k.lower()]: v for k, v in wanted.items()}  # in the engine's spelling; the user's value wins
         self._send("".join(f"setoption name {k} value {v}\n" for k, v in chosen.items()) + "isready\n")
         for _ in self._lines_until("readyok", self.timeout):
             pass
