@@ -280,6 +280,30 @@ def test_castling_as_king_takes_rook_packs_as_the_kings_move() -> None:
     assert move_from_chess(board, chess.Move.from_uci("e1a1")) == generated["e1c1"]
 
 
+@pytest.mark.parametrize("fen", [
+    "4k3/8/8/3P4/8/8/8/4K3 w - e6 0 1",  # no black pawn on e5: python-chess still offers d5xe6 en passant
+    "4k3/8/8/3Pp3/8/8/8/4K3 w - e6 0 1",  # a real one: d5xe6 takes the pawn on e5
+])
+def test_a_fens_ep_square_moves_and_keys_as_python_chess(fen: str) -> None:
+    board = chess.Board(fen)
+    bb, mb, st, keys, undo = from_board(board)
+    before = bb.copy(), mb.copy(), st.copy()
+    out = np.zeros(MAX_MOVES, np.int32)
+    n = gen_moves(bb, mb, st, out)
+    assert sorted(move_to_chess(m).uci() for m in out[:n]) == sorted(m.uci() for m in board.legal_moves)
+    assert int(keys[st[6]]) == chess.polyglot.zobrist_hash(board)
+    move = chess.Move.from_uci("d5e6")
+    m = np.int32(move_from_chess(board, move))
+    make_move(bb, mb, st, keys, undo, m)
+    board.push(move)
+    after_bb, after_mb, scalars = _arrays(board)
+    assert (bb == after_bb).all() and (mb == after_mb).all()
+    assert [int(st[i]) for i in (SIDE, CASTLE, EP, HALFMOVE, FULLMOVE)] == scalars
+    assert int(keys[st[6]]) == chess.polyglot.zobrist_hash(board)
+    unmake_move(bb, mb, st, keys, undo, m)
+    assert all((a == b).all() for a, b in zip((bb, mb, st), before, strict=True))
+
+
 def test_chess960_and_variants_are_refused() -> None:
     with pytest.raises(Unsupported, match="chess960"):
         from_board(chess.Board(chess.STARTING_FEN, chess960=True))

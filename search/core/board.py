@@ -207,12 +207,13 @@ def make_move(bb, mb, st, keys, undo, m):  # type: ignore[no-untyped-def]
     if m & F_EP:
         capsq = to - 8 if us == 1 else to + 8
         cap = mb[capsq]
-        capbit = ONE << np.uint64(capsq)
-        bb[them, 1] ^= capbit
-        bb[them, 0] ^= capbit
-        mb[capsq] = 0
-        key ^= Z_PIECE[cap, capsq]
-        undo[ply, 0] = cap
+        if cap:  # python-chess plays en passant on a FEN's ep square even with no pawn to take: nothing goes
+            capbit = ONE << np.uint64(capsq)
+            bb[them, 1] ^= capbit
+            bb[them, 0] ^= capbit
+            mb[capsq] = 0
+            key ^= Z_PIECE[cap, capsq]
+            undo[ply, 0] = cap
     elif mb[to] != 0:
         cap = mb[to]
         bb[them, cap & 7] ^= tobit
@@ -292,11 +293,12 @@ def unmake_move(bb, mb, st, keys, undo, m):  # type: ignore[no-untyped-def]
     mb[to] = 0
     cap = undo[ply, 0]
     if m & F_EP:
-        capsq = to - 8 if us == 1 else to + 8
-        capbit = ONE << np.uint64(capsq)
-        bb[them, 1] ^= capbit
-        bb[them, 0] ^= capbit
-        mb[capsq] = cap
+        if cap:
+            capsq = to - 8 if us == 1 else to + 8
+            capbit = ONE << np.uint64(capsq)
+            bb[them, 1] ^= capbit
+            bb[them, 0] ^= capbit
+            mb[capsq] = cap
     elif cap:
         bb[them, cap & 7] ^= tobit
         bb[them, 0] ^= tobit
