@@ -24,10 +24,9 @@ EPD_MATE_BOUND = 29_000  # a |ce| this large reads back as a mate (search/conven
 
 ENGINE = """\
 import sys
-import chess
 
 GOOD, BAD = {good}, {bad!r}
-board, searches = chess.Board(), 0
+fen, searches = "", 0
 for line in sys.stdin:
     words = line.split()
     if not words:
@@ -37,12 +36,16 @@ for line in sys.stdin:
     elif words[0] == "isready":
         print("readyok", flush=True)
     elif words[0] == "position":
-        board = chess.Board(" ".join(words[2:8]))
+        fen = " ".join(words[2:8])
     elif words[0] == "go":
         searches += 1
-        move = next(iter(board.legal_moves)).uci()
-        score = "cp 17" if searches <= GOOD else BAD
-        print(f"info depth 1 score {{score}} pv {{move}}\\nbestmove {{move}}", flush=True)
+        if searches <= GOOD:
+            import chess  # only when it answers: a process that only sends garbage starts faster
+
+            move = next(iter(chess.Board(fen).legal_moves)).uci()
+            print(f"info depth 1 score cp 17 pv {{move}}\\nbestmove {{move}}", flush=True)
+        else:
+            print(f"info depth 1 score {{BAD}} pv e2e4\\nbestmove e2e4", flush=True)
     elif words[0] == "eval":  # Stockfish's static evaluation, in pawns from White's view
         print("Final evaluation       +1e30 (white side)", flush=True)
     elif words[0] == "quit":
