@@ -17,19 +17,15 @@ from search.core.movegen import MAX_MOVES, gen_moves, move_to_chess
 
 @njit(cache=True)
 def perft_arrays(bb, mb, st, keys, undo, moves, depth, counts):  # type: ignore[no-untyped-def]
-    """:func:`perft_tree` on raw views of the arrays (no reference counts: :func:`search.core.jit.raw_view`)."""
-    return perft_tree(raw_view(bb), raw_view(mb), raw_view(st), raw_view(keys), raw_view(undo), raw_view(moves),
-                      depth, raw_view(counts))
-
-
-@njit(cache=True)
-def perft_tree(bb, mb, st, keys, undo, moves, depth, counts):  # type: ignore[no-untyped-def]
     """The leaves ``depth`` plies below the position; ``moves[ply]`` is the move list of the node ``ply`` plies
     down (``int32``); each root move's leaves go into ``counts[i]`` (``int64``), the root moves stay in
     ``moves[0]``. Written with an explicit stack, not recursion (numba 0.68 cannot cache a recursive call safely:
-    numba issue 6061)."""
+    numba issue 6061), on raw views of the arrays made here, in the function of the loop: make/unmake, inlined,
+    then see arrays without reference counts (:func:`search.core.jit.raw_view`)."""
     if depth == 0:
         return 1
+    bb, mb, st, keys, undo = raw_view(bb), raw_view(mb), raw_view(st), raw_view(keys), raw_view(undo)
+    moves, counts = raw_view(moves), raw_view(counts)
     count = np.zeros(depth, np.int64)
     index = np.zeros(depth, np.int64)
     count[0] = gen_moves(bb, mb, st, moves[0])
