@@ -34,7 +34,7 @@ import numpy as np
 from search.conventions import INFINITE, MATE, MATE_BOUND
 from search.core.board import KIDX, SIDE, make_move, make_null, unmake_move, unmake_null
 from search.core.evaluate import evaluate
-from search.core.jit import njit
+from search.core.jit import njit, raw_view
 from search.core.movegen import gen_captures, gen_moves, in_check, is_draw
 from search.core.order import TAKEN, is_capture, pick, reward, score_evasions, score_quiescence, score_tree
 from search.core.tt import D_DEPTH, D_FLAG, D_MOVE, D_SCORE, EXACT, LOWER, UPPER, tt_probe, tt_store
@@ -317,7 +317,13 @@ def search_root(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores,
     The first move with the full window, the others with a null window and again with the full one when they land
     inside it. The best move goes to the front of ``root`` and into the table (its score as it is, depth ``depth``);
     ``ss[ROOT_BEST]``/``ss[ROOT_BEST_SCORE]`` and ``pv[ROOT_PV]`` keep the best move proved above alpha. A pass cut
-    short (``ss[ABORT]``) returns 0 with ``root`` unchanged."""
+    short (``ss[ABORT]``) returns 0 with ``root`` unchanged. The tree below gets raw views of the arrays
+    (:func:`search.core.jit.raw_view`: no reference counts on the millions of calls)."""
+    bb, mb, st, keys, undo, ss = raw_view(bb), raw_view(mb), raw_view(st), raw_view(keys), raw_view(undo), raw_view(ss)
+    killers, history, pv, moves, scores = raw_view(killers), raw_view(history), raw_view(pv), raw_view(moves), \
+        raw_view(scores)
+    ttk, ttd, ek, ev, wi, wf, root = raw_view(ttk), raw_view(ttd), raw_view(ek), raw_view(ev), raw_view(wi), \
+        raw_view(wf), raw_view(root)
     key = keys[st[KIDX]]
     ss[NODES] += 1
     pv[0, 0] = 0
