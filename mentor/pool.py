@@ -134,11 +134,11 @@ def _file_digest(spec: str) -> str:
 class _BuiltinMentor:
     def __init__(self, config: MentorConfig) -> None:
         from organisms import Expert
-        from search import Engine
+        from search import make_engine
 
         evaluator = config.make_player(config.player) if config.player and config.make_player else Expert()
         self.evaluator = evaluator
-        self.engine = Engine(evaluator, hash_mb=config.hash_mb)
+        self.engine = make_engine(evaluator, hash_mb=config.hash_mb)  # the compiled core when it has a native form
         self.config = config
 
     def analyse(self, fen: str, new_game: bool = True) -> Analysis | None:

@@ -16,10 +16,11 @@ costs compile time.
 
 Speed: numba counts references to every array passed to a compiled function (atomic operations its pruning pass
 often leaves in): make/unmake cost 115 ns a move made and taken back as calls on ordinary arrays, 44 ns as calls on
-raw views (:func:`search.core.jit.raw_view`), 11 ns inlined (they are ``inline="always"``) into the function that
-made the raw views (the null reference count is then a constant and the counting disappears). So an entry point
-called from Python turns its arrays into raw views itself, in the function that holds the hot loop, and passes only
-those below it: perft does, 56 million leaves per CPU second (20 with the views made one call up).
+raw views (:func:`search.core.jit.raw_view`), 11 ns inlined (``njit(inline="always")(make_move.py_func)``) into
+the function that made the raw views (the null reference count is then a constant and the counting disappears;
+inlining costs compile time: 8 s more when the search inlined them everywhere). So an entry point called from
+Python turns its arrays into raw views itself, in the function that holds the hot loop, and passes only those below
+it: perft does, 56 million leaves per CPU second (20 with the views made one call up and make/unmake as calls).
 
 API (the modules' docstrings say the rest):
 

@@ -20,8 +20,9 @@ A position is five arrays (:class:`Position`), passed as they are to ``njit`` fu
 Moves are packed in an ``int32``: ``from | to << 6 | promotion_piece_type << 12`` plus the flags
 :data:`F_CAPTURE`, :data:`F_EP` (en passant, also a capture), :data:`F_CASTLE` (the king's move, e1g1 …) and
 :data:`F_DOUBLE` (a pawn's double push); 0 is no move. :func:`make_move` / :func:`unmake_move` take only moves
-the position's generator made (:mod:`search.core.movegen`); they are inlined into their callers (``inline="always"``:
-11 ns a move made and taken back on raw views, 44 ns as calls); the key is updated incrementally and equals
+the position's generator made (:mod:`search.core.movegen`) (a hot loop may inline them: ``njit(inline="always")`` of
+their ``py_func``, as perft does: 11 ns a move made and taken back on raw views, 44 ns as calls, at the price of
+compile time in every function that inlines them); the key is updated incrementally and equals
 ``chess.polyglot.zobrist_hash`` (the en-passant file counts only when a pawn of the side to move stands beside
 the pawn that moved two squares, legal capture or not). Repetitions, the fifty-move rule and insufficient material
 follow mimic's engine (``search/root.py``'s ``_drawn``) and python-chess (:func:`is_insufficient`).
@@ -183,7 +184,7 @@ def _rook_squares(to):  # type: ignore[no-untyped-def]
     return 56, 59
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def make_move(bb, mb, st, keys, undo, m):  # type: ignore[no-untyped-def]
     """Make the generated move ``m`` (``int32`` packing, module docstring), updating every array and the key."""
     us = st[SIDE]
@@ -266,7 +267,7 @@ def make_move(bb, mb, st, keys, undo, m):  # type: ignore[no-untyped-def]
     keys[st[KIDX]] = key
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def unmake_move(bb, mb, st, keys, undo, m):  # type: ignore[no-untyped-def]
     """Take back ``m``, the last move made by :func:`make_move`: every array as it was (the key by its index)."""
     ply = st[PLY] - 1

@@ -14,14 +14,19 @@ from search.core.board import MAX_PLY, from_board, make_move, unmake_move
 from search.core.jit import njit, raw_view
 from search.core.movegen import MAX_MOVES, gen_moves, move_to_chess
 
+_make = njit(inline="always")(make_move.py_func)
+_unmake = njit(inline="always")(unmake_move.py_func)
+"""make/unmake inlined into perft's loop (only there: inlining costs compile time in every function that does it),
+where the raw views' null reference counts are constants and numba's counting disappears."""
+
 
 @njit(cache=True)
 def perft_arrays(bb, mb, st, keys, undo, moves, depth, counts):  # type: ignore[no-untyped-def]
     """The leaves ``depth`` plies below the position; ``moves[ply]`` is the move list of the node ``ply`` plies
     down (``int32``); each root move's leaves go into ``counts[i]`` (``int64``), the root moves stay in
     ``moves[0]``. Written with an explicit stack, not recursion (numba 0.68 cannot cache a recursive call safely:
-    numba issue 6061), on raw views of the arrays made here, in the function of the loop: make/unmake, inlined,
-    then see arrays without reference counts (:func:`search.core.jit.raw_view`)."""
+    numba issue 6061), on raw views of the arrays made here, in the function of the loop: make/unmake, inlined
+    (:data:`_make`), then see arrays without reference counts (:func:`search.core.jit.raw_view`)."""
     if depth == 0:
         return 1
     bb, mb, st, keys, undo = raw_view(bb), raw_view(mb), raw_view(st), raw_view(keys), raw_view(undo)
@@ -38,17 +43,17 @@ def perft_arrays(bb, mb, st, keys, undo, moves, depth, counts):  # type: ignore[
                 return total
             ply -= 1
             m = moves[ply, index[ply]]
-            unmake_move(bb, mb, st, keys, undo, m)
+            _unmake(bb, mb, st, keys, undo, m)
             if ply == 0:
                 counts[index[0]] = total - root_start
                 root_start = total
             index[ply] += 1
             continue
         m = moves[ply, index[ply]]
-        make_move(bb, mb, st, keys, undo, m)
+        _make(bb, mb, st, keys, undo, m)
         if ply + 1 == depth:
             total += 1
-            unmake_move(bb, mb, st, keys, undo, m)
+            _unmake(bb, mb, st, keys, undo, m)
             if ply == 0:
                 counts[index[0]] = 1
                 root_start = total
