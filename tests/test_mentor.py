@@ -19,7 +19,7 @@ from mentor.samplers import Sample, SamplerOptions, collect, is_quiet, random_pl
 from mentor.target import target
 from mentor.uci_client import parse_info
 from organisms import Expert
-from search import Engine, Limit
+from search import Limit, make_engine
 from search.conventions import ce_from_mate_moves
 from search.see import see
 
@@ -161,7 +161,7 @@ def test_builtin_mentor_labels_are_our_engine_with_the_expert(tmp_path: Path) ->
     summary = label_samples(samples, MentorConfig("builtin", depth=2), out, jobs=2)
     assert summary.labelled == 10
     labels = {lab.board.epd(): lab for lab in read_labels(out)}
-    engine = Engine(Expert())
+    engine = make_engine(Expert())  # the default search: the compiled core, as the builtin mentor
     for s in samples:
         engine.new_game()
         r = engine.search(s.board, Limit(depth=2))
