@@ -19,7 +19,7 @@ import numpy as np
 from search.runtime.errors import SettingsError
 
 if TYPE_CHECKING:
-    from search.engine import Engine
+    from search.choose import AnyEngine
 
 CP_BINS = (0, 1, 10, 25, 50, 100, 200, 400)
 """Lower edges (cp) of the centipawn-loss histogram's bins; the last bin is open (400 cp and more)."""
@@ -62,7 +62,7 @@ def cp_losses(entries: Sequence[tuple[int, str, list[str], bool]], skip_plies: i
     return out
 
 
-def built_in_engine(mentor: str) -> tuple[Engine, int]:
+def built_in_engine(mentor: str) -> tuple[AnyEngine, int]:
     """Our engine for ``mentor``, an evaluator spec of :data:`evolve.players.PLAYERS` (``expert``,
     ``organism:PATH``, ...) searched with its ``@search=``, and its ``@depth=N`` (1 when none);
     :class:`~search.runtime.errors.SettingsError` (a ``ValueError``) for an external engine's spec. The one place

@@ -5,7 +5,8 @@
 #      50 % within noise;
 #   2. what the speed buys: the same pair at 0.1 s a move (200 games), and the nodes and depth a move each reaches at
 #      0.1 s (benchmarks/search_nps.py --movetime 0.1 on the 24 Bratko-Kopec positions);
-#   3. nodes/s side by side at depth 4 (benchmarks/search_nps.py).
+#   3. WAC (300 positions) at 2,000 nodes a position by both: at least as many solved;
+#   4. nodes/s side by side at depth 4 (benchmarks/search_nps.py).
 # From the repository root: bash results/core/run.sh   (needs .venv from `make test`). Resumable: a finished step is
 # skipped, a match resumes from its PGN. The steps at a fixed time a move need an otherwise idle machine.
 set -euo pipefail
@@ -22,6 +23,9 @@ step $R core-vs-python-2000n $M match expert expert@search=python --games 200 --
   --openings $OPENINGS --pgn $R/core-vs-python-2000n.pgn --resume
 step $R core-vs-python-0.1s $M match expert expert@search=python --games 200 --jobs $J --movetime 0.1 \
   --openings $OPENINGS --pgn $R/core-vs-python-0.1s.pgn --resume
+step $R wac-core-2000n $M suite benchmarks/data/wac.epd --engine expert@nodes=2000 --no-progress --csv $R/wac-core.csv
+step $R wac-python-2000n $M suite benchmarks/data/wac.epd --engine expert@search=python@nodes=2000 --no-progress \
+  --csv $R/wac-python.csv
 [ -s $R/nodes-0.1s.txt ] || $PY benchmarks/search_nps.py --movetime 0.1 --evals expert > $R/nodes-0.1s.txt
 [ -s $R/nps.txt ] || $PY benchmarks/search_nps.py > $R/nps.txt
 tail -n 3 $R/*.log

@@ -117,17 +117,18 @@ def static_eval(bb, mb, st, ss, ek, ev, wi, wf, key):  # type: ignore[no-untyped
         return np.int64(ev[slot])
     v = np.int64(evaluate(bb, mb, st, ss[KIND], wi, wf))
     if v >= MATE_BOUND:
-        v = MATE_BOUND - 1
+        v = np.int64(MATE_BOUND - 1)
     elif v <= -MATE_BOUND:
-        v = 1 - MATE_BOUND
+        v = np.int64(1 - MATE_BOUND)
     ek[slot] = key
     ev[slot] = v
     return v
 
 
 @njit(cache=True)
-def quiesce(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi, wf,
-            alpha, beta, ply, qply):  # type: ignore[no-untyped-def]
+def quiesce(  # type: ignore[no-untyped-def]
+        bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi, wf,
+        alpha, beta, ply, qply):
     """The quiescence score of the position, ``ply`` plies from the root, ``qply`` of them in quiescence; fail-soft
     (:meth:`search.engine.Engine._quiesce`). Nothing goes through the table."""
     if _visit(ss, pv, ply):
@@ -176,8 +177,9 @@ def quiesce(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk
 
 
 @njit(cache=True)
-def negamax(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi, wf,
-            depth, alpha, beta, ply, null_ok):  # type: ignore[no-untyped-def]
+def negamax(  # type: ignore[no-untyped-def]
+        bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi, wf,
+        depth, alpha, beta, ply, null_ok):
     """The score of the position searched ``depth`` plies deep, ``ply`` plies from the root; fail-soft PVS
     (:meth:`search.engine.Engine._negamax`: its pruning, extensions, table and order, in its order)."""
     if _visit(ss, pv, ply):
@@ -309,8 +311,9 @@ def negamax(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk
 
 
 @njit(cache=True, nogil=True)
-def search_root(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi, wf,
-                root, n, depth, alpha, beta):  # type: ignore[no-untyped-def]
+def search_root(  # type: ignore[no-untyped-def]
+        bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi, wf,
+        root, n, depth, alpha, beta):
     """One pass of iteration ``depth`` over the ``n`` root moves ``root`` within ``(alpha, beta)``
     (:meth:`search.root.RootSearch._search_root`); fail-soft, the root side to move's view.
 
