@@ -9,8 +9,8 @@ one call of :func:`search.core.search.search_root`, which runs without the GIL. 
 root's moves are ordered by :func:`search.ordering.order_moves` and the result's moves are ``chess.Move``.
 
 The caller's stop flag (a ``threading.Event``) and the hard time budget reach the compiled search through its state
-array: a watcher thread raises ``ss[STOP]`` when the flag is set and ``ss[TIMEUP]`` at the deadline (it looks every
-:data:`WATCH_EVERY` seconds), and the search reads them every :data:`search.core.search.POLL_EVERY` nodes. The
+array: the process's watcher thread (:mod:`search.core.watch`) raises ``ss[STOP]`` when the flag is set and
+``ss[TIMEUP]`` at the deadline, and the search reads them every :data:`search.core.search.POLL_EVERY` nodes. The
 evaluator must have a native form (:func:`search.base.native_form_of` not ``None``): the engine
 then calls only the core's :func:`search.core.evaluate.evaluate`. Scores: centipawns, the side to move's view.
 """
@@ -52,15 +52,13 @@ from search.core.search import (
     search_root,
 )
 from search.core.tt import D_AGE, D_MOVE, CoreTable
+from search.core.watch import WATCHER
 from search.engine import DELTA_MARGIN, Engine
 from search.ordering import order_moves
 from search.root import ASPIRATION, MAX_PLY, InfoCallback
 from search.timeman import budget
 
-__all__ = ["WATCH_EVERY", "CoreEngine"]
-
-WATCH_EVERY = 0.001
-"""Seconds between the watcher thread's looks at the caller's stop flag and the clock."""
+__all__ = ["CoreEngine"]
 
 
 class _Cut(Exception):
@@ -183,11 +181,7 @@ class CoreEngine:
         self._pos, self._root = pos, root
 
         result = SearchResult(ordered[0], 0, 0, 0, 0, 0.0, [ordered[0]])
-        done = threading.Event()
-        watcher = None
-        if stop is not None or deadline is not None:
-            watcher = threading.Thread(target=self._watch, args=(halt, deadline, done), daemon=True)
-            watcher.start()
+        token = WATCHER.watch(ss, halt, deadline) if stop is not None or deadline is not None else None
         timed = b.soft is not None or b.hard is not None
         score = 0
         try:
@@ -217,9 +211,8 @@ class CoreEngine:
             elif best != 0 and move_to_chess(best) != result.move:
                 result = self._result(best, int(ss[ROOT_BEST_SCORE]), result.depth, self._pv(ROOT_PV), start)
         finally:
-            done.set()
-            if watcher is not None:
-                watcher.join()
+            if token is not None:
+                WATCHER.unwatch(token)
         self.nodes = int(ss[NODES])
         result.time = time.perf_counter() - start
         result.nodes = self.nodes
@@ -251,22 +244,6 @@ class CoreEngine:
             return None
         m = int(self.tt.data[i, D_MOVE])
         return move_to_chess(m) if m else None
-
-    def _watch(self, halt: threading.Event, deadline: float | None, done: threading.Event) -> None:
-        """Raise ``ss[STOP]`` once ``halt`` is set and ``ss[TIMEUP]`` at ``deadline``, until ``done``."""
-        ss = self.ss
-        while not done.is_set():
-            if halt.is_set():
-                ss[STOP] = 1
-                return
-            wait = WATCH_EVERY
-            if deadline is not None and not ss[TIMEUP]:
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    ss[TIMEUP] = 1
-                else:
-                    wait = min(wait, left)
-            done.wait(wait)
 
     def _pass(self, depth: int, alpha: int, beta: int) -> int:
         """One pass over the root (:func:`search.core.search.search_root`); :class:`_Cut` when it was cut short."""
