@@ -5,8 +5,9 @@
 #      50 % within noise;
 #   2. what the speed buys: the same pair at 0.1 s a move (200 games), and the nodes and depth a move each reaches at
 #      0.1 s (benchmarks/search_nps.py --movetime 0.1 on the 24 Bratko-Kopec positions);
-#   3. WAC (300 positions) at 2,000 nodes a position by both: at least as many solved;
-#   4. nodes/s side by side at depth 4 (benchmarks/search_nps.py).
+#   3. games an hour at 2,000 nodes, core against today's engine (the rich organism against the expert);
+#   4. WAC (300 positions) at 2,000 nodes a position by both: at least as many solved;
+#   5. nodes/s side by side at depth 4 (benchmarks/search_nps.py).
 # From the repository root: bash results/core/run.sh   (needs .venv from `make test`). Resumable: a finished step is
 # skipped, a match resumes from its PGN. The steps at a fixed time a move need an otherwise idle machine.
 set -euo pipefail
@@ -21,8 +22,17 @@ mkdir -p $R
 
 step $R core-vs-python-2000n $M match expert expert@search=python --games 200 --jobs $J --nodes 2000 \
   --openings $OPENINGS --pgn $R/core-vs-python-2000n.pgn --resume
+# the same match continued to 400 games (openings 101-200 added) for a tighter interval
+step $R core-vs-python-2000n-400 $M match expert expert@search=python --games 400 --jobs $J --nodes 2000 \
+  --openings $OPENINGS --pgn $R/core-vs-python-2000n.pgn --resume
 step $R core-vs-python-0.1s $M match expert expert@search=python --games 200 --jobs $J --movetime 0.1 \
   --openings $OPENINGS --pgn $R/core-vs-python-0.1s.pgn --resume
+# games an hour at 2,000 nodes (issue 62, item 5): the same pairing (the rich organism against the expert) in the core
+# and in today's engine (60 games: its rate is the figure)
+step $R games-per-hour-core $M match rich-random:1 expert --games 200 --jobs $J --nodes 2000 --openings $OPENINGS \
+  --pgn $R/games-per-hour-core.pgn --resume
+step $R games-per-hour-python $M match rich-random:1@search=python expert@search=python --games 60 --jobs $J \
+  --nodes 2000 --openings $OPENINGS --pgn $R/games-per-hour-python.pgn --resume
 step $R wac-core-2000n $M suite benchmarks/data/wac.epd --engine expert@nodes=2000 --no-progress --csv $R/wac-core.csv
 step $R wac-python-2000n $M suite benchmarks/data/wac.epd --engine expert@search=python@nodes=2000 --no-progress \
   --csv $R/wac-python.csv
