@@ -482,4 +482,5 @@ def test_match_and_suite_logs_name_the_version(tmp_path: Path, capsys: pytest.Ca
     assert main(["suite", str(REPO / "benchmarks" / "data" / "wac.epd"), "--engine", "material@depth=1", "--limit", "1",
                  "--movetime", "0.05"]) == 0
     first_lines = [line for line in capsys.readouterr().out.splitlines() if describe() in line]
-    assert len(first_lines) == 2 and first_lines[0].startswith("material vs random:1")
+    # The match's header also says how our engine runs each player (both have a native form: the compiled core).
+    assert len(first_lines) == 2 and first_lines[0].startswith("material [compiled core] vs random:1 [compiled core]")
