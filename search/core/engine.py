@@ -61,6 +61,10 @@ from search.timeman import budget
 __all__ = ["CoreEngine"]
 
 
+_loaded = False
+"""Whether this process has run the compiled search once (numba loads a cached function at its first call)."""
+
+
 class _Cut(Exception):
     """A pass over the root was cut short (stop flag, node limit, clock)."""
 
@@ -102,6 +106,11 @@ class CoreEngine:
         self._ekeys = np.zeros(EVAL_SLOTS, np.uint64)
         self._evals = np.zeros(EVAL_SLOTS, np.int32)
         self._use(evaluator)
+        global _loaded
+        if not _loaded:  # load the compiled search now (tens of ms), not inside the first timed move
+            self.search(chess.Board(), Limit(depth=1))
+            self.new_game()
+            _loaded = True
 
     # ------------------------------------------------------------------ state
     def _use(self, evaluator: Evaluator) -> None:

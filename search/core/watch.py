@@ -4,7 +4,7 @@ The compiled search cannot read a ``threading.Event`` or a clock; it reads its s
 :data:`search.core.search.POLL_EVERY` nodes. :data:`WATCHER` raises ``ss[STOP]`` once a search's stop flag is set
 and ``ss[TIMEUP]`` once its deadline (``time.perf_counter()`` seconds) has passed, looking every :data:`WATCH_EVERY`
 seconds while any search is watched, asleep otherwise. One daemon thread serves every engine of the process (started
-on first use, again in a forked child); :meth:`Watcher.watch` and :meth:`Watcher.unwatch` cost a lock each, not a
+on first use, anew in a forked child); :meth:`Watcher.watch` and :meth:`Watcher.unwatch` cost a lock each, not a
 thread each (a thread started and joined a search cost 1-2 ms, more than a 2,000-node search). After ``unwatch``
 returns, the search's array is never written again.
 """
@@ -30,18 +30,22 @@ class Watcher:
     """The thread that raises the flags of the searches it watches (module docstring)."""
 
     def __init__(self) -> None:
+        self._ids = itertools.count()
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        """No thread and no searches: at the start, and in a forked child (the parent's thread is not there, and its
+        lock may have been held at the fork)."""
         self._cond = threading.Condition()
         self._jobs: dict[int, tuple[np.ndarray, threading.Event, float | None]] = {}
-        self._ids = itertools.count()
         self._thread: threading.Thread | None = None
-        self._pid = 0
 
     def watch(self, ss: np.ndarray, halt: threading.Event, deadline: float | None) -> int:
         """Watch a search: ``ss[STOP] = 1`` once ``halt`` is set, ``ss[TIMEUP] = 1`` at ``deadline`` (``None``:
         never). Returns the token :meth:`unwatch` takes."""
         with self._cond:
-            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
-                self._pid = os.getpid()
+            if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="core-watcher", daemon=True)
                 self._thread.start()
             token = next(self._ids)
