@@ -142,7 +142,9 @@ def test_uci_lifecycle_with_the_core_searching() -> None:
     assert "info string search depth: compiled core" in out.lines and out.lines[-1] == "uciok"
     front.handle("position startpos moves e2e4 e7e5")
     front.handle("go infinite")
-    time.sleep(0.1)
+    deadline = time.perf_counter() + HANG
+    while not any(line.startswith("info depth 4 ") for line in out.lines) and time.perf_counter() < deadline:
+        time.sleep(0.01)
     t0 = time.perf_counter()
     front.handle("isready")  # answered at once while the compiled search runs (it releases the GIL)
     assert out.lines[-1] == "readyok" and time.perf_counter() - t0 < 0.25
