@@ -6,7 +6,7 @@
 #   2. what the speed buys: the same pair at 0.1 s a move (200 games), and the nodes and depth a move each reaches at
 #      0.1 s (benchmarks/search_nps.py --movetime 0.1 on the 24 Bratko-Kopec positions);
 #   3. games an hour at 2,000 nodes, core against today's engine (results/sf-pupil's organism against the expert);
-#   4. WAC (300 positions) at 2,000 nodes a position by both: at least as many solved;
+#   4. WAC (300 positions) and ECM (879) at 2,000 nodes a position by both: at least as many solved;
 #   5. nodes/s side by side at depth 4 (benchmarks/search_nps.py).
 # From the repository root: bash results/core/run.sh   (needs .venv from `make test`). Resumable: a finished step is
 # skipped, a match resumes from its PGN. The steps at a fixed time a move need an otherwise idle machine.
@@ -38,9 +38,12 @@ step $R games-per-hour-python $M match $PUPIL@search=python expert@search=python
 step $R wac-core-2000n $M suite benchmarks/data/wac.epd --engine expert@nodes=2000 --no-progress --csv $R/wac-core.csv
 step $R wac-python-2000n $M suite benchmarks/data/wac.epd --engine expert@search=python@nodes=2000 --no-progress \
   --csv $R/wac-python.csv
+step $R ecm-core-2000n $M suite benchmarks/data/ecm.epd --engine expert@nodes=2000 --no-progress --csv $R/ecm-core.csv
+step $R ecm-python-2000n $M suite benchmarks/data/ecm.epd --engine expert@search=python@nodes=2000 --no-progress \
+  --csv $R/ecm-python.csv
 [ -s $R/nodes-0.1s.txt ] || $PY benchmarks/search_nps.py --movetime 0.1 --evals expert > $R/nodes-0.1s.txt
 [ -s $R/nps.txt ] || $PY benchmarks/search_nps.py > $R/nps.txt
 $PY tools/match_table.py --title "The compiled core against today's engine (issue 62)" $R/core-vs-python-2000n.log \
   $R/core-vs-python-2000n-400.log $R/core-vs-python-0.1s.log $R/games-per-hour-core.log $R/games-per-hour-python.log \
-  $R/wac-core-2000n.log $R/wac-python-2000n.log > $R/matches.md
+  $R/wac-core-2000n.log $R/wac-python-2000n.log $R/ecm-core-2000n.log $R/ecm-python-2000n.log > $R/matches.md
 cat $R/matches.md $R/nodes-0.1s.txt $R/nps.txt
