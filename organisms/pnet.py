@@ -63,6 +63,7 @@ from organisms.net import (
     width,
     write_net_file,
 )
+from search.base import NativeForm
 
 __all__ = ["KIND", "MAX_HIDDEN", "MAX_SCALE", "MAX_WIDTH", "N_INPUTS", "PNET_FEATURE_VERSION", "PNet",
            "average_pnets", "expected_shapes", "feature_index", "integer_weights", "make_header", "pnet_inputs",
@@ -282,6 +283,22 @@ class PNet:
 
         arrays, header = read_net_file(path, shapes)
         return cls(arrays, header, source=str(path))
+
+    def native_form(self) -> NativeForm | None:
+        """The compiled core's form of this net (kind ``pnet``; the layout is :mod:`search.core.eval_pnet`'s): the
+        same integers this evaluator computes with, so the core scores every position as :meth:`evaluate` does, to
+        the integer. ``None`` for a net with hidden layers (float32 through numpy's BLAS: today's engine plays it)."""
+        if self.hidden:
+            return None
+        n, table = self.units, self._table
+        width = 2 * n + 2
+        rows = np.zeros((2, 6, 64, width), dtype=np.int64)  # colour, piece type - 1, square
+        rows[..., :table.shape[-1]] = table[:, 1:]
+        bias = np.zeros(width, dtype=np.int64)
+        bias[:2 * n] = self._bias[:2 * n]
+        header = np.array([n, int(self.psqt), self._bias_out, 0, 0, 0, 0, 0], dtype=np.int64)
+        wi = np.concatenate([header, rows.reshape(-1), bias, self._out[chess.WHITE]])
+        return NativeForm("pnet", wi, np.array([self._unit, float(EVAL_LIMIT)]))
 
     # ------------------------------------------------------------------ accumulators
     def accumulator(self, board: chess.Board) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 
 from search.base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult, native_form_of
 from search.core.board import KIDX, Unsupported, from_board
-from search.core.evaluate import evaluate, native_args
+from search.core.evaluate import evaluate_afresh, native_args
 from search.core.movegen import MAX_MOVES, move_from_chess, move_to_chess
 from search.core.search import (
     ABORT,
@@ -150,7 +150,7 @@ class CoreEngine:
     def evaluate(self, board: chess.Board) -> int:
         """The core's static evaluation of ``board`` (centipawns, side to move), unclamped and uncached."""
         p = from_board(board)
-        return int(evaluate(p.bb, p.mb, p.st, int(self.ss[KIND]), self._wi, self._wf))
+        return int(evaluate_afresh(p.bb, p.mb, p.st, int(self.ss[KIND]), self._wi, self._wf))
 
     # ------------------------------------------------------------------ driver
     def search(self, board: chess.Board, limit: Limit | None = None, *,

@@ -8,7 +8,9 @@ depth 6), late-move reductions (today's table), the TT move searched first, then
 (MVV-LVA, killers, history), and quiescence (stand pat, captures and queen promotions with delta pruning; every
 evasion in check in its first :data:`search.engine.QS_EVASION_PLIES` plies). :func:`search_root` is one pass of the
 root loop (:meth:`search.root.RootSearch._search_root`); iterative deepening and aspiration windows are the Python
-driver's (:mod:`search.core.engine`), one call per pass, never per node.
+driver's (:mod:`search.core.engine`), one call per pass, never per node. An incremental evaluator (the perspective
+net) is refreshed at the start of every pass and told of every move just before it is made
+(:func:`search.core.evaluate.follow_move`); unmaking needs nothing.
 
 Nodes are counted as today's engine counts them, so a node limit means the same thing: one per pass over the root,
 one per node of the tree (a node at the horizon once more when it opens its quiescence search) and one per
@@ -33,7 +35,7 @@ import numpy as np
 
 from search.conventions import INFINITE, MATE, MATE_BOUND
 from search.core.board import KIDX, SIDE, make_move, make_null, unmake_move, unmake_null
-from search.core.evaluate import evaluate
+from search.core.evaluate import evaluate, follow_move, follow_null, refresh
 from search.core.jit import njit, raw_view
 from search.core.movegen import gen_captures, gen_moves, in_check, is_draw
 from search.core.order import TAKEN, is_capture, pick, reward, score_evasions, score_quiescence, score_tree
@@ -161,6 +163,7 @@ def quiesce(  # type: ignore[no-untyped-def]
         j = pick(sc, n)
         m = mv[j]
         sc[j] = TAKEN
+        follow_move(mb, st, m, ss[KIND], wi)
         make_move(bb, mb, st, keys, undo, m)
         score = -quiesce(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi, wf,
                          -beta, -alpha, ply + 1, qply + 1)
@@ -215,6 +218,7 @@ def negamax(  # type: ignore[no-untyped-def]
             and (bb[side, 0] & ~bb[side, 1] & ~bb[side, 6]) != 0
             and static_eval(bb, mb, st, ss, ek, ev, wi, wf, key) >= beta):
         r = 3 if depth >= 6 else 2
+        follow_null(st, ss[KIND], wi)
         make_null(bb, mb, st, keys, undo)
         score = -negamax(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi, wf,
                          depth - 1 - r, -beta, 1 - beta, ply + 1, np.int64(0))
@@ -237,6 +241,7 @@ def negamax(  # type: ignore[no-untyped-def]
                 searched = 1
                 break
     if searched:  # the TT move first (today's engine searches it before generating the others)
+        follow_move(mb, st, tt_move, ss[KIND], wi)
         make_move(bb, mb, st, keys, undo, tt_move)
         score = -negamax(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi, wf,
                          depth - 1, -beta, -alpha, ply + 1, np.int64(1))
@@ -268,6 +273,7 @@ def negamax(  # type: ignore[no-untyped-def]
         m = mv[j]
         s = sc[j]
         sc[j] = TAKEN
+        follow_move(mb, st, m, ss[KIND], wi)
         make_move(bb, mb, st, keys, undo, m)
         if searched == 0:
             score = -negamax(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi,
@@ -328,6 +334,7 @@ def search_root(  # type: ignore[no-untyped-def]
     ttk, ttd, ek, ev, wi, wf, root = raw_view(ttk), raw_view(ttd), raw_view(ek), raw_view(ev), raw_view(wi), \
         raw_view(wf), raw_view(root)
     key = keys[st[KIDX]]
+    refresh(bb, st, ss[KIND], wi)
     ss[NODES] += 1
     pv[0, 0] = 0
     ss[ROOT_BEST] = 0
@@ -337,6 +344,7 @@ def search_root(  # type: ignore[no-untyped-def]
     best_i = 0
     for i in range(n):
         m = root[i]
+        follow_move(mb, st, m, ss[KIND], wi)
         make_move(bb, mb, st, keys, undo, m)
         if i == 0:
             score = -negamax(bb, mb, st, keys, undo, ss, killers, history, pv, moves, scores, ttk, ttd, ek, ev, wi,
