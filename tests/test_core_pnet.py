@@ -13,6 +13,7 @@ ones at every step of random walks (moves made and taken back, null moves) and a
 from __future__ import annotations
 
 import random
+from collections import Counter
 from functools import cache
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import pytest
 
 from organisms.pnet import PNet, make_header, random_pnet
 from search import Engine, Limit
-from search.core.board import from_board, make_move, make_null, unmake_move, unmake_null
+from search.core.board import F_CASTLE, F_EP, from_board, make_move, make_null, unmake_move, unmake_null
 from search.core.engine import CoreEngine
 from search.core.eval_pnet import CHECK, CHECKED, MISMATCHES, pnet_sizes
 from search.core.evaluate import PNET, evaluate, evaluate_afresh, follow_move, follow_null, native_args
@@ -43,6 +44,9 @@ SEARCH_STARTS = ["r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq
                  "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", *PROMOTION_STARTS,
                  chess.STARTING_FEN, "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"]
 """Kiwipete (castling both ways, captures), en passant, promotions, the start, CPW's position 3 (en passant pins)."""
+WALK_STARTS = [*SEARCH_STARTS, "rnbqkbnr/pppp1ppp/8/8/3Pp3/8/PPP1PPPP/RNBQKBNR b KQkq d3 0 2",
+               "4k3/8/8/8/2pPp3/8/8/4K3 b - d3 0 1"]
+"""Those, and two with Black's en passant (one with two ways to take)."""
 
 
 @cache
@@ -143,23 +147,25 @@ def test_rounding_by_hand() -> None:
 
 @pytest.mark.parametrize("name", ["sf-pnet (mean of 5)", "no-psqt"])
 def test_accumulators_follow_random_walks(name: str) -> None:
-    """A seeded walk of 3,000 steps from each start: a random legal move (or, one step in ten, a null move) made
-    with the accumulators updated first, or, one step in three when deep enough, the last one taken back; at every
-    step the incremental score equals the numpy inference of the board python-chess follows."""
+    """A seeded walk of 3,000 steps from the starts: a random legal move (castling, en passant or a promotion half the
+    time when there is one; or, one step in ten, a null move) made with the accumulators updated first, or, one step in
+    two or nine plies deep, the last one taken back; at every step the incremental score equals the numpy inference of
+    the board python-chess follows."""
     net = load(name)
     kind, wi, wf = native_args(net.native_form())  # type: ignore[arg-type]
     assert kind == PNET
     rng = random.Random(7)
     moves = np.zeros(MAX_MOVES, np.int32)
     steps = 0
-    for fen in SEARCH_STARTS:
+    kinds: Counter[str] = Counter()
+    for fen in WALK_STARTS:
         board = chess.Board(fen)
         p = from_board(board)
         evaluate_afresh(p.bb, p.mb, p.st, kind, wi, wf)  # the root row
         made: list[int] = []
-        for _ in range(3_000 // len(SEARCH_STARTS)):
+        for _ in range(3_000 // len(WALK_STARTS)):
             n = gen_moves(p.bb, p.mb, p.st, moves)
-            if made and (n == 0 or len(made) > 60 or rng.random() < 0.33):
+            if made and (n == 0 or len(made) > 8 or rng.random() < 0.5):
                 m = made.pop()
                 (unmake_null(p.bb, p.mb, p.st, p.keys, p.undo) if m == 0
                  else unmake_move(p.bb, p.mb, p.st, p.keys, p.undo, m))
@@ -172,7 +178,10 @@ def test_accumulators_follow_random_walks(name: str) -> None:
                 board.push(chess.Move.null())
                 made.append(0)
             else:
-                m = int(moves[rng.randrange(n)])
+                special = [int(x) for x in moves[:n] if x & (F_CASTLE | F_EP) or x >> 12 & 7]
+                m = rng.choice(special) if special and rng.random() < 0.5 else int(moves[rng.randrange(n)])
+                kinds["castling" if m & F_CASTLE else "en passant" if m & F_EP else "promotion" if m >> 12 & 7
+                      else "other"] += 1
                 follow_move(p.mb, p.st, m, kind, wi)
                 make_move(p.bb, p.mb, p.st, p.keys, p.undo, m)
                 board.push(move_to_chess(m))
@@ -180,6 +189,7 @@ def test_accumulators_follow_random_walks(name: str) -> None:
             assert evaluate(p.bb, p.mb, p.st, kind, wi, wf) == net.evaluate(board), board.fen()
             steps += 1
     assert steps >= 2_900
+    assert min(kinds[k] for k in ("castling", "en passant", "promotion")) >= 20, kinds
 
 
 def test_accumulators_equal_fresh_ones_in_searches() -> None:
