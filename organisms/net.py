@@ -41,6 +41,7 @@ import chess
 import numpy as np
 
 from organisms.giraffe import GIRAFFE_FEATURE_VERSION, N_GIRAFFE, N_GLOBAL, N_PIECE, features_from_row, giraffe_row
+from search.base import NativeForm
 from search.runtime.atomic import atomic_path
 from search.runtime.readback import NpzFile, ReadbackError, whole
 
@@ -173,6 +174,25 @@ class NetEvaluator:
         """Read and check a net file (see the module docstring); :class:`NetFileError` names the file."""
         arrays, header = read_net_file(path, lambda h: _shapes(_check_header(h, str(path))))
         return cls(arrays, header, source=str(path))
+
+    def native_form(self) -> NativeForm:
+        """The net in the compiled core's form (kind ``giraffe``, :mod:`search.core.eval_giraffe`): ``wi`` its widths
+        (global, piece and square units, hidden units, 1 with the linear path), ``wf`` the scale, the clip
+        (:data:`EVAL_LIMIT`) and the output bias as float64, then each group's weights (inputs x units, row-major) and
+        biases, the hidden layer's, the output weights and the linear path's, float32 packed two to a float64."""
+        a = self.arrays
+        parts = []
+        for name in ("global", "piece", "square", "hidden"):
+            parts += [a[f"w_{name}"].reshape(-1), a[f"b_{name}"]]
+        parts.append(self.w3)
+        if self.w_lin is not None:
+            parts.append(self.w_lin)
+        w = np.concatenate(parts).astype(np.float32)
+        if w.size % 2:
+            w = np.concatenate([w, np.zeros(1, np.float32)])
+        wi = np.array([*self.units, self.hidden, int(self.linear)], dtype=np.int64)
+        head = np.array([self.scale, float(EVAL_LIMIT), self.b3], dtype=np.float64)
+        return NativeForm("giraffe", wi, np.concatenate([head, w.view(np.float64)]))
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """The raw outputs (output units, not centipawns) of an (N, 363) feature matrix: (N,) float32."""

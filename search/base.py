@@ -46,6 +46,8 @@ class NativeForm:
       (:class:`organisms.linear.TermWeights`'s ``mg``, ``eg``, ``tempo``; 63 numbers); ``wi`` empty;
     * ``expert`` and ``rich``: those, then the tapered tables ``[phase 0..24][piece][square]`` (24 times the tapered
       value, White's view; pieces White's pawn to king, then Black's) flattened (63 + 25 × 12 × 64 numbers).
+    * ``giraffe`` (a Giraffe net, :meth:`organisms.net.NetEvaluator.native_form`): ``wi`` its widths, ``wf`` its scale,
+      clip and output bias, then its float32 weights packed two to a float64 (``search/core/eval_giraffe.py``).
     * ``pnet``: a perspective net without hidden layers (:mod:`organisms.pnet`): ``wi`` = its integer weights laid out
       as :mod:`search.core.eval_pnet` says (a header, the first layer's rows by piece and square, the bias row, the
       output weights), ``wf`` = centipawns per output unit and the evaluation limit; the core keeps its accumulators.

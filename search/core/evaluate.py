@@ -10,7 +10,8 @@ The kinds: ``material`` (:mod:`search.core.eval_material`); ``paper``, an organi
 terms of :mod:`search.core.eval_terms`): a full evaluation from the bitboards at every call; ``pnet``, a perspective
 net (:mod:`search.core.eval_pnet`), whose accumulators the search keeps on a stack in ``wi``: it calls
 :func:`refresh` at the root and :func:`follow_move` / :func:`follow_null` just before making a move (no-ops for
-the other kinds).
+the other kinds); ``giraffe``, a Giraffe net (:mod:`search.core.eval_giraffe`: its 363 features from the bitboards
+and its forward pass at every call, within a centipawn of numpy's float32 inference).
 """
 
 from __future__ import annotations
@@ -19,17 +20,19 @@ import numpy as np
 
 from search.base import NativeForm
 from search.core.board import SIDE
+from search.core.eval_giraffe import giraffe_eval, giraffe_sizes
 from search.core.eval_linear import TABLES, linear_eval
 from search.core.eval_material import material_eval
 from search.core.eval_pnet import pnet_eval, pnet_make, pnet_null, pnet_refresh, pnet_sizes
 from search.core.eval_terms import PHASE_MAX
 from search.core.jit import njit
 
-__all__ = ["EXPERT", "KINDS", "MATERIAL", "PAPER", "PNET", "RICH", "evaluate", "evaluate_afresh", "follow_move",
-           "follow_null", "native_args", "refresh"]
+__all__ = ["EXPERT", "GIRAFFE", "KINDS", "MATERIAL", "PAPER", "PNET", "RICH", "evaluate", "evaluate_afresh",
+           "follow_move", "follow_null", "native_args", "refresh"]
 
-MATERIAL, PAPER, EXPERT, RICH, PNET = 0, 1, 2, 3, 4
-KINDS: dict[str, int] = {"material": MATERIAL, "paper": PAPER, "expert": EXPERT, "rich": RICH, "pnet": PNET}
+MATERIAL, PAPER, EXPERT, RICH, PNET, GIRAFFE = 0, 1, 2, 3, 4, 5
+KINDS: dict[str, int] = {"material": MATERIAL, "paper": PAPER, "expert": EXPERT, "rich": RICH, "pnet": PNET,
+                         "giraffe": GIRAFFE}
 """The one table of native kinds: :attr:`search.base.NativeForm.kind` -> the id :func:`evaluate` dispatches on."""
 _WI_SIZE = {MATERIAL: 7, PAPER: 0, EXPERT: 0, RICH: 0}
 _WF_SIZE = {MATERIAL: 0, PAPER: TABLES, EXPERT: TABLES + (PHASE_MAX + 1) * 12 * 64,
@@ -50,6 +53,12 @@ def native_args(form: NativeForm) -> tuple[int, np.ndarray, np.ndarray]:
             raise ValueError(f"a native pnet evaluator takes {size} integers and 2 floats, got {wi.size} and "
                              f"{wf.size}")
         return kind, np.concatenate([wi, np.zeros(stack, dtype=np.int64)]), wf
+    if kind == GIRAFFE:
+        size_i, size_f = giraffe_sizes(wi)
+        if wi.size != size_i or wf.size != size_f:
+            raise ValueError(f"a native giraffe evaluator takes 5 integers (four widths, a 0/1 flag) and as many "
+                             f"floats as they ask ({size_f}), got {wi.size} and {wf.size}")
+        return kind, wi, wf
     if wi.size != _WI_SIZE[kind] or wf.size != _WF_SIZE[kind]:
         raise ValueError(f"a native {form.kind} evaluator takes {_WI_SIZE[kind]} integers and {_WF_SIZE[kind]} "
                          f"floats, got {wi.size} and {wf.size}")
@@ -65,6 +74,8 @@ def evaluate(bb, mb, st, kind, wi, wf):  # type: ignore[no-untyped-def]
     white_to_move = st[SIDE] == 1
     if kind == MATERIAL:
         return material_eval(bb, white_to_move, wi)
+    if kind == GIRAFFE:
+        return giraffe_eval(bb, st, wi, wf)
     if kind == PNET:
         return pnet_eval(bb, st, wi, wf)
     return linear_eval(bb, white_to_move, wf, kind != PAPER)
