@@ -27,6 +27,7 @@ import numpy as np
 from search.base import INFINITE, MATE, MATE_BOUND, Evaluator, Limit, SearchResult, native_form_of
 from search.core.board import KIDX, Unsupported, from_board
 from search.core.evaluate import evaluate_afresh, native_args
+from search.core.jit import compiling
 from search.core.movegen import MAX_MOVES, move_from_chess, move_to_chess
 from search.core.search import (
     ABORT,
@@ -108,7 +109,8 @@ class CoreEngine:
         self._use(evaluator)
         global _loaded
         if not _loaded:  # load the compiled search now (tens of ms), not inside the first timed move
-            self.search(chess.Board(), Limit(depth=1))
+            with compiling():  # on a cold cache one process compiles, the others then load (jit.compiling)
+                self.search(chess.Board(), Limit(depth=1))
             self.new_game()
             _loaded = True
 

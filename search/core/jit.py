@@ -23,8 +23,10 @@ each on x86-64 with POPCNT/BMI); ``lsb``/``msb`` of 0 are undefined, callers tes
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from llvmlite import ir
@@ -33,6 +35,11 @@ from numba.core import cgutils, config
 from numba.extending import intrinsic
 
 from search.runtime.cachekey import cache_root
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock
+    fcntl = None  # type: ignore[assignment]
 
 _SEARCH = Path(__file__).resolve().parent.parent
 CONSTANT_MODULES = ("conventions.py", "base.py", "engine.py", "root.py", "ordering.py", "tt.py")
@@ -52,7 +59,25 @@ CACHE_DIR = os.path.join(os.environ.get("NUMBA_CACHE_DIR") or str(cache_root() /
 """The folder of this state of the core's compiled functions (module docstring)."""
 config.CACHE_DIR = CACHE_DIR  # type: ignore[attr-defined]  # numba reads it when a function is decorated
 
-__all__ = ["CACHE_DIR", "CONSTANT_MODULES", "lsb", "msb", "njit", "popcount", "raw_view"]
+__all__ = ["CACHE_DIR", "CONSTANT_MODULES", "compiling", "lsb", "msb", "njit", "popcount", "raw_view"]
+
+
+@contextlib.contextmanager
+def compiling() -> Iterator[None]:
+    """Hold the machine's compile lock (a blocking ``flock`` on ``CACHE_DIR.lock``) around a process's first calls of
+    the core's entry points: on a cold cache the first process compiles and saves, and the others (``--jobs N``
+    workers, Dask workers on one machine) wait, then load what it saved instead of compiling it again. Without
+    ``fcntl`` (Windows) it holds nothing."""
+    if fcntl is None:
+        yield
+        return
+    os.makedirs(os.path.dirname(CACHE_DIR), exist_ok=True)
+    with open(CACHE_DIR + ".lock", "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 @intrinsic
