@@ -291,13 +291,12 @@ class PNet:
         if self.hidden:
             return None
         n, table = self.units, self._table
-        width = 2 * n + 2
-        rows = np.zeros((2, 6, 64, width), dtype=np.int64)  # colour, piece type - 1, square
-        rows[..., :table.shape[-1]] = table[:, 1:]
-        bias = np.zeros(width, dtype=np.int64)
-        bias[:2 * n] = self._bias[:2 * n]
+        # The first layer's rows and biases as int32 packed two to an int64 (within +-255,000 each: WEIGHT_LIMIT).
+        rows = np.ascontiguousarray(table[:, 1:, :, :2 * n], dtype=np.int32).view(np.int64)
+        psqt = table[:, 1:, :, 2 * n:] if self.psqt else np.zeros((2, 6, 64, 2), dtype=np.int64)
+        bias = np.ascontiguousarray(self._bias[:2 * n], dtype=np.int32).view(np.int64)
         header = np.array([n, int(self.psqt), self._bias_out, 0, 0, 0, 0, 0], dtype=np.int64)
-        wi = np.concatenate([header, rows.reshape(-1), bias, self._out[chess.WHITE]])
+        wi = np.concatenate([header, rows.reshape(-1), psqt.reshape(-1), bias, self._out[chess.WHITE]])
         return NativeForm("pnet", wi, np.array([self._unit, float(EVAL_LIMIT)]))
 
     # ------------------------------------------------------------------ accumulators

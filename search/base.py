@@ -49,8 +49,9 @@ class NativeForm:
     * ``giraffe`` (a Giraffe net, :meth:`organisms.net.NetEvaluator.native_form`): ``wi`` its widths, ``wf`` its scale,
       clip and output bias, then its float32 weights packed two to a float64 (``search/core/eval_giraffe.py``).
     * ``pnet``: a perspective net without hidden layers (:mod:`organisms.pnet`): ``wi`` = its integer weights laid out
-      as :mod:`search.core.eval_pnet` says (a header, the first layer's rows by piece and square, the bias row, the
-      output weights), ``wf`` = centipawns per output unit and the evaluation limit; the core keeps its accumulators.
+      as :mod:`search.core.eval_pnet` says (a header, the first layer's rows by piece and square as int32 packed two
+      to a slot, the PSQT weights, the bias row, the output weights), ``wf`` = centipawns per output unit and the
+      evaluation limit; the core keeps its accumulators.
     """
 
     kind: str

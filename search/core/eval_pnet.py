@@ -10,19 +10,24 @@ PSQT difference as a float, times ``scale / (QA * QA_OUT)``, clipped to the eval
 even: :meth:`organisms.pnet.PNet._score`'s operations in its order. ``wf`` holds that factor and the limit (both
 computed by Python).
 
-``wi`` (int64) is laid out as follows (``N`` units, ``W = 2N + 2`` the width of an accumulator row: White's
-perspective's N sums, Black's N, then the two PSQT sums, White's perspective's then Black's, zero without PSQT):
+``wi`` (int64) is laid out as follows (``N`` units; "int32 rows" are ``2N`` int32 numbers packed two to an int64 slot,
+read through ``wi.view(np.int32)``: White's perspective's N sums, then Black's; int32 halves the memory the hot loops
+touch and doubles their SIMD lanes, and cannot overflow: every weight and bias of a net file is within +-1000, so a
+quantised one within +-255,000 and a sum of 33 within +-8.5 million):
 
 * the header, :data:`HEADER` slots: ``wi[UNITS] = N``, ``wi[PSQT]`` 1 with a PSQT path else 0, ``wi[BIAS_OUT]`` the
   quantised output bias, ``wi[CHECK]`` 1 to check every evaluation against a fresh accumulator (tests; counts in
   ``wi[CHECKED]`` and ``wi[MISMATCHES]``);
-* the table, ``12 × 64`` rows of ``W``: row ``(colour * 6 + piece_type - 1) * 64 + square`` is what a piece of that
-  colour and type on that square adds to an accumulator row (python-chess's colours and piece types);
-* the bias row (``W``: the first-layer biases twice, then 0, 0);
-* the output weights (``2N``: those of the side to move's accumulator first);
-* the stack: :data:`STACK_ROWS` rows of ``W``, row ``st[PLY]`` the accumulators of the current position, then one
-  scratch row (the checks' fresh accumulator). The Python form (:meth:`organisms.pnet.PNet.native_form`) stops
-  before it; :func:`search.core.evaluate.native_args` appends it (each engine its own).
+* the first-layer table, ``12 × 64`` int32 rows: row ``(colour * 6 + piece_type - 1) * 64 + square`` is what a piece
+  of that colour and type on that square adds to the accumulators (python-chess's colours and piece types);
+* the PSQT table, ``12 × 64`` pairs of int64 in the same order: what the piece adds to the PSQT sums of White's
+  perspective and of Black's (zero without PSQT; int64: a quantised PSQT weight may reach 2.6e8);
+* the bias row (an int32 row: the first-layer biases twice);
+* the output weights (``2N`` int64: those of the side to move's accumulator first);
+* the stack: :data:`STACK_ROWS` int32 rows, row ``st[PLY]`` the accumulators of the current position, then one scratch
+  row (the checks' fresh accumulators); then as many int64 pairs, the PSQT sums. The Python form
+  (:meth:`organisms.pnet.PNet.native_form`) stops before the stack; :func:`search.core.evaluate.native_args` appends
+  it (each engine its own).
 
 The search calls :func:`pnet_refresh` at the root, :func:`pnet_make` just before it makes a move and
 :func:`pnet_null` before a null move; unmaking a move only lowers ``st[PLY]``: the parent's row is intact.
@@ -47,110 +52,149 @@ UNIT, LIMIT = 0, 1
 
 
 def pnet_sizes(units: int) -> tuple[int, int]:
-    """``(form, stack)``: the integers of a ``units``-unit net's form, and of its stack (scratch row included)."""
-    w = 2 * units + 2
-    return HEADER + 12 * 64 * w + w + 2 * units, (STACK_ROWS + 1) * w
+    """``(form, stack)``: the int64 slots of a ``units``-unit net's form, and of its stack (scratch row included)."""
+    return HEADER + 12 * 64 * units + 12 * 64 * 2 + units + 2 * units, (STACK_ROWS + 1) * (units + 2)
 
 
 @njit(cache=True, inline="always")
 def _offsets(n):  # type: ignore[no-untyped-def]
-    """Row width, and where the table, the bias row, the output weights and the stack begin."""
-    w = 2 * n + 2
+    """Where the parts begin (int64 slots; an int32 row is ``n`` slots, ``2n`` int32 numbers): the first-layer table,
+    the PSQT table, the bias row, the output weights, the int32 stack, the PSQT stack."""
     table = HEADER
-    bias = table + 12 * 64 * w
-    out = bias + w
+    psqt = table + 12 * 64 * n
+    bias = psqt + 12 * 64 * 2
+    out = bias + n
     stack = out + 2 * n
-    return w, table, bias, out, stack
+    pstack = stack + (STACK_ROWS + 1) * n
+    return table, psqt, bias, out, stack, pstack
+
+
+@njit(cache=True, inline="always")
+def _row(w32, start, k, n):  # type: ignore[no-untyped-def]
+    """The int32 row ``k`` of the part beginning at int64 slot ``start`` (a view: loops over it index from 0, which
+    lets LLVM vectorise them; ``w32[base + i]`` would keep numba's check for a negative index in every step)."""
+    return w32[2 * (start + k * n):2 * (start + k * n + n)]
 
 
 @njit(cache=True)
-def _fresh(bb, wi, dst):  # type: ignore[no-untyped-def]
-    """The accumulators of the position ``bb`` computed afresh into ``wi[dst:dst + W]``."""
-    w, table, bias, _, _ = _offsets(wi[UNITS])
-    for i in range(w):
-        wi[dst + i] = wi[bias + i]
+def _fresh(bb, wi, row):  # type: ignore[no-untyped-def]
+    """The accumulators of the position ``bb`` computed afresh into the stack's row ``row``."""
+    n = wi[UNITS]
+    table, psqt, bias, _, stack, pstack = _offsets(n)
+    w32 = wi.view(np.int32)
+    m = 2 * n
+    d = _row(w32, stack, row, n)
+    d[:] = _row(w32, bias, 0, n)
+    pw = np.int64(0)
+    pb = np.int64(0)
     for colour in range(2):
         for pt in range(1, 7):
             b = bb[colour, pt]
             while b:
-                row = table + ((colour * 6 + pt - 1) * 64 + lsb(b)) * w
-                for i in range(w):
-                    wi[dst + i] += wi[row + i]
+                k = (colour * 6 + pt - 1) * 64 + lsb(b)
+                r = _row(w32, table, k, n)
+                for i in range(m):
+                    d[i] += r[i]
+                pw += wi[psqt + 2 * k]
+                pb += wi[psqt + 2 * k + 1]
                 b &= b - np.uint64(1)
+    wi[pstack + 2 * row] = pw
+    wi[pstack + 2 * row + 1] = pb
 
 
 @njit(cache=True)
 def pnet_refresh(bb, st, wi):  # type: ignore[no-untyped-def]
     """Compute the accumulators of the position afresh into the row of ``st[PLY]`` (the search's root)."""
-    w, _, _, _, stack = _offsets(wi[UNITS])
-    _fresh(bb, wi, stack + st[PLY] * w)
+    _fresh(bb, wi, st[PLY])
 
 
 @njit(cache=True)
 def pnet_null(st, wi):  # type: ignore[no-untyped-def]
     """Before a null move: the next row is a copy of the current one (no piece moves)."""
-    w, _, _, _, stack = _offsets(wi[UNITS])
-    src = stack + st[PLY] * w
-    for i in range(w):
-        wi[src + w + i] = wi[src + i]
+    n = wi[UNITS]
+    _, _, _, _, stack, pstack = _offsets(n)
+    ply = st[PLY]
+    for i in range(n):
+        wi[stack + (ply + 1) * n + i] = wi[stack + ply * n + i]
+    wi[pstack + 2 * ply + 2] = wi[pstack + 2 * ply]
+    wi[pstack + 2 * ply + 3] = wi[pstack + 2 * ply + 1]
 
 
 @njit(cache=True)
 def pnet_make(mb, st, m, wi):  # type: ignore[no-untyped-def]
     """Before ``m`` (a move the generator made) is made: the next row is the current one plus the rows of the pieces
     it puts down, minus those of the pieces it lifts (castling's king and rook, a capture, en passant, promotion)."""
-    w, table, _, _, stack = _offsets(wi[UNITS])
-    src = stack + st[PLY] * w
-    dst = src + w
+    n = wi[UNITS]
+    table, psqt, _, _, stack, pstack = _offsets(n)
+    w32 = wi.view(np.int32)
+    width = 2 * n
+    ply = st[PLY]
+    o = _row(w32, stack, ply, n)
+    d = _row(w32, stack, ply + 1, n)
     frm = m & 63
     to = (m >> 6) & 63
     code = mb[frm]
     colour = code >> 3
     pt = code & 7
-    base = table + colour * 6 * 64 * w
+    base = colour * 6 * 64
+    promo = (m >> 12) & 7
+    cap = -1
     if m & F_CASTLE:
         rank = frm & 56
         if to > frm:
             rook_from, rook_to = rank + 7, rank + 5
         else:
             rook_from, rook_to = rank, rank + 3
-        k_add, k_sub = base + (5 * 64 + to) * w, base + (5 * 64 + frm) * w
-        r_add, r_sub = base + (3 * 64 + rook_to) * w, base + (3 * 64 + rook_from) * w
-        for i in range(w):
-            wi[dst + i] = wi[src + i] + wi[k_add + i] - wi[k_sub + i] + wi[r_add + i] - wi[r_sub + i]
-        return
-    promo = (m >> 12) & 7
-    add = base + ((promo if promo else pt) - 1) * 64 * w + to * w
-    sub = base + (pt - 1) * 64 * w + frm * w
-    if m & F_EP:
-        cap = table + ((1 - colour) * 6 * 64 + (to - 8 if colour == 1 else to + 8)) * w
-    elif m & F_CAPTURE:
-        victim = mb[to]
-        cap = table + (((victim >> 3) * 6 + (victim & 7) - 1) * 64 + to) * w
+        add, sub = base + 5 * 64 + to, base + 5 * 64 + frm
+        add2, sub2 = base + 3 * 64 + rook_to, base + 3 * 64 + rook_from
+        a, s, a2, s2 = _row(w32, table, add, n), _row(w32, table, sub, n), _row(w32, table, add2, n), \
+            _row(w32, table, sub2, n)
+        for i in range(width):
+            d[i] = o[i] + a[i] - s[i] + a2[i] - s2[i]
+        dw = wi[psqt + 2 * add] - wi[psqt + 2 * sub] + wi[psqt + 2 * add2] - wi[psqt + 2 * sub2]
+        db = wi[psqt + 2 * add + 1] - wi[psqt + 2 * sub + 1] + wi[psqt + 2 * add2 + 1] - wi[psqt + 2 * sub2 + 1]
     else:
-        for i in range(w):
-            wi[dst + i] = wi[src + i] + wi[add + i] - wi[sub + i]
-        return
-    for i in range(w):
-        wi[dst + i] = wi[src + i] + wi[add + i] - wi[sub + i] - wi[cap + i]
+        add = base + ((promo if promo else pt) - 1) * 64 + to
+        sub = base + (pt - 1) * 64 + frm
+        a, s = _row(w32, table, add, n), _row(w32, table, sub, n)
+        if m & F_EP:
+            cap = (1 - colour) * 6 * 64 + (to - 8 if colour == 1 else to + 8)
+        elif m & F_CAPTURE:
+            victim = mb[to]
+            cap = ((victim >> 3) * 6 + (victim & 7) - 1) * 64 + to
+        dw = wi[psqt + 2 * add] - wi[psqt + 2 * sub]
+        db = wi[psqt + 2 * add + 1] - wi[psqt + 2 * sub + 1]
+        if cap < 0:
+            for i in range(width):
+                d[i] = o[i] + a[i] - s[i]
+        else:
+            c = _row(w32, table, cap, n)
+            for i in range(width):
+                d[i] = o[i] + a[i] - s[i] - c[i]
+            dw -= wi[psqt + 2 * cap]
+            db -= wi[psqt + 2 * cap + 1]
+    wi[pstack + 2 * ply + 2] = wi[pstack + 2 * ply] + dw
+    wi[pstack + 2 * ply + 3] = wi[pstack + 2 * ply + 1] + db
 
 
 @njit(cache=True)
 def _score(st, wi, wf, row):  # type: ignore[no-untyped-def]
-    """The net's output from the accumulators at ``wi[row:]``, centipawns from the side to move's view."""
+    """The net's output from the stack's row ``row``, centipawns from the side to move's view."""
     n = wi[UNITS]
-    _, _, _, out, _ = _offsets(n)
+    _, _, _, out, stack, pstack = _offsets(n)
+    w32 = wi.view(np.int32)
     white = st[SIDE] == 1
-    us = row if white else row + n
-    them = row + n if white else row
+    acc = 2 * (stack + row * n)
+    us = w32[acc:acc + n] if white else w32[acc + n:acc + 2 * n]
+    them = w32[acc + n:acc + 2 * n] if white else w32[acc:acc + n]
+    w_us = wi[out:out + n]
+    w_them = wi[out + n:out + 2 * n]
     s = np.int64(0)
     for i in range(n):
-        a = min(max(wi[us + i], 0), 255)
-        b = min(max(wi[them + i], 0), 255)
-        s += a * wi[out + i] + b * wi[out + n + i]
+        s += np.int64(min(max(us[i], 0), 255)) * w_us[i] + np.int64(min(max(them[i], 0), 255)) * w_them[i]
     psqt2 = np.int64(0)
     if wi[PSQT] != 0:
-        psqt2 = wi[row + 2 * n] - wi[row + 2 * n + 1]
+        psqt2 = wi[pstack + 2 * row] - wi[pstack + 2 * row + 1]
         if not white:
             psqt2 = -psqt2
     v = (np.float64(s + wi[BIAS_OUT]) + psqt2 / 2) * wf[UNIT]
@@ -161,17 +205,18 @@ def _score(st, wi, wf, row):  # type: ignore[no-untyped-def]
 def pnet_eval(bb, st, wi, wf):  # type: ignore[no-untyped-def]
     """Centipawns from the side to move's view, from the accumulators of the row ``st[PLY]`` (with ``wi[CHECK]``
     set, also computed afresh: a difference is counted in ``wi[MISMATCHES]``)."""
-    w, _, _, _, stack = _offsets(wi[UNITS])
-    row = stack + st[PLY] * w
+    n = wi[UNITS]
+    _, _, _, _, stack, pstack = _offsets(n)
+    row = st[PLY]
     v = _score(st, wi, wf, row)
     if wi[CHECK] != 0:
-        scratch = stack + STACK_ROWS * w
-        _fresh(bb, wi, scratch)
+        _fresh(bb, wi, STACK_ROWS)
         wi[CHECKED] += 1
-        same = True
-        for i in range(w):
-            if wi[scratch + i] != wi[row + i]:
+        same = wi[pstack + 2 * row] == wi[pstack + 2 * STACK_ROWS] and \
+            wi[pstack + 2 * row + 1] == wi[pstack + 2 * STACK_ROWS + 1]
+        for i in range(n):
+            if wi[stack + STACK_ROWS * n + i] != wi[stack + row * n + i]:
                 same = False
-        if not same or _score(st, wi, wf, scratch) != v:
+        if not same or _score(st, wi, wf, STACK_ROWS) != v:
             wi[MISMATCHES] += 1
     return v
