@@ -1,7 +1,8 @@
 """In-process search speed: today's engine and the compiled core side by side, nodes/s per evaluator.
 
     python benchmarks/search_nps.py [--depth 4 | --movetime S]
-                                    [--evals material,random:1,rich-random:1,expert,pnet:results/sf-pnet/pnet.npz]
+                                    [--evals material,random:1,rich-random:1,expert,pnet:results/sf-pnet/pnet.npz,
+                                             net:results/giraffe-selfplay/boot-all/net.npz]
                                     [--positions benchmarks/data/bk.epd] [--core-seconds 2]
 
 For each evaluator, today's engine in Python (``search.Engine``, what ``@search=python`` plays) and the engine the
@@ -37,6 +38,8 @@ from search.formats.epd import read_epd
 DATA = Path(__file__).parent / "data"
 SF_PNET = os.path.relpath(Path(__file__).parent.parent / "results" / "sf-pnet" / "pnet.npz")
 """The perspective net of ``results/sf-pnet`` (its path from the working folder, so the spec prints short)."""
+GIRAFFE = os.path.relpath(Path(__file__).parent.parent / "results" / "giraffe-selfplay" / "boot-all" / "net.npz")
+"""The self-play Giraffe net (issue 63: at least 10x today's nodes/s and 0.3x the expert's in the core)."""
 
 
 def run(engine: object, boards: list[chess.Board], depth: int, movetime: float | None = None,
@@ -72,10 +75,10 @@ def main() -> int:
     ap.add_argument("--depth", type=int, default=4, help="plies per position (default 4)")
     ap.add_argument("--movetime", type=float, default=None,
                     help="search each position this many seconds instead: nodes and depth a move")
-    ap.add_argument("--evals", default=f"material,random:1,rich-random:1,expert,pnet:{SF_PNET}",
+    ap.add_argument("--evals", default=f"material,random:1,rich-random:1,expert,pnet:{SF_PNET},net:{GIRAFFE}",
                     help="player specs, comma-separated (random:1 is an organism of the paper layout, rich-random:1 "
                          "of the rich one; the perspective net taught by Stockfish, the mean of five members, by "
-                         "default)")
+                         "default, and the self-play Giraffe net)")
     ap.add_argument("--positions", type=Path, default=DATA / "bk.epd", help="EPD position set (default Bratko-Kopec)")
     ap.add_argument("--core-seconds", type=float, default=2.0,
                     help="repeat the core's pass over the positions for at least this long (default 2)")

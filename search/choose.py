@@ -2,11 +2,11 @@
 
 The one place the choice is made (issue 62, item 3): :func:`depth_engine` gives the compiled core's
 :class:`~search.core.engine.CoreEngine` to an evaluator with a native form (:func:`search.base.native_form_of`:
-material, the expert, organisms of the paper and rich layouts, perspective nets without hidden layers), the comparison
-alpha-beta to a DeepChess comparator, and today's :class:`~search.engine.Engine` to anything else (a user's layout, the
-other nets, any Python object with ``evaluate``); :func:`python_engine` is today's engine whatever the evaluator
-(``@search=python``). The core, and with it numba, is imported only when chosen. :func:`engine_label` is how the choice
-is printed, once (the match header, the UCI server's ``info string``). The table of searches
+material, the expert, organisms of the paper and rich layouts, perspective nets without hidden layers, Giraffe nets),
+the comparison alpha-beta to a DeepChess comparator, and today's :class:`~search.engine.Engine` to anything else (a
+user's layout, the other nets, any Python object with ``evaluate``); :func:`python_engine` is today's engine whatever
+the evaluator (``@search=python``). The core, and with it numba, is imported only when chosen. :func:`engine_label` is
+how the choice is printed, once (the match header, the UCI server's ``info string``). The table of searches
 (:data:`search.prob.SEARCH_KINDS`) names these functions.
 """
 

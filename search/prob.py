@@ -332,7 +332,7 @@ def _prob_engine(evaluator: Evaluator) -> type[Engine]:
 SEARCH_KINDS: dict[str, SearchKind] = {k.name: k for k in (
     SearchKind("depth", "depth-limited alpha-beta (the default): iterative deepening one ply at a time, compiled "
                         "(search/core) when the evaluator has a native form (material, expert, paper and rich "
-                        "organisms, perspective nets), else in Python", depth_engine),
+                        "organisms, perspective nets, Giraffe nets), else in Python", depth_engine),
     SearchKind("python", "the same alpha-beta in Python whatever the evaluator: the engine before the compiled core, "
                          "for comparisons", python_engine),
     SearchKind("prob", "probability-limited alpha-beta (Giraffe): expands a node while the product of the move "

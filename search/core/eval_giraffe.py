@@ -308,18 +308,19 @@ def _layer(x, lo, hi, w, o, h, c, u):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def forward(x, wi, w, h):  # type: ignore[no-untyped-def]
+def forward(x, wi, w, h, g):  # type: ignore[no-untyped-def]
     """The net's output (output units, without its bias) of the features ``x`` (float32), the weights ``w`` (the
-    float32 view of ``wf`` from :data:`HEAD` on); ``h`` is float32 scratch of at least the units plus hidden."""
+    float32 view of ``wf`` from :data:`HEAD` on); ``h`` and ``g`` are float32 scratch of at least the first layer's
+    units and the hidden layer's (three arrays: a layer reading and writing one kept LLVM from vectorising it)."""
     u0, u1, u2, hidden = wi[0], wi[1], wi[2], wi[3]
     units = u0 + u1 + u2
     o = _layer(x, 0, N_GLOBAL, w, 0, h, 0, u0)
     o = _layer(x, N_GLOBAL, SQUARES, w, o, h, u0, u1)
     o = _layer(x, SQUARES, N_FEATURES, w, o, h, u0 + u1, u2)
-    o = _layer(h, 0, units, w, o, h, units, hidden)
+    o = _layer(h, 0, units, w, o, g, 0, hidden)
     out = 0.0
     for j in range(hidden):
-        out += np.float64(h[units + j]) * np.float64(w[o + j])
+        out += np.float64(g[j]) * np.float64(w[o + j])
     if wi[4] != 0:
         o += hidden
         for i in range(N_FEATURES):
@@ -331,9 +332,11 @@ def forward(x, wi, w, h):  # type: ignore[no-untyped-def]
 def giraffe_eval(bb, st, wi, wf):  # type: ignore[no-untyped-def]
     """Centipawns from the side to move's view by the native Giraffe net ``wi``/``wf`` (module docstring): the
     output times the scale, clipped, rounded half to even."""
-    buf = np.empty(N_FEATURES + wi[0] + wi[1] + wi[2] + wi[3], np.float32)
-    giraffe_features(bb, st, buf)
-    v = (forward(buf, wi, wf[HEAD:].view(np.float32), buf[N_FEATURES:]) + wf[2]) * wf[0]
+    x = np.empty(N_FEATURES, np.float32)
+    h = np.empty(wi[0] + wi[1] + wi[2], np.float32)
+    g = np.empty(wi[3], np.float32)
+    giraffe_features(bb, st, x)
+    v = (forward(x, wi, wf[HEAD:].view(np.float32), h, g) + wf[2]) * wf[0]
     limit = wf[1]
     v = min(max(v, -limit), limit)
     return np.int64(np.rint(v))
