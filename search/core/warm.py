@@ -60,11 +60,14 @@ class _Native:
 
 
 def _warm_search(board: chess.Board) -> None:
-    """One short search by the compiled engine (its tree, quiescence and every native evaluator's dispatch)."""
+    """One short search by the compiled engine (its tree, quiescence and every native evaluator's dispatch), and
+    its static evaluation (:func:`search.core.evaluate.evaluate_afresh`)."""
     from search.base import Limit
     from search.core.engine import CoreEngine
 
-    CoreEngine(_Native(), hash_mb=1).search(board, Limit(depth=2))
+    engine = CoreEngine(_Native(), hash_mb=1)
+    engine.search(board, Limit(depth=2))
+    engine.evaluate(board)
 
 
 def prune(max_age_days: float = 1.0) -> int:
