@@ -3,7 +3,7 @@
     python benchmarks/search_nps.py [--depth 4 | --movetime S]
                                     [--evals material,random:1,rich-random:1,expert,pnet:results/sf-pnet/pnet.npz,
                                              net:results/giraffe-selfplay/boot-all/net.npz]
-                                    [--positions benchmarks/data/bk.epd] [--core-seconds 2]
+                                    [--positions benchmarks/data/bk.epd] [--core-seconds 2] [--search depth|prob]
 
 For each evaluator, today's engine in Python (``search.Engine``, what ``@search=python`` plays) and the engine the
 default search builds (``search.make_engine``: the compiled core, ``search/core/``, for an evaluator with a native
@@ -17,7 +17,8 @@ holds better on a shared machine); the last column is the core's CPU nodes/s ove
 core in a process loads it from numba's cache (or compiles it, once a machine: ``make`` does that); one warm-up
 search keeps that out of the figures. With ``--movetime S`` each engine searches each position once for S seconds
 instead, and the lines give the nodes and the depth a move each reaches (issue 62's "what it buys": at 0.1 s a
-move, as the tournament plays). Prints figures; passes or fails nothing.
+move, as the tournament plays). ``--search prob`` measures Giraffe's probability-limited search instead (the compiled
+one against ``@search=prob-python``; ``--depth`` then counts its iterations). Prints figures; passes or fails nothing.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ from pathlib import Path
 import chess
 
 from evolve.players import make_evaluator
-from search import Engine, Limit, make_engine
+from search import Limit, make_engine
 from search.choose import engine_label
 from search.formats.epd import read_epd
 
 DATA = Path(__file__).parent / "data"
+PYTHON_OF = {"depth": "python", "prob": "prob-python"}
+"""The search measured (``--search``) -> the same search in today's engine."""
 SF_PNET = os.path.relpath(Path(__file__).parent.parent / "results" / "sf-pnet" / "pnet.npz")
 """The perspective net of ``results/sf-pnet`` (its path from the working folder, so the spec prints short)."""
 GIRAFFE = os.path.relpath(Path(__file__).parent.parent / "results" / "giraffe-selfplay" / "boot-all" / "net.npz")
@@ -82,16 +85,19 @@ def main() -> int:
     ap.add_argument("--positions", type=Path, default=DATA / "bk.epd", help="EPD position set (default Bratko-Kopec)")
     ap.add_argument("--core-seconds", type=float, default=2.0,
                     help="repeat the core's pass over the positions for at least this long (default 2)")
+    ap.add_argument("--search", choices=tuple(PYTHON_OF), default="depth",
+                    help="the search measured: depth-limited (default) or probability-limited (--depth: iterations)")
     args = ap.parse_args()
     boards = [r.board for r in read_epd(args.positions)]
     what = f"depth {args.depth}" if args.movetime is None else f"{args.movetime:g} s a position"
     print(f"{what} on {len(boards)} positions of {args.positions.name}")
     for spec in args.evals.split(","):
         evaluator = make_evaluator(spec)
-        core = make_engine(evaluator)
+        core = make_engine(evaluator, args.search)
         core.search(boards[0], Limit(depth=2))  # load (or compile) the core outside the figures
         if args.movetime is not None:
-            for name, engine in (("python", Engine(evaluator)), (engine_label(core), core)):
+            python = make_engine(evaluator, PYTHON_OF[args.search])
+            for name, engine in (("python", python), (engine_label(core), core)):
                 depths: list[int] = []
                 nodes, wall, _ = run(engine, boards, 0, args.movetime, depths)
                 mean_depth = sum(depths) / len(depths)
@@ -99,7 +105,7 @@ def main() -> int:
                       f"(min {min(depths)}, max {max(depths)}), {nodes / wall:9.0f} nodes/s", flush=True)
             continue
         c_nodes, passes, c_wall, c_cpu = run_for(core, boards, args.depth, args.core_seconds)
-        p_nodes, p_wall, p_cpu = run(Engine(evaluator), boards, args.depth)
+        p_nodes, p_wall, p_cpu = run(make_engine(evaluator, PYTHON_OF[args.search]), boards, args.depth)
         c_total = c_nodes * passes
         ratio = (c_total / c_cpu) / (p_nodes / p_cpu)
         print(f"{spec:14s} python: {p_nodes:8d} nodes in {p_wall:7.2f} s = {p_nodes / p_wall:9.0f} nodes/s "

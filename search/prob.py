@@ -52,7 +52,7 @@ from typing import Any
 
 import chess
 
-from search.base import INFINITE, MATE, Evaluator, Limit, MovePolicy
+from search.base import INFINITE, MATE, Evaluator, Limit, MovePolicy, native_form_of
 from search.choose import AnyEngine, EngineClass, depth_engine, python_engine
 from search.compare import EvalCompareEngine
 from search.engine import Engine
@@ -324,8 +324,13 @@ class SearchKind:
     takes_file: bool = False
 
 
-def _prob_engine(evaluator: Evaluator) -> type[Engine]:
-    """The probability-limited search, whatever the evaluator (a comparator plays it through its derived score)."""
+def _prob_engine(evaluator: Evaluator) -> EngineClass:
+    """The probability-limited search: compiled (:class:`search.core.prob_engine.ProbCoreEngine`) when the evaluator
+    has a native form, else :class:`ProbEngine` (a comparator plays it through its derived score)."""
+    if native_form_of(evaluator) is not None:
+        from search.core.prob_engine import ProbCoreEngine
+
+        return ProbCoreEngine
     return ProbEngine
 
 
@@ -337,12 +342,15 @@ SEARCH_KINDS: dict[str, SearchKind] = {k.name: k for k in (
                          "for comparisons", python_engine),
     SearchKind("prob", "probability-limited alpha-beta (Giraffe): expands a node while the product of the move "
                        "probabilities from the root is at least a threshold (divided by 4 each iteration); "
-                       "moves weighted by hash move, SEE, killers", _prob_engine, {"probabilities": "heuristic"}),
+                       "moves weighted by hash move, SEE, killers; compiled (search/core) when the evaluator has a "
+                       "native form", _prob_engine, {"probabilities": "heuristic"}),
+    SearchKind("prob-python", "the same probability-limited search in Python whatever the evaluator, for comparisons",
+               lambda _: ProbEngine, {"probabilities": "heuristic"}),
     SearchKind("prob-uniform", "the same probability-limited search with every legal move equally likely",
                _prob_engine, {"probabilities": "uniform"}),
     SearchKind("prob-net", "the same probability-limited search with move probabilities from a move-probability "
                            "net (mimic train-moves): @search=prob-net:PATH.npz[?t=T], T a softmax temperature "
-                           "(default 1; above 1 flattens them)", _prob_engine, {"probabilities": "net"},
+                           "(default 1; above 1 flattens them)", lambda _: ProbEngine, {"probabilities": "net"},
                takes_file=True),
     SearchKind("plain", "the depth-limited alpha-beta without null-move pruning, late-move reductions, aspiration "
                         "windows or delta pruning: the tree the comparison search walks", lambda _: Engine,

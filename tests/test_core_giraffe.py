@@ -6,6 +6,13 @@ the core's 363 features equal :func:`organisms.giraffe.giraffe_features` exactly
 shipped nets (the self-play net, a net with the linear path, a mean of five nets) is within a centipawn of
 :meth:`organisms.net.NetEvaluator.evaluate` (both multiply in float32, summing in other orders). Cases derived by
 hand pin the features of one position, the rounding (half to even, Python's ``round``) and the clip.
+
+Giraffe's probability-limited search compiled (search/core/prob_search.py) against today's (search/prob.py): with
+aspiration, delta pruning and the table off, an iteration's root score is the minimax value of the tree the
+probabilities define, whatever the move order; both engines then agree on the score (exactly with the expert, within
+the evaluations' centipawn with the net). What may differ, and why: the nodes (the core generates moves in another
+order, so quiescence cuts and the order of equal moves differ) and, with heuristic probabilities, the tree itself
+where killers (set by cutoffs, so by the order) change a quiet move's weight; at these budgets they agree.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import chess
 import numpy as np
 import pytest
 
+from organisms.expert import Expert
 from organisms.giraffe import GIRAFFE_FEATURE_NAMES, giraffe_features
 from organisms.net import EVAL_LIMIT, NetEvaluator, expected_shapes, make_header
 from search import Engine, Limit, make_engine
@@ -27,6 +35,8 @@ from search.core.engine import CoreEngine
 from search.core.eval_giraffe import N_FEATURES
 from search.core.eval_giraffe import giraffe_features as native_features
 from search.core.evaluate import KINDS, evaluate, native_args
+from search.core.prob_engine import ProbCoreEngine
+from search.prob import ProbEngine
 from tests.test_core_eval import native_positions, positions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,3 +136,36 @@ def test_core_search_is_pythons_minimax(fen: str) -> None:
     core = CoreEngine(net("boot-all"), **switches).search(board, Limit(depth=2))
     python = Engine(net("boot-all"), **switches).search(board, Limit(depth=2))
     assert abs(core.score - python.score) <= 1
+
+
+KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+UNPRUNED = {"aspiration": False, "delta_pruning": False, "tt_cutoffs": False, "use_tt": False}
+
+
+@pytest.mark.parametrize(("evaluator", "probabilities", "fen", "iterations"), [
+    ("expert", "uniform", KIWIPETE, 4), ("expert", "heuristic", KIWIPETE, 4),
+    ("expert", "uniform", "6k1/5ppp/8/8/3n4/8/5PPP/3R2K1 b - - 0 1", 5),
+    ("expert", "heuristic", "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", 5),
+    ("net", "heuristic", "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", 4)])
+def test_compiled_prob_search_is_pythons(evaluator: str, probabilities: str, fen: str, iterations: int) -> None:
+    """The same root score as today's probability-limited search, iteration by iteration (module docstring)."""
+    ev = Expert() if evaluator == "expert" else net("boot-all")
+    core = ProbCoreEngine(ev, probabilities=probabilities, **UNPRUNED)
+    python = ProbEngine(ev, probabilities=probabilities, **UNPRUNED)
+    board = chess.Board(fen)
+    for k in range(1, iterations + 1):
+        a, b = core.search(board, Limit(depth=k)), python.search(board, Limit(depth=k))
+        assert abs(a.score - b.score) <= (0 if evaluator == "expert" else 1), k
+        assert a.depth == b.depth == k
+
+
+def test_prob_search_choice_and_default_play() -> None:
+    """``@search=prob`` plays a native evaluator in the core, ``@search=prob-python`` in today's engine; with every
+    switch on both find the same move from the start at 6 iterations (b1c3, derived by running today's)."""
+    core = make_engine(Expert(), "prob")
+    assert isinstance(core, ProbCoreEngine) and engine_label(core) == "compiled core"
+    python = make_engine(Expert(), "prob-python")
+    assert type(python) is ProbEngine
+    assert type(make_engine(net("boot-all"), "prob")) is ProbCoreEngine
+    a, b = core.search(chess.Board(), Limit(depth=6)), python.search(chess.Board(), Limit(depth=6))
+    assert a.move == b.move and a.depth == b.depth == 6

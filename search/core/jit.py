@@ -42,9 +42,9 @@ except ImportError:  # Windows: no flock
     fcntl = None  # type: ignore[assignment]
 
 _SEARCH = Path(__file__).resolve().parent.parent
-CONSTANT_MODULES = ("conventions.py", "base.py", "engine.py", "root.py", "ordering.py", "tt.py")
+CONSTANT_MODULES = ("conventions.py", "base.py", "engine.py", "root.py", "ordering.py", "tt.py", "prob.py")
 """The modules of ``search/`` whose constants compiled code freezes (the compiled search's come from the Python
-engine's ``engine``, ``root``, ``ordering`` and ``tt``)."""
+engine's ``engine``, ``root``, ``ordering`` and ``tt``, the probability-limited search's weights from ``prob``)."""
 
 
 def source_digest() -> str:
