@@ -5,7 +5,8 @@ The one place the choice is made (issue 62, item 3): :func:`depth_engine` gives 
 material, the expert, organisms of the paper and rich layouts, perspective nets without hidden layers, Giraffe nets),
 the comparison alpha-beta to a DeepChess comparator, and today's :class:`~search.engine.Engine` to anything else (a
 user's layout, the other nets, any Python object with ``evaluate``); :func:`python_engine` is today's engine whatever
-the evaluator (``@search=python``). The core, and with it numba, is imported only when chosen. :func:`engine_label` is
+the evaluator (``@search=python``); :func:`prob_engine` makes the same choice for Giraffe's probability-limited search
+(``@search=prob``). The core, and with it numba, is imported only when chosen. :func:`engine_label` is
 how the choice is printed, once (the match header, the UCI server's ``info string``). The table of searches
 (:data:`search.prob.SEARCH_KINDS`) names these functions.
 """
@@ -35,6 +36,19 @@ def depth_engine(evaluator: Evaluator) -> EngineClass:
 
         return CoreEngine
     return Engine
+
+
+def prob_engine(evaluator: Evaluator) -> EngineClass:
+    """The probability-limited search's engine class: compiled (:class:`search.core.prob_engine.ProbCoreEngine`) when
+    the evaluator has a native form, else :class:`search.prob.ProbEngine` (a comparator plays it through its derived
+    score)."""
+    if native_form_of(evaluator) is not None:
+        from search.core.prob_engine import ProbCoreEngine
+
+        return ProbCoreEngine
+    from search.prob import ProbEngine
+
+    return ProbEngine
 
 
 def python_engine(evaluator: Evaluator) -> type[Engine]:

@@ -52,8 +52,8 @@ from typing import Any
 
 import chess
 
-from search.base import INFINITE, MATE, Evaluator, Limit, MovePolicy, native_form_of
-from search.choose import AnyEngine, EngineClass, depth_engine, python_engine
+from search.base import INFINITE, MATE, Evaluator, Limit, MovePolicy
+from search.choose import AnyEngine, EngineClass, depth_engine, prob_engine, python_engine
 from search.compare import EvalCompareEngine
 from search.engine import Engine
 from search.ordering import order_moves, reward
@@ -324,16 +324,6 @@ class SearchKind:
     takes_file: bool = False
 
 
-def _prob_engine(evaluator: Evaluator) -> EngineClass:
-    """The probability-limited search: compiled (:class:`search.core.prob_engine.ProbCoreEngine`) when the evaluator
-    has a native form, else :class:`ProbEngine` (a comparator plays it through its derived score)."""
-    if native_form_of(evaluator) is not None:
-        from search.core.prob_engine import ProbCoreEngine
-
-        return ProbCoreEngine
-    return ProbEngine
-
-
 SEARCH_KINDS: dict[str, SearchKind] = {k.name: k for k in (
     SearchKind("depth", "depth-limited alpha-beta (the default): iterative deepening one ply at a time, compiled "
                         "(search/core) when the evaluator has a native form (material, expert, paper and rich "
@@ -343,11 +333,11 @@ SEARCH_KINDS: dict[str, SearchKind] = {k.name: k for k in (
     SearchKind("prob", "probability-limited alpha-beta (Giraffe): expands a node while the product of the move "
                        "probabilities from the root is at least a threshold (divided by 4 each iteration); "
                        "moves weighted by hash move, SEE, killers; compiled (search/core) when the evaluator has a "
-                       "native form", _prob_engine, {"probabilities": "heuristic"}),
+                       "native form", prob_engine, {"probabilities": "heuristic"}),
     SearchKind("prob-python", "the same probability-limited search in Python whatever the evaluator, for comparisons",
                lambda _: ProbEngine, {"probabilities": "heuristic"}),
     SearchKind("prob-uniform", "the same probability-limited search with every legal move equally likely",
-               _prob_engine, {"probabilities": "uniform"}),
+               prob_engine, {"probabilities": "uniform"}),
     SearchKind("prob-net", "the same probability-limited search with move probabilities from a move-probability "
                            "net (mimic train-moves): @search=prob-net:PATH.npz[?t=T], T a softmax temperature "
                            "(default 1; above 1 flattens them)", lambda _: ProbEngine, {"probabilities": "net"},
