@@ -169,3 +169,12 @@ def test_prob_search_choice_and_default_play() -> None:
     assert type(make_engine(net("boot-all"), "prob")) is ProbCoreEngine
     a, b = core.search(chess.Board(), Limit(depth=6)), python.search(chess.Board(), Limit(depth=6))
     assert a.move == b.move and a.depth == b.depth == 6
+
+
+def test_prob_search_of_a_board_the_core_does_not_play() -> None:
+    """A Chess960 board (the core refuses it) is searched by today's probability-limited search, with a legal move."""
+    engine = ProbCoreEngine(Expert())
+    board = chess.Board.from_chess960_pos(518 - 1)
+    result = engine.search(board, Limit(depth=3))
+    assert result.move in board.legal_moves and result.depth == 3
+    assert type(engine._prob_python) is ProbEngine

@@ -86,8 +86,9 @@ class ProbCoreEngine(CoreEngine):
                    halt: threading.Event) -> SearchResult:
         """Search a board the core does not play with :class:`search.prob.ProbEngine` (same evaluator, switches)."""
         if self._prob_python is None:
-            switches = {k: v for k, v in self._switches.items() if k not in ("null_move", "lmr")}
+            sw = self._switches
             self._prob_python = ProbEngine(self.evaluator, self._hash_mb, probabilities=self.probabilities,
-                                           **switches)
+                                           aspiration=sw["aspiration"], delta_pruning=sw["delta_pruning"],
+                                           tt_cutoffs=sw["tt_cutoffs"], use_tt=sw["use_tt"])
         self._prob_python.overhead = self.overhead
         return self._prob_python.search(board, limit, root_moves=legal, on_iteration=on_iteration, stop=halt)
