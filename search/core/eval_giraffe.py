@@ -27,7 +27,7 @@ from search.core.board import CASTLE, SIDE
 from search.core.eval_terms import DISTANCE, NOT_A, NOT_H, flip
 from search.core.jit import lsb, msb, njit, popcount
 
-__all__ = ["N_FEATURES", "giraffe_eval", "giraffe_features", "giraffe_sizes", "n_weights"]
+__all__ = ["N_FEATURES", "giraffe_eval", "giraffe_features", "giraffe_sizes", "n_weights", "scratch_slots"]
 
 N_FEATURES = 363
 N_GLOBAL, N_SIDE = 19, 108
@@ -328,15 +328,25 @@ def forward(x, wi, w, h, g):  # type: ignore[no-untyped-def]
     return out
 
 
+def scratch_slots(wi: np.ndarray) -> int:
+    """The float64 slots :func:`search.core.evaluate.native_args` appends to ``wf`` as the evaluation's scratch (the
+    features, the first layer's and the hidden layer's units in float32): an evaluation then allocates nothing."""
+    return (N_FEATURES + int(wi[0]) + int(wi[1]) + int(wi[2]) + int(wi[3]) + 1) // 2 + 1
+
+
 @njit(cache=True)
 def giraffe_eval(bb, st, wi, wf):  # type: ignore[no-untyped-def]
-    """Centipawns from the side to move's view by the native Giraffe net ``wi``/``wf`` (module docstring): the
-    output times the scale, clipped, rounded half to even."""
-    x = np.empty(N_FEATURES, np.float32)
-    h = np.empty(wi[0] + wi[1] + wi[2], np.float32)
-    g = np.empty(wi[3], np.float32)
+    """Centipawns from the side to move's view by the native Giraffe net ``wi``/``wf`` (module docstring; ``wf``
+    with :func:`scratch_slots` appended): the output times the scale, clipped, rounded half to even."""
+    w = wf[HEAD:].view(np.float32)
+    units = wi[0] + wi[1] + wi[2]
+    s = w.size - 2 - (N_FEATURES + units + wi[3])  # the scratch at the end, rounded down to an even float32
+    s -= s & 1
+    x = w[s:s + N_FEATURES]
+    h = w[s + N_FEATURES:s + N_FEATURES + units]
+    g = w[s + N_FEATURES + units:s + N_FEATURES + units + wi[3]]
     giraffe_features(bb, st, x)
-    v = (forward(x, wi, wf[HEAD:].view(np.float32), h, g) + wf[2]) * wf[0]
+    v = (forward(x, wi, w, h, g) + wf[2]) * wf[0]
     limit = wf[1]
     v = min(max(v, -limit), limit)
     return np.int64(np.rint(v))

@@ -20,7 +20,7 @@ import numpy as np
 
 from search.base import NativeForm
 from search.core.board import SIDE
-from search.core.eval_giraffe import giraffe_eval, giraffe_sizes
+from search.core.eval_giraffe import giraffe_eval, giraffe_sizes, scratch_slots
 from search.core.eval_linear import TABLES, linear_eval
 from search.core.eval_material import material_eval
 from search.core.eval_pnet import pnet_eval, pnet_make, pnet_null, pnet_refresh, pnet_sizes
@@ -58,7 +58,7 @@ def native_args(form: NativeForm) -> tuple[int, np.ndarray, np.ndarray]:
         if wi.size != size_i or wf.size != size_f:
             raise ValueError(f"a native giraffe evaluator takes 5 integers (four widths, a 0/1 flag) and as many "
                              f"floats as they ask ({size_f}), got {wi.size} and {wf.size}")
-        return kind, wi, wf
+        return kind, wi, np.concatenate([wf, np.zeros(scratch_slots(wi))])  # its scratch (a copy: each engine its own)
     if wi.size != _WI_SIZE[kind] or wf.size != _WF_SIZE[kind]:
         raise ValueError(f"a native {form.kind} evaluator takes {_WI_SIZE[kind]} integers and {_WF_SIZE[kind]} "
                          f"floats, got {wi.size} and {wf.size}")
