@@ -15,7 +15,8 @@ float32 weights packed two to a float64 slot (the last padded with a zero; the s
 view, twice as many multiplications a vector instruction as in float64): each group's weights (inputs x units,
 row-major, ``x @ w``) followed by its biases (global 19 inputs, piece 216, square 128), the hidden layer's weights
 ((u_global + u_piece + u_square) x hidden) and biases, the output weights (hidden), and with the linear path its
-363 weights (:func:`n_weights` of them). :func:`giraffe_sizes` gives both lengths from ``wi``.
+363 weights (:func:`n_weights` of them). :func:`giraffe_sizes` gives both lengths from ``wi``;
+:func:`search.core.evaluate.native_args` appends :func:`scratch_slots` to a copy of ``wf``, the evaluation's scratch.
 """
 
 from __future__ import annotations

@@ -60,14 +60,17 @@ class _Native:
 
 
 def _warm_search(board: chess.Board) -> None:
-    """One short search by the compiled engine (its tree, quiescence and every native evaluator's dispatch), and
-    its static evaluation (:func:`search.core.evaluate.evaluate_afresh`)."""
+    """One short search by the compiled engine (its tree, quiescence and every native evaluator's dispatch), its
+    static evaluation (:func:`search.core.evaluate.evaluate_afresh`) and one by the probability-limited search."""
     from search.base import Limit
     from search.core.engine import CoreEngine
 
     engine = CoreEngine(_Native(), hash_mb=1)
     engine.search(board, Limit(depth=2))
     engine.evaluate(board)
+    from search.core.prob_engine import ProbCoreEngine
+
+    ProbCoreEngine(_Native(), hash_mb=1).search(board, Limit(depth=3))  # the probability-limited search's entry
 
 
 def prune(max_age_days: float = 1.0) -> int:
