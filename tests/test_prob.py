@@ -17,6 +17,7 @@ from organisms import Expert, Material
 from search import MATE, Limit, ProbEngine, make_engine
 from search.base import SearchResult
 from search.core.engine import CoreEngine
+from search.core.prob_engine import ProbCoreEngine
 from search.games.roundrobin import default_name
 from search.games.suite import run_suite
 from search.players.player import EnginePlayer, make_player
@@ -280,8 +281,8 @@ def test_search_suffix_parses_and_round_trips(text: str, search: str, limit: Lim
     assert PLAYERS.parse(str(s)) == s
     if s.kind == "organism":
         assert s.arg == "dir@search=prob/o.json"
-    # Material has a native form: the default search runs it in the compiled core.
-    assert isinstance(make_engine(Material(), s.search), ProbEngine if search != "depth" else CoreEngine)
+    # Material has a native form: the default search and the probability-limited one run it in the compiled core.
+    assert type(make_engine(Material(), s.search)) is (ProbCoreEngine if search != "depth" else CoreEngine)
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -301,7 +302,7 @@ def test_help_and_names_show_the_searches() -> None:
     assert default_name(PLAYERS.parse("expert@search=prob@nodes=500")) == "expert nodes=500 search=prob"
     assert default_name(PLAYERS.parse("expert@search=depth")) == "expert"
     player = make_player("material@search=prob-uniform@depth=2", make_evaluator)
-    assert isinstance(player, EnginePlayer) and isinstance(player.engine, ProbEngine)
+    assert isinstance(player, EnginePlayer) and isinstance(player.engine, ProbCoreEngine)
     assert player.engine.probabilities == "uniform"
     report = player.play(chess.Board(), Limit(depth=9))
     assert report.depth == 2 and report.move in chess.Board().legal_moves
@@ -310,7 +311,7 @@ def test_help_and_names_show_the_searches() -> None:
 def test_uci_reports_iterations_as_depth_and_switches_search() -> None:
     out = io.StringIO()
     front = UciFrontEnd(make_evaluator, "material@search=prob@depth=4", out=out)
-    assert isinstance(front.engine, ProbEngine)
+    assert isinstance(front.engine, ProbCoreEngine)
     front.run(["position startpos", "go depth 9"])
     lines = out.getvalue().splitlines()
     depths = [int(line.split()[2]) for line in lines if line.startswith("info depth")]
@@ -318,7 +319,9 @@ def test_uci_reports_iterations_as_depth_and_switches_search() -> None:
     front.handle("setoption name Eval value expert")
     assert type(front.engine) is CoreEngine  # the expert has a native form
     front.handle("setoption name Eval value expert@search=prob-uniform")
-    assert isinstance(front.engine, ProbEngine) and front.engine.probabilities == "uniform"
+    assert isinstance(front.engine, ProbCoreEngine) and front.engine.probabilities == "uniform"
+    front.handle("setoption name Eval value expert@search=prob-python")
+    assert type(front.engine) is ProbEngine
 
 
 def test_suite_with_a_probability_limited_player() -> None:
