@@ -267,7 +267,9 @@ class _Checked(PNet):
 
 def test_the_engine_tells_the_net_every_move_it_makes() -> None:
     net = _Checked(*random_pnet(8, seed=8))
-    for search in ("depth", "prob"):  # both trees (null moves, TT moves, quiescence), from a position with specials
+    # Both of today's trees (null moves, TT moves, quiescence; the compiled ones keep their own accumulators), from a
+    # position with specials.
+    for search in ("python", "prob-python"):
         engine = make_engine(net, search)
         for fen in (SPECIAL, chess.STARTING_FEN):
             assert engine.search(chess.Board(fen), Limit(nodes=600)).move is not None
