@@ -286,11 +286,12 @@ def giraffe_features(bb, st, x):  # type: ignore[no-untyped-def]
           SQUARES)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract", "reassoc"})
 def _layer(x, lo, hi, w, o, h, c, u):  # type: ignore[no-untyped-def]
     """``h[c:c + u] = relu(x[lo:hi] @ W + b)`` in float32, ``W`` ((hi - lo) x u, row-major) at ``w[o]`` and ``b``
     after it; returns the offset after ``b``. Zero inputs are skipped; the inner loops run over units with unsigned
-    indices (numba then has no negative index to wrap, and LLVM vectorises them: 7x faster)."""
+    indices (numba then has no negative index to wrap, and LLVM vectorises them: 7x faster), and LLVM may fuse and
+    reorder the float32 sums (5% faster alone; the net is within a centipawn of numpy's either way)."""
     cu = np.uint64(c)
     uu = np.uint64(u)
     for j in range(uu):
