@@ -48,13 +48,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 HEAVY_FIRST = ("test_recognition_replay", "test_deepchess", "test_search_correctness", "test_recognize", "test_match",
-               "test_evolve", "test_mentor", "test_match_resume", "test_runs", "test_moves", "test_prob",
-               "test_init_import", "test_pnet_train", "test_games", "test_user_terms", "test_labels", "test_readback",
-               "test_cluster", "test_tournament", "test_export", "test_book", "test_engine", "test_net")
-"""Test files by CPU time, the heaviest first (``--durations=0`` summed per file, November 2026). ``make test`` runs
-pytest-xdist with whole files per worker in collection order (``--dist loadfile --no-loadscope-reorder``; xdist's
-own reordering puts files with many tests first, which left the heaviest few-test files to the end, one worker
-finishing them alone). Taking the longest jobs first balances the two workers. A stale list only costs balance."""
+               "test_evolve", "test_mentor", "test_mentor_failures", "test_match_resume", "test_runs", "test_moves",
+               "test_prob", "test_resume_integrity", "test_term_hostile", "test_init_import", "test_core_giraffe",
+               "test_pnet_train", "test_games", "test_user_terms", "test_labels", "test_core_eval", "test_core_board",
+               "test_readback", "test_cluster", "test_core_pnet", "test_tournament", "test_export", "test_book",
+               "test_engine", "test_net")
+"""Test files by CPU time, the heaviest first (``--durations=0`` summed per file, November 2026; the files of issues
+61-63 placed by their own durations). ``make test`` runs pytest-xdist with whole files per worker in collection order
+(``--dist loadfile --no-loadscope-reorder``; xdist's own reordering puts files with many tests first, which left the
+heaviest few-test files to the end, one worker finishing them alone). Taking the longest jobs first balances the two
+workers. A stale list only costs balance."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
