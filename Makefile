@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SUNFISH_VENV := .venv-sunfish
 
-.PHONY: demo test lint typecheck pytest engines sunfish bench-engine wheel clean help
+.PHONY: demo test warm lint typecheck pytest engines sunfish bench-engine wheel clean help
 
 help:
 	@echo "make demo          label 2,000 positions with the built-in mentor, evolve, write results/demo/"
@@ -15,6 +15,7 @@ help:
 	@echo "make lint          ruff check on the packages, tests, benchmarks and tools"
 	@echo "make typecheck     mypy on the four packages"
 	@echo "make pytest        pytest alone (with the Debian engines installed first)"
+	@echo "make warm          compile the numba core into the cache (once a machine; a second when it is there)"
 	@echo "make engines       install Debian's stockfish, phalanx, toga2, glaurung, ethereal-chess when missing (root only)"
 	@echo "make sunfish       sunfish's UCI engine in its own venv (.venv-sunfish), for benchmarks"
 	@echo "make bench-engine  benchmarks/engine.py: nodes/s and WAC against sunfish"
@@ -33,8 +34,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	@if $(BIN)/python -c "import torch" >/dev/null 2>&1; then extras=dev,cluster,nets; else extras=dev,cluster; fi; \
 	  echo "$(BIN)/python -m pip install -e '.[$$extras]'"; \
 	  $(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[$$extras]"
-	$(BIN)/python -m search.core.warm  # compiles the numba core once into the cache (later processes load it)
 	@touch $@
+
+# The compiled core (search/core/, numba): compiled once a machine into the cache (about 60 s on 2 cores), loaded in
+# about a second by every later process; after an edit of the core it compiles that state once.
+warm: $(STAMP)
+	$(BIN)/python -m search.core.warm
 
 # Debian's stockfish (a real mentor), phalanx (an XBoard engine), toga2, glaurung and ethereal-chess (replay's
 # deterministic engines) for the tests that need them;
@@ -58,7 +63,7 @@ $(SUNFISH_VENV)/bin/sunfish-uci:
 	$(PYTHON) -m venv $(SUNFISH_VENV)
 	$(SUNFISH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps sunfish
 
-demo: $(STAMP)
+demo: warm
 	$(BIN)/mimic demo
 
 lint: $(STAMP)
@@ -69,10 +74,13 @@ typecheck: $(STAMP)
 
 # Two worker processes (pytest-xdist), each taking whole test files, so module fixtures are built once; the files
 # in the order tests/conftest.py gives them (the heaviest first, HEAVY_FIRST), not xdist's (the most tests first).
-pytest: $(STAMP) engines
+pytest: warm engines
 	$(BIN)/pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
-test: lint typecheck pytest
+# The core compiles (one CPU) while lint and mypy run (the other); then the tests, on both.
+test:
+	@$(MAKE) --no-print-directory -j2 lint typecheck warm engines
+	@$(MAKE) --no-print-directory pytest
 
 bench-engine: $(STAMP) sunfish
 	$(BIN)/python benchmarks/engine.py --sunfish $(SUNFISH_VENV)/bin/sunfish-uci
